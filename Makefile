@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# hotcold: BPF -> object -> skeleton -> binary, out of tree in $(O).
+O        ?= .output
+OUT      := $(abspath $(O))
+ARCH     ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+VMLINUX_H ?= vmlinux/$(ARCH)/vmlinux.h
+CLANG    ?= clang
+BPFTOOL  ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
+CC       ?= cc
+PKGS     := libbpf libelf zlib libdw
+WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
+BPF_CFLAGS := -g -O2 --target=bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -MMD -MP \
+	      -Iinclude -Ibpf -I$(dir $(VMLINUX_H))
+CFLAGS   ?= -O2 -g
+USER_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Iinclude -Isrc \
+	       -I$(OUT)/skel $(shell pkg-config --cflags $(PKGS))
+LDLIBS   := $(shell pkg-config --libs $(PKGS)) -liberty
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(patsubst $(OUT)/%,%,$(2))";
+endif
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS    := $(patsubst bpf/%.bpf.c,$(OUT)/skel/%.skel.h,$(BPF_SRCS))
+
+# Everything but main.c: unit tests link subsets of these.
+LIB_SRCS := $(filter-out src/main.c,$(shell find src -name '*.c' | sort))
+LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
+BIN      := $(OUT)/hotcold
+
+.PHONY: all clean check check-unit check-bpf check-integration check-style test
+all: $(BIN) hotcold
+
+hotcold: $(BIN)
+	$(Q)ln -sf $(patsubst $(CURDIR)/%,%,$(BIN)) $@
+
+$(BIN): $(OUT)/src/main.o $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -MT $@ -c $< -o $(@:.bpf.o=.tmp.bpf.o)
+	$(Q)$(BPFTOOL) gen object $@ $(@:.bpf.o=.tmp.bpf.o)
+
+$(OUT)/skel/%.skel.h: $(OUT)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+$(OUT)/%.o: %.c | $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
+
+# ---- tests -----------------------------------------------------------------
+# Each unit test links its own file plus the modules listed in
+# tests/unit/<test>.deps (one source path per line).
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+TEST_CFLAGS := $(USER_CFLAGS) -Itests $(shell pkg-config --cflags cmocka)
+TEST_LIBS := $(LDLIBS) $(shell pkg-config --libs cmocka)
+
+define unit_deps
+$(patsubst %.c,$(OUT)/%.o,$(shell cat tests/unit/$(1).deps 2>/dev/null))
+endef
+
+.SECONDEXPANSION:
+$(OUT)/tests/%: tests/unit/%.c $$(call unit_deps,$$*) | $(SKELS)
+	$(call msg,TEST-CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(TEST_CFLAGS) $< $(call unit_deps,$*) $(TEST_LIBS) -o $@
+
+check-unit: $(UNIT_BINS)
+	$(Q)tools/run-unit.sh $(UNIT_BINS)
+
+# Load every BPF object through the verifier (root + BTF; else skipped).
+check-bpf: $(BIN)
+	$(Q)tests/bpf/load_all.sh $(BIN)
+
+check-integration: $(BIN)
+	$(Q)tests/integration/run.sh $(BIN)
+
+check: check-unit
+
+test: check-unit check-bpf check-integration
+
+check-style:
+	$(Q)tools/check-headers.sh
+
+clean:
+	$(call msg,CLEAN,$(OUT))
+	$(Q)rm -rf $(OUT) hotcold
+
+.SECONDARY: $(BPF_OBJS)
+.DELETE_ON_ERROR:
+-include $(shell find $(OUT) -name '*.d' 2>/dev/null)
+
+# Test fixture rules contributed by test owners (e.g. ELF files built at test time).
+-include $(wildcard tests/unit/*.mk)

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Process lifecycle for every collector: owns the target filter (following
+ * children of `-- CMD`), the shared event ring, and exec/exit events that let
+ * the loader snapshot and release per-process symbol state in ring order.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "abi/common.h"
+#include "lib/stats.bpf.h"
+#include "lib/task.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile bool cfg_filter = false;		/* false: system-wide */
+const volatile bool cfg_follow_children = false; /* `-- CMD`: new processes of a target are targets */
+
+/* pid number -> HC_TARGET_* bits; sized by the loader */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} proc_targets SEC(".maps");
+
+/*
+ * tgids that already produced a record. The first record of a tgid wakes the
+ * loader so it reads /proc/PID/maps while the process still exists. LRU: a
+ * forgotten tgid only costs one extra early wakeup.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u32);
+} proc_seen SEC(".maps");
+
+/* The one ring for all collectors: keeps exec/exit ordered with samples. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} proc_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hc_stat_val);
+} proc_stats SEC(".maps");
+
+static __always_inline void emit_proc(__u32 type, __u32 tgid, struct task_struct *t)
+{
+	struct hc_proc_rec *r;
+
+	r = bpf_ringbuf_reserve(&proc_events, sizeof(*r), 0);
+	if (!r) {
+		stat_inc(&proc_stats, HC_STAT_PROC_RB_FULL);
+		return;
+	}
+	r->hdr.type = type;
+	r->hdr.size = sizeof(*r);
+	r->tgid = tgid;
+	r->pad = 0;
+	BPF_CORE_READ_STR_INTO(&r->comm, t, comm);
+	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+}
+
+static __always_inline bool tgid_interesting(__u32 tgid)
+{
+	__u32 *v;
+
+	if (!cfg_filter)
+		return true;
+	v = bpf_map_lookup_elem(&proc_targets, &tgid);
+	return v && (*v & HC_TARGET_TGID);
+}
+
+static __always_inline int on_fork(struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	__u32 bits = HC_TARGET_TGID;
+	__u32 *v;
+
+	/* a new thread shares its tgid, which already matches */
+	if (!cfg_filter || !cfg_follow_children || ctgid == ptgid)
+		return 0;
+	v = bpf_map_lookup_elem(&proc_targets, &ptgid);
+	if (!v || !(*v & HC_TARGET_TGID))
+		return 0;
+	if (bpf_map_update_elem(&proc_targets, &ctgid, &bits, BPF_ANY))
+		stat_inc(&proc_stats, HC_STAT_TARGET_FULL);
+	return 0;
+}
+
+static __always_inline int on_exec(struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+
+	if (!tgid_interesting(tgid))
+		return 0;
+	/* next sample is "new" again: the loader re-reads the new image's maps */
+	bpf_map_delete_elem(&proc_seen, &tgid);
+	emit_proc(HC_REC_EXEC, tgid, p);
+	return 0;
+}
+
+static __always_inline int on_exit(struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+
+	if (!task_group_dead(p))
+		return 0;
+	/* only processes the loader holds state for need an exit record */
+	if (bpf_map_delete_elem(&proc_seen, &tgid))
+		goto out;
+	emit_proc(HC_REC_EXIT, tgid, p);
+out:
+	/* an exited target leaves the filter: a process that reuses its pid is no target */
+	if (cfg_filter)
+		bpf_map_delete_elem(&proc_targets, &tgid);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(proc_fork, struct task_struct *parent, struct task_struct *child)
+{
+	return on_fork(parent, child);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(proc_exec, struct task_struct *p)
+{
+	return on_exec(p);
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(proc_exit, struct task_struct *p)
+{
+	return on_exit(p);
+}
+
+/* raw_tp twins for kernels without tp_btf; the loader autoloads one set */
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(proc_fork_raw, struct task_struct *parent, struct task_struct *child)
+{
+	return on_fork(parent, child);
+}
+
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(proc_exec_raw, struct task_struct *p)
+{
+	return on_exec(p);
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(proc_exit_raw, struct task_struct *p)
+{
+	return on_exit(p);
+}

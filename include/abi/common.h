@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Records shared by every BPF collector and the loader: the event ring format,
+ * target-filter flags and the stat counter layout. Fixed-width types only.
+ */
+#ifndef HC_ABI_COMMON_H
+#define HC_ABI_COMMON_H
+
+#define HC_COMM_LEN		16	/* not TASK_COMM_LEN: that is an enum in vmlinux.h */
+#define HC_MAX_STACK_DEPTH	127	/* perf's default sysctl_perf_event_max_stack */
+
+/* proc_targets value bits: how a key (a pid number) matches a task */
+#define HC_TARGET_TGID		0x1	/* key is a process id: all its threads */
+#define HC_TARGET_TID		0x2	/* key is a thread id: that thread only */
+
+/* hc_rec::type */
+enum hc_rec_type {
+	HC_REC_STACK = 1,	/* a weighted stack sample (struct hc_stack_rec) */
+	HC_REC_EXEC = 2,	/* a target process exec'd: its mappings changed */
+	HC_REC_EXIT = 3,	/* a target process exited: after its last sample */
+};
+
+/* hc_stack_rec::kind: which collector produced the sample */
+enum hc_sample_kind {
+	HC_KIND_ONCPU = 1,	/* weight = 1 sample */
+};
+
+/* hc_stack_rec::flags */
+#define HC_SF_NEW_TGID		0x1	/* first record of this tgid: snapshot its maps now */
+#define HC_SF_KSTACK_ERR	0x2	/* kernel stack requested but not captured */
+#define HC_SF_USTACK_ERR	0x4	/* user stack requested but not captured */
+#define HC_SF_USTACK_TRUNC	0x8	/* user stack hit HC_MAX_STACK_DEPTH */
+#define HC_SF_KTHREAD		0x10	/* kernel thread: no user stack exists */
+
+struct hc_rec_hdr {
+	__u32 type;		/* enum hc_rec_type */
+	__u32 size;		/* bytes of the whole record */
+};
+
+/* A process event (HC_REC_EXEC, HC_REC_EXIT). */
+struct hc_proc_rec {
+	struct hc_rec_hdr hdr;
+	__u32 tgid;
+	__u32 pad;
+	char comm[HC_COMM_LEN];
+};
+
+/*
+ * A stack sample. The ring reserves it at full size (the verifier wants a
+ * constant); only nr_kstack + nr_ustack entries of ips[] are meaningful:
+ * kernel ips at ips[0..nr_kstack), user ips at ips[HC_MAX_STACK_DEPTH..),
+ * both leaf first.
+ */
+struct hc_stack_rec {
+	struct hc_rec_hdr hdr;
+	__u32 tgid;
+	__u32 pid;
+	__u32 cpu;
+	__u16 kind;		/* enum hc_sample_kind */
+	__u16 flags;		/* HC_SF_* */
+	__u16 nr_kstack;
+	__u16 nr_ustack;
+	__u32 pad;
+	__u64 weight;		/* units depend on kind */
+	__u64 time_ns;		/* bpf_ktime_get_ns() */
+	char comm[HC_COMM_LEN];		/* thread name */
+	char pcomm[HC_COMM_LEN];	/* process (group leader) name */
+	__u64 ips[2 * HC_MAX_STACK_DEPTH];
+};
+
+/* Drop and error counters; one per-CPU array slot each, summed by the loader. */
+enum hc_stat {
+	HC_STAT_SAMPLES = 0,	/* records emitted */
+	HC_STAT_RB_FULL,	/* ring buffer full: sample lost */
+	HC_STAT_KSTACK_ERR,	/* bpf_get_stack() failed for the kernel stack */
+	HC_STAT_USTACK_ERR,	/* bpf_get_stack() failed for the user stack */
+	HC_STAT_USTACK_TRUNC,	/* user stack deeper than HC_MAX_STACK_DEPTH */
+	HC_STAT_TARGET_FULL,	/* proc_targets full: a child was not followed */
+	HC_STAT_PROC_RB_FULL,	/* exec/exit event lost */
+	HC_STAT_NR,
+};
+
+#endif /* HC_ABI_COMMON_H */

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Address -> frame name, in two steps so processes that exit mid-run are
+ * still named:
+ *  1. at sample time, symbolizer__normalize() turns a user ip into
+ *     (object, file offset) using a snapshot of /proc/PID/maps taken when the
+ *     process was first seen; the object (ELF file) is opened then, through
+ *     /proc/PID/map_files or /proc/PID/root, and kept open;
+ *  2. at write time, symbolizer__user_name() names (object, offset) from the
+ *     object's symbol tables (+ separate debug file), long after the process
+ *     is gone. Kernel ips are named from /proc/kallsyms.
+ */
+#ifndef HC_SYM_SYMBOLIZER_H
+#define HC_SYM_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct symbolizer;
+
+struct symbolizer_opts {
+	const char *debug_root;	/* separate debug files; NULL: "/usr/lib/debug" */
+	const char *kallsyms;	/* NULL: "/proc/kallsyms" (tests pass a fixture) */
+	const char *proc_root;	/* NULL: "/proc" (tests may pass a fake tree) */
+	const char *perfmap_dir;/* NULL: "/tmp" (perf-PID.map files) */
+	bool no_demangle;	/* keep C++/Rust names mangled */
+	size_t max_objects;	/* distinct ELF objects kept open; 0: 4096 */
+};
+
+/* A user frame normalized at sample time. */
+struct sym_ufr {
+	uint32_t obj;		/* 0: no mapping (addr is the raw ip); else object id */
+	uint32_t tgid;		/* for JIT/anon objects: whose perf map; else 0 */
+	uint64_t addr;		/* file offset in obj (or raw ip when obj == 0 / anon) */
+};
+
+/* symbolizer__*_name() flag bits */
+#define SYM_F_UNKNOWN	0x1	/* no symbol: the name is "module+0xOFF" or "[unknown]" */
+#define SYM_F_JIT	0x2	/* from a perf map (anonymous executable memory) */
+
+struct symbolizer_stats {
+	uint64_t procs;		/* processes snapshotted */
+	uint64_t procs_gone;	/* add_process() on a pid that had already exited */
+	uint64_t objects;	/* ELF objects opened */
+	uint64_t object_errors;	/* objects that could not be opened or parsed */
+	uint64_t unmapped;	/* normalize(): ip in no mapping even after a re-read */
+};
+
+/* NULL + errno on failure. Kallsyms is loaded lazily on first kernel lookup. */
+struct symbolizer *symbolizer__new(const struct symbolizer_opts *o);
+void symbolizer__free(struct symbolizer *s);	/* NULL is a no-op */
+
+/*
+ * Snapshot @tgid's executable mappings and open their objects, unless a
+ * snapshot exists. 0, or -ESRCH if the process is gone (then its ips
+ * normalize to obj 0).
+ */
+int symbolizer__add_process(struct symbolizer *s, uint32_t tgid);
+
+/* Drop @tgid's snapshot (exec or exit). Objects stay: frames refer to them. */
+void symbolizer__forget_process(struct symbolizer *s, uint32_t tgid);
+
+/*
+ * ip -> (object, file offset). Takes the snapshot if missing; an ip outside
+ * every mapping triggers one re-read of the maps (dlopen) at most once per
+ * second per process. Never fails: unknown ips give obj 0.
+ */
+void symbolizer__normalize(struct symbolizer *s, uint32_t tgid, uint64_t ip,
+			   struct sym_ufr *out);
+
+/*
+ * Name a user frame into @buf (always NUL-terminated, truncated to @len).
+ * Demangled function name; "libfoo.so+0x1234" when the object has no symbol
+ * for the offset; "[unknown]" when obj is 0. @flags gets SYM_F_* bits.
+ * Returns 0 or -errno (@buf still holds a printable fallback).
+ */
+int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *buf,
+			  size_t len, unsigned int *flags);
+
+/* Kernel ip -> "func" (modules: "func [mod]" is NOT added; just func). Same contract. */
+int symbolizer__kernel_name(struct symbolizer *s, uint64_t ip, char *buf, size_t len,
+			    unsigned int *flags);
+
+void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st);
+
+#endif /* HC_SYM_SYMBOLIZER_H */

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The one diagnostics sink: everything for humans goes to stderr through here. */
+#ifndef HC_UTIL_LOG_H
+#define HC_UTIL_LOG_H
+
+enum log_level {
+	LOG_WARN = 0,
+	LOG_INFO = 1,
+	LOG_DEBUG = 2,
+};
+
+/* Messages above @level are dropped; default LOG_INFO (-q: WARN, -v: DEBUG). */
+void log_set_level(enum log_level level);
+enum log_level log_get_level(void);
+
+/* Route libbpf's own messages through our sink; libbpf DEBUG only at LOG_DEBUG. */
+void log_hook_libbpf(void);
+
+void log_printf(enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define pr_warn(...)  log_printf(LOG_WARN, __VA_ARGS__)
+#define pr_info(...)  log_printf(LOG_INFO, __VA_ARGS__)
+#define pr_debug(...) log_printf(LOG_DEBUG, __VA_ARGS__)
+
+#endif /* HC_UTIL_LOG_H */

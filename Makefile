@@ -81,8 +81,13 @@ check-unit: $(UNIT_BINS)
 	$(Q)tools/run-unit.sh $(UNIT_BINS)
 
 # Load every BPF object through the verifier (root + BTF; else skipped).
-check-bpf: $(BIN)
-	$(Q)tests/bpf/load_all.sh $(BIN)
+$(OUT)/tests/load_all: tests/bpf/load_all.c $(SKELS)
+	$(call msg,TEST-CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(USER_CFLAGS) $< $(LDLIBS) -o $@
+
+check-bpf: $(OUT)/tests/load_all
+	$(Q)$<
 
 check-integration: $(BIN)
 	$(Q)tests/integration/run.sh $(BIN)
@@ -104,3 +109,14 @@ clean:
 
 # Test fixture rules contributed by test owners (e.g. ELF files built at test time).
 -include $(wildcard tests/unit/*.mk)
+
+# Workloads with known behaviour for the integration tests (frame pointers on:
+# the CFI unwinder has its own workloads).
+WORKLOADS := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(wildcard tests/workloads/*.c))
+$(OUT)/workloads/%: tests/workloads/%.c
+	$(call msg,WORKLOAD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -pthread $< -o $@
+
+workloads: $(WORKLOADS)
+check-integration: workloads

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Subcommands: each takes argv after its name and returns a process exit status. */
+#ifndef HC_CLI_CMD_H
+#define HC_CLI_CMD_H
+
+/* Exit statuses (documented in the README and --help). */
+#define EXIT_OK		0
+#define EXIT_RUNTIME	1	/* recording or writing failed */
+#define EXIT_USAGE	2	/* bad option, bad value, missing target */
+
+int cmd_record(int argc, char **argv);
+
+#endif /* HC_CLI_CMD_H */

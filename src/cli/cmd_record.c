@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* `hotcold record`: options -> record_opts -> record/session. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "cli/parse.h"
+#include "record/opts.h"
+#include "record/session.h"
+#include "util/compiler.h"
+#include "util/log.h"
+
+enum {
+	OPT_USER_ONLY = 256,
+	OPT_KERNEL_ONLY,
+	OPT_IDLE,
+	OPT_PER_THREAD,
+	OPT_PER_PID,
+	OPT_NO_DEMANGLE,
+	OPT_RING_MB,
+	OPT_MAX_STACKS,
+};
+
+struct opt_doc {
+	struct option opt;
+	int short_name;
+	const char *arg;
+	const char *help;
+};
+
+static const struct opt_doc docs[] = {
+	{ { "all-cpus", no_argument, NULL, 'a' }, 'a', NULL,
+	  "profile the whole system (default without -p, -t or a command)" },
+	{ { "pid", required_argument, NULL, 'p' }, 'p', "PID[,PID...]",
+	  "profile these processes (all their threads); stops when all exit" },
+	{ { "tid", required_argument, NULL, 't' }, 't', "TID[,TID...]", "profile these threads" },
+	{ { "freq", required_argument, NULL, 'F' }, 'F', "HZ",
+	  "samples per second per CPU (default 99; odd avoids lockstep)" },
+	{ { "event", required_argument, NULL, 'e' }, 'e', "EVENT",
+	  "cycles | cpu-clock (default: cycles, else cpu-clock)" },
+	{ { "duration", required_argument, NULL, 'd' }, 'd', "DUR",
+	  "stop after DUR (seconds, or with unit ms/s/m/h); default: Ctrl-C" },
+	{ { "output", required_argument, NULL, 'o' }, 'o', "FILE",
+	  "folded output file (default hotcold.folded; - for stdout)" },
+	{ { "user-only", no_argument, NULL, OPT_USER_ONLY }, 0, NULL, "user stacks only" },
+	{ { "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY }, 0, NULL, "kernel stacks only" },
+	{ { "idle", no_argument, NULL, OPT_IDLE }, 0, NULL,
+	  "include the idle task (swapper), system-wide only" },
+	{ { "per-thread", no_argument, NULL, OPT_PER_THREAD }, 0, NULL,
+	  "root frame is thread-name-TID instead of the process name" },
+	{ { "per-pid", no_argument, NULL, OPT_PER_PID }, 0, NULL,
+	  "root frame is process-name-PID" },
+	{ { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE }, 0, NULL,
+	  "keep C++/Rust symbols mangled" },
+	{ { "ring-mb", required_argument, NULL, OPT_RING_MB }, 0, "MB",
+	  "event ring size, a power of two (default 8)" },
+	{ { "max-stacks", required_argument, NULL, OPT_MAX_STACKS }, 0, "N",
+	  "distinct stacks kept in memory (default 1048576); excess is counted" },
+	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL,
+	  "more diagnostics, loss counters while recording" },
+	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only warnings and errors" },
+	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+};
+
+static void record_usage(FILE *f)
+{
+	char left[64];
+
+	fprintf(f, "usage: hotcold record [options] [-- COMMAND [ARGS...]]\n\n"
+		   "Sample on-CPU stacks (kernel and user) with BPF and write folded stacks.\n\n");
+	for (size_t i = 0; i < ARRAY_SIZE(docs); i++) {
+		const struct opt_doc *d = &docs[i];
+
+		if (d->short_name)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->short_name, d->opt.name,
+				 d->arg ? " " : "", d->arg ? d->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", d->opt.name,
+				 d->arg ? " " : "", d->arg ? d->arg : "");
+		fprintf(f, "  %-28s %s\n", left, d->help);
+	}
+	fprintf(f, "\nWith a COMMAND, it and its children are profiled until it exits, and\n"
+		   "hotcold exits with its status. Exit status otherwise: 0 ok, 1 runtime\n"
+		   "error, 2 usage error (bad option or value, a -p/-t target that does not exist).\n");
+}
+
+static int bad_value(const char *opt, const char *val, int err)
+{
+	pr_warn("record: invalid value '%s' for %s: %s\n", val, opt,
+		err == -ERANGE ? "out of range" : "not a valid value");
+	return EXIT_USAGE;
+}
+
+static int parse_args(int argc, char **argv, struct record_opts *o)
+{
+	struct option longopts[ARRAY_SIZE(docs) + 1];
+	uint64_t v;
+	int c, err;
+
+	for (size_t i = 0; i < ARRAY_SIZE(docs); i++)
+		longopts[i] = docs[i].opt;
+	memset(&longopts[ARRAY_SIZE(docs)], 0, sizeof(longopts[0]));
+	opterr = 0;
+	/* '+': stop at the first non-option, which starts the command */
+	while ((c = getopt_long(argc, argv, "+:ap:t:F:e:d:o:vqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			o->system_wide = true;
+			break;
+		case 'p':
+			free(o->pids);
+			o->pids = NULL;
+			err = parse_id_list(optarg, 4194304, 4096, &o->pids, &o->nr_pids);
+			if (err)
+				return bad_value("-p", optarg, err);
+			break;
+		case 't':
+			free(o->tids);
+			o->tids = NULL;
+			err = parse_id_list(optarg, 4194304, 4096, &o->tids, &o->nr_tids);
+			if (err)
+				return bad_value("-t", optarg, err);
+			break;
+		case 'F':
+			err = parse_u64(optarg, 1, 100000, &o->freq_hz);
+			if (err)
+				return bad_value("-F", optarg, err);
+			break;
+		case 'e':
+			if (pmu_event_parse(optarg, &o->event))
+				return bad_value("-e", optarg, -EINVAL);
+			break;
+		case 'd':
+			err = parse_duration_ns(optarg, 1000000000ull, 1000000ull,
+						366ull * 86400 * 1000000000ull, &o->duration_ns);
+			if (err)
+				return bad_value("-d", optarg, err);
+			break;
+		case 'o':
+			if (!*optarg)
+				return bad_value("-o", optarg, -EINVAL);
+			o->output = optarg;
+			break;
+		case OPT_USER_ONLY:
+			o->kernel_stacks = false;
+			break;
+		case OPT_KERNEL_ONLY:
+			o->user_stacks = false;
+			break;
+		case OPT_IDLE:
+			o->idle = true;
+			break;
+		case OPT_PER_THREAD:
+			o->root = ROOT_THREAD;
+			break;
+		case OPT_PER_PID:
+			o->root = ROOT_PID;
+			break;
+		case OPT_NO_DEMANGLE:
+			o->no_demangle = true;
+			break;
+		case OPT_RING_MB:
+			err = parse_u64(optarg, 1, 1024, &v);
+			if (err)
+				return bad_value("--ring-mb", optarg, err);
+			if (v & (v - 1))
+				return bad_value("--ring-mb", optarg, -EINVAL);
+			o->ring_bytes = (size_t)v << 20;
+			break;
+		case OPT_MAX_STACKS:
+			err = parse_u64(optarg, 1, 1ull << 28, &v);
+			if (err)
+				return bad_value("--max-stacks", optarg, err);
+			o->max_stacks = v;
+			break;
+		case 'v':
+			log_set_level(LOG_DEBUG);
+			break;
+		case 'q':
+			log_set_level(LOG_WARN);
+			break;
+		case 'h':
+			record_usage(stdout);
+			return -1;
+		case ':':
+			pr_warn("record: option '%s' needs a value\n", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			pr_warn("record: unknown option '%s'\n", argv[optind - 1]);
+			record_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		o->cmd_argv = &argv[optind];
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	int ret, err, cmd_status;
+
+	record_opts_init(&o);
+	log_hook_libbpf();
+	optind = 1;
+	ret = parse_args(argc, argv, &o);
+	if (ret) {
+		record_opts_release(&o);
+		return ret < 0 ? EXIT_OK : ret;
+	}
+	if (record_opts_validate(&o)) {
+		record_opts_release(&o);
+		return EXIT_USAGE;
+	}
+	err = session_run(&o, &cmd_status);
+	record_opts_release(&o);
+	if (fflush(stdout) || ferror(stdout)) {
+		pr_warn("record: write error on stdout\n");
+		return EXIT_RUNTIME;
+	}
+	if (err && cmd_status >= 0)
+		return cmd_status;	/* 127: the command could not be executed */
+	if (err == -ESRCH || err == -EINVAL)
+		return EXIT_USAGE;
+	if (err)
+		return EXIT_RUNTIME;
+	return cmd_status >= 0 ? cmd_status : EXIT_OK;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The collector lifecycle every BPF collector implements, and the decoded
+ * sample the event ring hands to the session. record/session.c loops over
+ * collectors through this interface and never sees a skeleton.
+ */
+#ifndef HC_COLLECT_COLLECTOR_H
+#define HC_COLLECT_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record/opts.h"
+
+/* Kernel objects shared by all collectors, owned by the proc tracker. */
+struct collector_env {
+	int targets_fd;		/* pid -> HC_TARGET_* filter */
+	int seen_fd;		/* tgids that already produced a record */
+	int events_fd;		/* the one event ring */
+	bool filter;		/* false: system-wide */
+	int nr_cpus;		/* possible CPUs */
+	const bool *online;	/* [nr_cpus] */
+};
+
+/* One counter a collector reports; @loss marks data that was lost. */
+struct collector_stat {
+	const char *name;
+	uint64_t value;
+	bool loss;
+};
+
+#define COLLECTOR_MAX_STATS 16
+
+struct collector_stats {
+	size_t nr;
+	struct collector_stat s[COLLECTOR_MAX_STATS];
+};
+
+struct collector;
+
+struct collector_ops {
+	const char *name;
+	/* open + load; env fds are borrowed. 0 or -errno. */
+	int (*open)(struct collector *c, const struct record_opts *o,
+		    const struct collector_env *env);
+	int (*start)(struct collector *c);	/* attach, enable */
+	int (*stop)(struct collector *c);	/* detach; maps kept for a final read */
+	void (*stats)(const struct collector *c, struct collector_stats *st);
+	/* one line on stderr describing what it records, e.g. the event used */
+	void (*describe)(const struct collector *c, char *buf, size_t len);
+	void (*close)(struct collector *c);	/* NULL-safe, after stop or failed open */
+};
+
+struct collector {
+	const struct collector_ops *ops;
+	void *priv;
+};
+
+/* Registry */
+extern const struct collector_ops oncpu_ops;
+
+/* A stack sample decoded from the ring; pointers valid during the callback only. */
+struct sample_view {
+	unsigned int kind;	/* SAMPLE_ONCPU, ... */
+	uint32_t tgid;
+	uint32_t pid;
+	uint32_t cpu;
+	bool new_tgid;		/* first record of this tgid */
+	bool kthread;
+	bool ustack_truncated;
+	uint64_t weight;
+	uint64_t time_ns;
+	const char *comm;	/* NUL-terminated */
+	const char *pcomm;
+	const uint64_t *kips;	/* leaf first */
+	size_t nr_kips;
+	const uint64_t *uips;	/* leaf first */
+	size_t nr_uips;
+};
+
+enum sample_kind {
+	SAMPLE_ONCPU = 1,	/* weight: samples */
+};
+
+#endif /* HC_COLLECT_COLLECTOR_H */

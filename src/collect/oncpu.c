@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* On-CPU collector: per-CPU sampling events with bpf/oncpu.bpf.c attached to each. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "abi/oncpu.h"
+#include "collect/collector.h"
+#include "collect/proc.h"
+#include "oncpu.skel.h"
+#include "util/log.h"
+
+struct oncpu {
+	struct oncpu_bpf *skel;
+	const struct collector_env *env;
+	enum pmu_event req_event;
+	enum pmu_event event;	/* the one opened */
+	uint64_t freq_hz;
+	int nr_cpus;
+	int *pmu_fds;		/* [nr_cpus]; -1 once owned by a link */
+	struct bpf_link **links;/* [nr_cpus] */
+};
+
+/* Point the skeleton's copies of the shared maps at the proc tracker's. */
+static int reuse_shared_maps(struct oncpu_bpf *skel, const struct collector_env *env)
+{
+	int err;
+
+	err = bpf_map__reuse_fd(skel->maps.proc_targets, env->targets_fd);
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.proc_seen, env->seen_fd);
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.proc_events, env->events_fd);
+	return err;
+}
+
+static int oncpu_open(struct collector *c, const struct record_opts *o,
+		      const struct collector_env *env)
+{
+	struct oncpu *oc;
+	int err;
+
+	oc = calloc(1, sizeof(*oc));
+	if (!oc)
+		return -ENOMEM;
+	oc->env = env;
+	oc->nr_cpus = env->nr_cpus;
+	oc->req_event = o->event;
+	oc->freq_hz = o->freq_hz;
+	oc->pmu_fds = malloc(sizeof(*oc->pmu_fds) * oc->nr_cpus);
+	oc->links = calloc(oc->nr_cpus, sizeof(*oc->links));
+	if (!oc->pmu_fds || !oc->links) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	for (int i = 0; i < oc->nr_cpus; i++)
+		oc->pmu_fds[i] = -1;
+
+	oc->skel = oncpu_bpf__open();
+	if (!oc->skel) {
+		err = -errno;
+		pr_warn("oncpu: cannot open BPF skeleton: %s\n", strerror(-err));
+		goto err_free;
+	}
+	oc->skel->rodata->cfg_filter = env->filter;
+	oc->skel->rodata->cfg_idle = o->idle;
+	oc->skel->rodata->cfg_stacks = (o->kernel_stacks ? HC_ONCPU_KSTACK : 0) |
+				       (o->user_stacks ? HC_ONCPU_USTACK : 0);
+	err = reuse_shared_maps(oc->skel, env);
+	if (err) {
+		pr_warn("oncpu: cannot share the proc maps: %s\n", strerror(-err));
+		goto err_destroy;
+	}
+	err = oncpu_bpf__load(oc->skel);
+	if (err) {
+		pr_warn("oncpu: cannot load BPF program: %s\n", strerror(-err));
+		goto err_destroy;
+	}
+	/* open the events now so a missing PMU or permission error fails before start */
+	err = pmu_open_sampling(oc->req_event, oc->freq_hz, env->online, oc->nr_cpus,
+				oc->pmu_fds, &oc->event);
+	if (err)
+		goto err_destroy;
+	if (oc->req_event == PMU_EV_AUTO && oc->event != PMU_EV_CYCLES)
+		pr_info("oncpu: no hardware cycles event here, sampling cpu-clock\n");
+	c->priv = oc;
+	return 0;
+
+err_destroy:
+	oncpu_bpf__destroy(oc->skel);
+err_free:
+	free(oc->pmu_fds);
+	free(oc->links);
+	free(oc);
+	return err;
+}
+
+static int oncpu_start(struct collector *c)
+{
+	struct oncpu *oc = c->priv;
+	int err;
+
+	for (int cpu = 0; cpu < oc->nr_cpus; cpu++) {
+		if (oc->pmu_fds[cpu] < 0)
+			continue;
+		oc->links[cpu] = bpf_program__attach_perf_event(oc->skel->progs.oncpu_sample,
+								oc->pmu_fds[cpu]);
+		if (!oc->links[cpu]) {
+			err = -errno;
+			pr_warn("oncpu: cannot attach to cpu %d: %s\n", cpu, strerror(-err));
+			return err;
+		}
+		/* the link owns the perf fd now and closes it on destroy */
+		oc->pmu_fds[cpu] = -1;
+	}
+	return 0;
+}
+
+static int oncpu_stop(struct collector *c)
+{
+	struct oncpu *oc = c->priv;
+
+	for (int cpu = 0; cpu < oc->nr_cpus; cpu++) {
+		bpf_link__destroy(oc->links[cpu]);
+		oc->links[cpu] = NULL;
+	}
+	return 0;
+}
+
+static void oncpu_stats(const struct collector *c, struct collector_stats *st)
+{
+	const struct oncpu *oc = c->priv;
+	uint64_t v[HC_STAT_NR];
+
+	st->nr = 0;
+	if (percpu_stats_read(bpf_map__fd(oc->skel->maps.oncpu_stats), oc->nr_cpus, v,
+			      HC_STAT_NR))
+		return;
+	st->s[st->nr++] = (struct collector_stat){ "samples", v[HC_STAT_SAMPLES], false };
+	st->s[st->nr++] = (struct collector_stat){ "lost (ring full)", v[HC_STAT_RB_FULL], true };
+	st->s[st->nr++] = (struct collector_stat){ "kernel stack errors", v[HC_STAT_KSTACK_ERR],
+						   true };
+	st->s[st->nr++] = (struct collector_stat){ "user stack errors", v[HC_STAT_USTACK_ERR],
+						   true };
+	st->s[st->nr++] = (struct collector_stat){ "user stacks truncated",
+						   v[HC_STAT_USTACK_TRUNC], true };
+}
+
+static void oncpu_describe(const struct collector *c, char *buf, size_t len)
+{
+	const struct oncpu *oc = c->priv;
+
+	snprintf(buf, len, "%s @ %llu Hz", pmu_event_name(oc->event),
+		 (unsigned long long)oc->freq_hz);
+}
+
+static void oncpu_close(struct collector *c)
+{
+	struct oncpu *oc = c->priv;
+
+	if (!oc)
+		return;
+	for (int cpu = 0; cpu < oc->nr_cpus; cpu++) {
+		bpf_link__destroy(oc->links[cpu]);
+		if (oc->pmu_fds[cpu] >= 0)
+			close(oc->pmu_fds[cpu]);
+	}
+	oncpu_bpf__destroy(oc->skel);
+	free(oc->pmu_fds);
+	free(oc->links);
+	free(oc);
+	c->priv = NULL;
+}
+
+const struct collector_ops oncpu_ops = {
+	.name = "oncpu",
+	.open = oncpu_open,
+	.start = oncpu_start,
+	.stop = oncpu_stop,
+	.stats = oncpu_stats,
+	.describe = oncpu_describe,
+	.close = oncpu_close,
+};

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Owns proc.bpf.c: target filter, child following, the shared event ring and its decoding. */
+#include "collect/proc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "abi/common.h"
+#include "proc.skel.h"
+#include "util/log.h"
+
+_Static_assert(sizeof(struct hc_stack_rec) == 80 + 2 * HC_MAX_STACK_DEPTH * 8,
+	       "hc_stack_rec ABI changed");
+_Static_assert(sizeof(struct hc_proc_rec) == 32, "hc_proc_rec ABI changed");
+
+struct proc_tracker {
+	struct proc_bpf *skel;
+	struct ring_buffer *rb;
+	const struct proc_handlers *h;	/* valid during poll/consume */
+	int nr_cpus;
+	uint64_t bad_records;		/* malformed ring records (never expected) */
+};
+
+int percpu_stats_read(int map_fd, int nr_cpus, uint64_t *out, size_t nr)
+{
+	uint64_t *vals;
+	__u32 zero = 0;
+	int err = 0;
+
+	vals = calloc((size_t)nr_cpus * nr, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	/* per-CPU values come back as nr_cpus consecutive copies of the value */
+	if (bpf_map_lookup_elem(map_fd, &zero, vals)) {
+		err = -errno;
+		goto out;
+	}
+	memset(out, 0, nr * sizeof(*out));
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		for (size_t i = 0; i < nr; i++)
+			out[i] += vals[(size_t)cpu * nr + i];
+out:
+	free(vals);
+	return err;
+}
+
+static int decode_stack(struct proc_tracker *pt, const struct hc_stack_rec *r, size_t size)
+{
+	struct sample_view v;
+
+	if (size < sizeof(*r) || r->nr_kstack > HC_MAX_STACK_DEPTH ||
+	    r->nr_ustack > HC_MAX_STACK_DEPTH) {
+		pt->bad_records++;
+		return 0;
+	}
+	memset(&v, 0, sizeof(v));
+	v.kind = r->kind == HC_KIND_ONCPU ? SAMPLE_ONCPU : 0;
+	v.tgid = r->tgid;
+	v.pid = r->pid;
+	v.cpu = r->cpu;
+	v.new_tgid = r->flags & HC_SF_NEW_TGID;
+	v.kthread = r->flags & HC_SF_KTHREAD;
+	v.ustack_truncated = r->flags & HC_SF_USTACK_TRUNC;
+	v.weight = r->weight;
+	v.time_ns = r->time_ns;
+	v.comm = r->comm;
+	v.pcomm = r->pcomm;
+	v.kips = (const uint64_t *)r->ips;	/* __u64 and uint64_t: same width */
+	v.nr_kips = r->nr_kstack;
+	v.uips = (const uint64_t *)&r->ips[HC_MAX_STACK_DEPTH];
+	v.nr_uips = r->nr_ustack;
+	if (!v.kind) {
+		pt->bad_records++;
+		return 0;
+	}
+	return pt->h->sample ? pt->h->sample(&v, pt->h->arg) : 0;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct proc_tracker *pt = ctx;
+	const struct hc_rec_hdr *hdr = data;
+	const struct hc_proc_rec *p = data;
+	char comm[HC_COMM_LEN + 1];
+
+	if (size < sizeof(*hdr)) {
+		pt->bad_records++;
+		return 0;
+	}
+	switch (hdr->type) {
+	case HC_REC_STACK:
+		return decode_stack(pt, data, size);
+	case HC_REC_EXEC:
+	case HC_REC_EXIT:
+		if (size < sizeof(*p)) {
+			pt->bad_records++;
+			return 0;
+		}
+		if (hdr->type == HC_REC_EXIT)
+			return pt->h->exit ? pt->h->exit(p->tgid, pt->h->arg) : 0;
+		memcpy(comm, p->comm, HC_COMM_LEN);
+		comm[HC_COMM_LEN] = '\0';
+		return pt->h->exec ? pt->h->exec(p->tgid, comm, pt->h->arg) : 0;
+	default:
+		pt->bad_records++;
+		return 0;
+	}
+}
+
+static int add_targets(struct proc_tracker *pt, const uint32_t *ids, size_t nr, __u32 bits)
+{
+	int fd = bpf_map__fd(pt->skel->maps.proc_targets);
+
+	for (size_t i = 0; i < nr; i++) {
+		__u32 key = ids[i], val = bits, cur;
+
+		/* -p 5 -t 5 may name the same number twice: merge bits */
+		if (!bpf_map_lookup_elem(fd, &key, &cur))
+			val |= cur;
+		if (bpf_map_update_elem(fd, &key, &val, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+/* tp_btf needs kernel BTF; without it the raw_tp twins take over. */
+static void choose_attach_flavour(struct proc_bpf *skel)
+{
+	bool btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+
+	bpf_program__set_autoload(skel->progs.proc_fork, btf);
+	bpf_program__set_autoload(skel->progs.proc_exec, btf);
+	bpf_program__set_autoload(skel->progs.proc_exit, btf);
+	bpf_program__set_autoload(skel->progs.proc_fork_raw, !btf);
+	bpf_program__set_autoload(skel->progs.proc_exec_raw, !btf);
+	bpf_program__set_autoload(skel->progs.proc_exit_raw, !btf);
+}
+
+static int configure(struct proc_tracker *pt, const struct record_opts *o, uint32_t child_pid)
+{
+	struct proc_bpf *skel = pt->skel;
+	bool filter = o->nr_pids || o->nr_tids || child_pid;
+	int err;
+
+	skel->rodata->cfg_filter = filter;
+	skel->rodata->cfg_follow_children = child_pid != 0;
+	choose_attach_flavour(skel);
+	err = bpf_map__set_max_entries(skel->maps.proc_targets, o->max_targets);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.proc_events, o->ring_bytes);
+	return err;
+}
+
+int proc_tracker__open(struct proc_tracker **out, const struct record_opts *o,
+		       uint32_t child_pid, struct collector_env *env)
+{
+	struct proc_tracker *pt;
+	int err;
+
+	pt = calloc(1, sizeof(*pt));
+	if (!pt)
+		return -ENOMEM;
+	pt->nr_cpus = libbpf_num_possible_cpus();
+	if (pt->nr_cpus <= 0) {
+		err = pt->nr_cpus ? pt->nr_cpus : -ENODEV;
+		goto err_free;
+	}
+	pt->skel = proc_bpf__open();
+	if (!pt->skel) {
+		err = -errno;
+		pr_warn("proc: cannot open BPF skeleton: %s\n", strerror(-err));
+		goto err_free;
+	}
+	err = configure(pt, o, child_pid);
+	if (err)
+		goto err_destroy;
+	err = proc_bpf__load(pt->skel);
+	if (err) {
+		pr_warn("proc: cannot load BPF programs: %s\n", strerror(-err));
+		goto err_destroy;
+	}
+	err = add_targets(pt, o->pids, o->nr_pids, HC_TARGET_TGID);
+	if (!err)
+		err = add_targets(pt, o->tids, o->nr_tids, HC_TARGET_TID);
+	if (!err && child_pid)
+		err = add_targets(pt, &child_pid, 1, HC_TARGET_TGID);
+	if (err) {
+		pr_warn("proc: cannot fill the target filter: %s\n", strerror(-err));
+		goto err_destroy;
+	}
+	pt->rb = ring_buffer__new(bpf_map__fd(pt->skel->maps.proc_events), on_record, pt, NULL);
+	if (!pt->rb) {
+		err = -errno;
+		pr_warn("proc: cannot map the event ring: %s\n", strerror(-err));
+		goto err_destroy;
+	}
+	env->targets_fd = bpf_map__fd(pt->skel->maps.proc_targets);
+	env->seen_fd = bpf_map__fd(pt->skel->maps.proc_seen);
+	env->events_fd = bpf_map__fd(pt->skel->maps.proc_events);
+	env->filter = pt->skel->rodata->cfg_filter;
+	env->nr_cpus = pt->nr_cpus;
+	*out = pt;
+	return 0;
+
+err_destroy:
+	proc_bpf__destroy(pt->skel);
+err_free:
+	free(pt);
+	return err;
+}
+
+int proc_tracker__start(struct proc_tracker *pt)
+{
+	int err = proc_bpf__attach(pt->skel);
+
+	if (err)
+		pr_warn("proc: cannot attach process tracepoints: %s\n", strerror(-err));
+	return err;
+}
+
+int proc_tracker__consume(struct proc_tracker *pt, const struct proc_handlers *h)
+{
+	int n;
+
+	pt->h = h;
+	n = ring_buffer__consume(pt->rb);
+	pt->h = NULL;
+	return n < 0 ? n : 0;
+}
+
+int proc_tracker__poll(struct proc_tracker *pt, int timeout_ms, const struct proc_handlers *h)
+{
+	int n;
+
+	pt->h = h;
+	/* samples are submitted without wakeup: poll only waits, consume drains */
+	n = ring_buffer__poll(pt->rb, timeout_ms);
+	if (n >= 0 || n == -EINTR)
+		n = ring_buffer__consume(pt->rb);
+	pt->h = NULL;
+	return n < 0 ? n : 0;
+}
+
+void proc_tracker__stats(const struct proc_tracker *pt, struct collector_stats *st)
+{
+	uint64_t v[HC_STAT_NR];
+
+	st->nr = 0;
+	if (percpu_stats_read(bpf_map__fd(pt->skel->maps.proc_stats), pt->nr_cpus, v, HC_STAT_NR))
+		return;
+	st->s[st->nr++] = (struct collector_stat){ "exec/exit events lost (ring full)",
+						   v[HC_STAT_PROC_RB_FULL], true };
+	st->s[st->nr++] = (struct collector_stat){ "children not followed (target map full)",
+						   v[HC_STAT_TARGET_FULL], true };
+	st->s[st->nr++] = (struct collector_stat){ "malformed ring records", pt->bad_records,
+						   true };
+}
+
+void proc_tracker__close(struct proc_tracker *pt)
+{
+	if (!pt)
+		return;
+	ring_buffer__free(pt->rb);
+	proc_bpf__destroy(pt->skel);
+	free(pt);
+}

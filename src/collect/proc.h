@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The proc tracker: loads bpf/proc.bpf.c, owns the target filter and the one
+ * event ring every collector writes to, and decodes that ring for the
+ * session (samples, exec, exit — in the order the kernel produced them).
+ */
+#ifndef HC_COLLECT_PROC_H
+#define HC_COLLECT_PROC_H
+
+#include <stdint.h>
+
+#include "collect/collector.h"
+
+struct proc_tracker;
+
+struct proc_handlers {
+	/* return non-zero to stop consuming (propagated) */
+	int (*sample)(const struct sample_view *s, void *arg);
+	int (*exec)(uint32_t tgid, const char *comm, void *arg);
+	int (*exit)(uint32_t tgid, void *arg);
+	void *arg;
+};
+
+/*
+ * Load the tracker with the targets in @o (plus @child_pid, the not yet
+ * exec'd `-- CMD` child, or 0). @env is filled for collectors. 0 or -errno.
+ */
+int proc_tracker__open(struct proc_tracker **out, const struct record_opts *o,
+		       uint32_t child_pid, struct collector_env *env);
+int proc_tracker__start(struct proc_tracker *pt);
+
+/* Wait up to @timeout_ms for a wakeup, then consume everything in the ring. */
+int proc_tracker__poll(struct proc_tracker *pt, int timeout_ms, const struct proc_handlers *h);
+
+/* Decode without polling; used for the final drain after collectors stop. */
+int proc_tracker__consume(struct proc_tracker *pt, const struct proc_handlers *h);
+
+void proc_tracker__stats(const struct proc_tracker *pt, struct collector_stats *st);
+void proc_tracker__close(struct proc_tracker *pt);	/* NULL is a no-op */
+
+/* Sum a per-CPU array of u64[nr] at key 0 into @out[nr]. 0 or -errno. */
+int percpu_stats_read(int map_fd, int nr_cpus, uint64_t *out, size_t nr);
+
+#endif /* HC_COLLECT_PROC_H */

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* hotcold: argv -> subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "util/compiler.h"
+
+#define HOTCOLD_VERSION "0.1.0"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct cmd cmds[] = {
+	{ "record", cmd_record, "sample on-CPU stacks into a folded profile" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: hotcold [--version] [--help] <command> [<args>]\n\ncommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\n'hotcold <command> --help' shows a command's options.\n"
+		   "exit status: 0 ok, 1 runtime error, 2 usage error; with -- CMD, CMD's status\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("hotcold %s\n", HOTCOLD_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "hotcold: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Aggregated stacks -> named frames -> output. Stacks in stack_agg hold kernel
+ * ips (one word each) then normalized user frames (two words each, see
+ * emit_ufr_pack()), both leaf first.
+ */
+#ifndef HC_RECORD_EMIT_H
+#define HC_RECORD_EMIT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "record/opts.h"
+#include "stack/stack_agg.h"
+#include "sym/symbolizer.h"
+
+#define EMIT_UFR_WORDS 2
+
+static inline void emit_ufr_pack(const struct sym_ufr *f, uint64_t *w)
+{
+	w[0] = (uint64_t)f->tgid << 32 | f->obj;
+	w[1] = f->addr;
+}
+
+static inline void emit_ufr_unpack(const uint64_t *w, struct sym_ufr *f)
+{
+	f->tgid = w[0] >> 32;
+	f->obj = (uint32_t)w[0];
+	f->addr = w[1];
+}
+
+struct emit_stats {
+	uint64_t lines;		/* folded lines written */
+	uint64_t total;		/* sum of counts written */
+	uint64_t frames_unknown;/* frames that had no symbol */
+	uint64_t frames;	/* frames named */
+};
+
+/* Name every stack in @agg and write folded lines to @out. 0 or -errno. */
+int emit_folded(const struct stack_agg *agg, struct symbolizer *sym, enum frame_root root,
+		FILE *out, struct emit_stats *st);
+
+#endif /* HC_RECORD_EMIT_H */

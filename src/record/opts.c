@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Defaults and cross-option validation for record_opts. */
+#include "record/opts.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+
+void record_opts_init(struct record_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->event = PMU_EV_AUTO;
+	o->freq_hz = 99;	/* odd: no lockstep with 100 Hz timers (SEEDS §1) */
+	o->user_stacks = true;
+	o->kernel_stacks = true;
+	o->drain_interval_ns = 1000000000ull;
+	o->ring_bytes = 8u << 20;
+	o->max_stacks = 1u << 20;
+	o->max_targets = 8192;
+	o->output = "hotcold.folded";
+	o->root = ROOT_PROCESS;
+}
+
+int record_opts_validate(const struct record_opts *o)
+{
+	bool targeted = o->nr_pids || o->nr_tids || o->cmd_argv;
+
+	if (!o->user_stacks && !o->kernel_stacks) {
+		pr_warn("record: --user-only and --kernel-only exclude each other\n");
+		return -EINVAL;
+	}
+	if (o->system_wide && targeted) {
+		pr_warn("record: -a cannot be combined with -p, -t or a command\n");
+		return -EINVAL;
+	}
+	if (o->cmd_argv && (o->nr_pids || o->nr_tids)) {
+		pr_warn("record: a command cannot be combined with -p or -t\n");
+		return -EINVAL;
+	}
+	if (o->idle && targeted) {
+		pr_warn("record: --idle only makes sense system-wide\n");
+		return -EINVAL;
+	}
+	if (o->ring_bytes & (o->ring_bytes - 1)) {
+		pr_warn("record: ring size must be a power of two\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void record_opts_release(struct record_opts *o)
+{
+	free(o->pids);
+	free(o->tids);
+	o->pids = o->tids = NULL;
+	o->nr_pids = o->nr_tids = 0;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* What a recording run was asked to do: filled by cli/, read by record/ and collect/. */
+#ifndef HC_RECORD_OPTS_H
+#define HC_RECORD_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmu/perf_event.h"
+
+enum frame_root {
+	ROOT_PROCESS = 0,	/* first frame: process name */
+	ROOT_PID,		/* "name-PID" */
+	ROOT_THREAD,		/* "threadname-TID" */
+};
+
+struct record_opts {
+	/* targets: none of pids/tids/cmd means system-wide */
+	uint32_t *pids;
+	size_t nr_pids;
+	uint32_t *tids;
+	size_t nr_tids;
+	char **cmd_argv;	/* `-- CMD ARGS...`, NULL-terminated; NULL if none */
+	bool system_wide;	/* -a given explicitly */
+
+	/* sampling */
+	enum pmu_event event;	/* PMU_EV_AUTO unless -e */
+	uint64_t freq_hz;
+	bool user_stacks;
+	bool kernel_stacks;
+	bool idle;		/* include the idle task */
+
+	/* run */
+	uint64_t duration_ns;	/* 0: until signal / targets exit */
+	uint64_t drain_interval_ns;
+	size_t ring_bytes;	/* per-run event ring size (power of two) */
+	size_t max_stacks;	/* user-space aggregation bound */
+	size_t max_targets;	/* BPF target filter size */
+
+	/* output */
+	const char *output;	/* path; "-" is stdout */
+	enum frame_root root;
+	bool no_demangle;
+};
+
+/* Defaults: system-wide, auto event, 99 Hz, both stacks, output "hotcold.folded". */
+void record_opts_init(struct record_opts *o);
+/* Check combinations; prints the reason with pr_warn. 0 or -EINVAL. */
+int record_opts_validate(const struct record_opts *o);
+void record_opts_release(struct record_opts *o);	/* frees lists, not the struct */
+
+#endif /* HC_RECORD_OPTS_H */

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A recording run: start the proc tracker and collectors, drain the event
+ * ring into bounded user-space aggregation on a timer until the duration,
+ * a signal or the targets' exit ends it, then name the stacks and write.
+ * The drain is the same one a continuous agent will run forever.
+ */
+#include "record/session.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect/collector.h"
+#include "collect/proc.h"
+#include "output/outfile.h"
+#include "record/emit.h"
+#include "record/target.h"
+#include "util/log.h"
+
+#define SESSION_MAX_COLLECTORS 4
+#define SESSION_POLL_MS 100
+/* kernel ips + user frames of EMIT_UFR_WORDS each; the ring caps both at 127 */
+#define SESSION_MAX_WORDS (128 + 128 * EMIT_UFR_WORDS)
+
+struct session {
+	const struct record_opts *o;
+	struct proc_tracker *pt;
+	struct collector_env env;
+	bool *online;
+	struct collector cols[SESSION_MAX_COLLECTORS];
+	size_t nr_cols;
+	struct symbolizer *sym;
+	struct stack_agg *agg;
+	struct target_child child;
+	int child_wstatus;
+	bool child_done;
+	bool exec_failed;	/* the command could not be executed: status 127 */
+	uint64_t *words;	/* scratch: one stack's words */
+	uint64_t samples;
+	uint64_t procs_late;	/* first sample arrived after the process exited */
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	/* no SA_RESTART: the ring poll must return early on ^C */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int on_sample(const struct sample_view *v, void *arg)
+{
+	struct session *s = arg;
+	struct stack_key key;
+	struct sym_ufr f;
+	size_t n = 0;
+	int err;
+
+	if (v->new_tgid && !v->kthread) {
+		err = symbolizer__add_process(s->sym, v->tgid);
+		if (err == -ESRCH)
+			s->procs_late++;
+	}
+	memset(&key, 0, sizeof(key));
+	key.kind = v->kind;
+	key.tgid = v->tgid;
+	key.pid = v->pid;
+	memcpy(key.comm, v->comm, sizeof(key.comm));
+	memcpy(key.pcomm, v->pcomm, sizeof(key.pcomm));
+	for (size_t i = 0; i < v->nr_kips; i++)
+		s->words[n++] = v->kips[i];
+	key.nr_kernel = n;
+	for (size_t i = 0; i < v->nr_uips; i++) {
+		symbolizer__normalize(s->sym, v->tgid, v->uips[i], &f);
+		emit_ufr_pack(&f, &s->words[n]);
+		n += EMIT_UFR_WORDS;
+	}
+	key.nr_user = n - key.nr_kernel;
+	s->samples++;
+	err = stack_agg__add(s->agg, &key, s->words, v->weight);
+	/* -ENOSPC is counted by the aggregator and reported at the end */
+	return err == -ENOSPC ? 0 : err;
+}
+
+static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
+{
+	struct session *s = arg;
+
+	/* the next sample is flagged new and re-reads the new image's maps */
+	symbolizer__forget_process(s->sym, tgid);
+	return 0;
+}
+
+static int on_proc_exit(uint32_t tgid, void *arg)
+{
+	struct session *s = arg;
+
+	/* ring order: every sample of @tgid was normalized before this record */
+	symbolizer__forget_process(s->sym, tgid);
+	return 0;
+}
+
+static const struct proc_handlers handlers_proto = {
+	.sample = on_sample,
+	.exec = on_proc_exec,
+	.exit = on_proc_exit,
+};
+
+static int session_open(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	struct symbolizer_opts so = { .no_demangle = o->no_demangle };
+	uint32_t child_pid = 0;
+	int err;
+
+	s->child.pid = -1;
+	s->child.go_fd = s->child.err_fd = -1;
+	s->words = malloc(sizeof(*s->words) * SESSION_MAX_WORDS);
+	s->sym = symbolizer__new(&so);
+	s->agg = stack_agg__new(o->max_stacks);
+	if (!s->words || !s->sym || !s->agg)
+		return -ENOMEM;
+	err = target_check(o->pids, o->nr_pids, "process");
+	if (!err)
+		err = target_check(o->tids, o->nr_tids, "thread");
+	if (err)
+		return err;
+	if (o->cmd_argv) {
+		err = target_child_spawn(o->cmd_argv, &s->child);
+		if (err) {
+			pr_warn("record: cannot start '%s': %s\n", o->cmd_argv[0], strerror(-err));
+			return err;
+		}
+		child_pid = s->child.pid;
+	}
+	err = proc_tracker__open(&s->pt, o, child_pid, &s->env);
+	if (err)
+		return err;
+	s->online = calloc(s->env.nr_cpus, sizeof(*s->online));
+	if (!s->online)
+		return -ENOMEM;
+	err = pmu_online_cpus(s->online, s->env.nr_cpus);
+	if (err)
+		return err;
+	s->env.online = s->online;
+
+	s->cols[s->nr_cols].ops = &oncpu_ops;
+	err = oncpu_ops.open(&s->cols[s->nr_cols], o, &s->env);
+	if (err)
+		return err;
+	s->nr_cols++;
+	return 0;
+}
+
+static int session_start(struct session *s)
+{
+	int err = proc_tracker__start(s->pt);
+
+	for (size_t i = 0; !err && i < s->nr_cols; i++)
+		err = s->cols[i].ops->start(&s->cols[i]);
+	if (err)
+		return err;
+	if (s->o->cmd_argv) {
+		err = target_child_release(&s->child);
+		if (err) {
+			pr_warn("record: cannot execute '%s': %s\n", s->o->cmd_argv[0],
+				strerror(-err));
+			s->child.pid = -1;	/* reaped by target_child_release() */
+			s->exec_failed = true;
+			return err;
+		}
+	}
+	return 0;
+}
+
+static bool targets_gone(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	pid_t r;
+
+	if (o->cmd_argv) {
+		if (s->child_done)
+			return true;
+		r = waitpid(s->child.pid, &s->child_wstatus, WNOHANG);
+		if (r == s->child.pid) {
+			s->child_done = true;
+			return true;
+		}
+		return false;
+	}
+	if (!o->nr_pids && !o->nr_tids)
+		return false;
+	for (size_t i = 0; i < o->nr_pids; i++)
+		if (target_alive(o->pids[i]))
+			return false;
+	for (size_t i = 0; i < o->nr_tids; i++)
+		if (target_alive(o->tids[i]))
+			return false;
+	return true;
+}
+
+static void report_stats(struct session *s, bool final);
+
+static int session_loop(struct session *s)
+{
+	struct proc_handlers h = handlers_proto;
+	uint64_t start = now_ns(), next_report = start + s->o->drain_interval_ns;
+	uint64_t end = s->o->duration_ns ? start + s->o->duration_ns : UINT64_MAX;
+	int err;
+
+	h.arg = s;
+	while (!stop_signal) {
+		uint64_t t = now_ns();
+		int timeout = SESSION_POLL_MS;
+
+		if (t >= end)
+			break;
+		if (end - t < (uint64_t)SESSION_POLL_MS * 1000000)
+			timeout = (end - t) / 1000000 + 1;
+		err = proc_tracker__poll(s->pt, timeout, &h);
+		if (err && err != -EINTR) {
+			pr_warn("record: reading the event ring failed: %s\n", strerror(-err));
+			return err;
+		}
+		if (targets_gone(s)) {
+			pr_debug("record: targets exited\n");
+			break;
+		}
+		if (log_get_level() >= LOG_DEBUG && now_ns() >= next_report) {
+			report_stats(s, false);
+			next_report += s->o->drain_interval_ns;
+		}
+	}
+	return 0;
+}
+
+static void print_stat_group(const char *name, const struct collector_stats *st, bool final)
+{
+	char line[1024];
+	size_t off = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < st->nr; i++) {
+		if (!st->s[i].loss || (!final && !st->s[i].value))
+			continue;
+		off += snprintf(line + off, sizeof(line) - off, "%s%llu %s", any ? ", " : "",
+				(unsigned long long)st->s[i].value, st->s[i].name);
+		any = true;
+		if (off >= sizeof(line))
+			break;
+	}
+	if (any)
+		pr_warn("%s: %s\n", name, line);
+}
+
+/* Every loss counter, BPF side and user side; with !final only the non-zero ones. */
+static void report_stats(struct session *s, bool final)
+{
+	struct collector_stats st;
+	struct symbolizer_stats ss;
+
+	for (size_t i = 0; i < s->nr_cols; i++) {
+		s->cols[i].ops->stats(&s->cols[i], &st);
+		print_stat_group(s->cols[i].ops->name, &st, final);
+	}
+	proc_tracker__stats(s->pt, &st);
+	symbolizer__stats(s->sym, &ss);
+	st.s[st.nr++] = (struct collector_stat){ "stacks over the aggregation limit",
+						 stack_agg__dropped(s->agg), true };
+	st.s[st.nr++] = (struct collector_stat){ "processes gone before their maps were read",
+						 s->procs_late, true };
+	st.s[st.nr++] = (struct collector_stat){ "objects unreadable", ss.object_errors, true };
+	print_stat_group("lost", &st, final);
+}
+
+static int session_write(struct session *s)
+{
+	struct outfile of;
+	struct emit_stats es;
+	int err;
+
+	err = outfile_open(&of, s->o->output, 0644);
+	if (err) {
+		pr_warn("record: cannot create '%s': %s\n", s->o->output, strerror(-err));
+		return err;
+	}
+	err = emit_folded(s->agg, s->sym, s->o->root, of.f, &es);
+	if (!err)
+		err = outfile_commit(&of);
+	else
+		outfile_discard(&of);
+	if (err) {
+		pr_warn("record: cannot write '%s': %s\n", s->o->output, strerror(-err));
+		return err;
+	}
+	pr_info("hotcold: %llu samples in %llu stacks (%llu of %llu frames unnamed) -> %s\n",
+		(unsigned long long)es.total, (unsigned long long)es.lines,
+		(unsigned long long)es.frames_unknown, (unsigned long long)es.frames,
+		strcmp(s->o->output, "-") ? s->o->output : "stdout");
+	return 0;
+}
+
+static void session_close(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_cols; i++)
+		s->cols[i].ops->close(&s->cols[i]);
+	proc_tracker__close(s->pt);
+	if (s->child.pid > 0 && !s->child_done)
+		target_child_abort(&s->child);
+	symbolizer__free(s->sym);
+	stack_agg__free(s->agg);
+	free(s->online);
+	free(s->words);
+}
+
+static void describe(struct session *s)
+{
+	char what[128];
+
+	s->cols[0].ops->describe(&s->cols[0], what, sizeof(what));
+	pr_info("hotcold: recording %s, %s; Ctrl-C to stop\n", what,
+		s->o->cmd_argv ? s->o->cmd_argv[0] :
+		(s->o->nr_pids || s->o->nr_tids) ? "selected tasks" : "system-wide");
+}
+
+/* After recording: wait for the command so we can exit with its status. */
+static void reap_child(struct session *s, int *cmd_status)
+{
+	if (!s->o->cmd_argv || s->child.pid <= 0)
+		return;
+	if (!s->child_done) {
+		while (waitpid(s->child.pid, &s->child_wstatus, 0) < 0 && errno == EINTR)
+			;
+		s->child_done = true;
+	}
+	*cmd_status = target_exit_status(s->child_wstatus);
+}
+
+int session_run(const struct record_opts *o, int *cmd_status)
+{
+	struct proc_handlers h = handlers_proto;
+	struct session s = { .o = o };
+	int err;
+
+	*cmd_status = -1;
+	install_signals();
+	err = session_open(&s);
+	if (!err)
+		err = session_start(&s);
+	if (err)
+		goto out;
+	describe(&s);
+	err = session_loop(&s);
+	for (size_t i = 0; i < s.nr_cols; i++)
+		s.cols[i].ops->stop(&s.cols[i]);
+	/* what the programs wrote before detach is still in the ring */
+	h.arg = &s;
+	if (!err)
+		err = proc_tracker__consume(s.pt, &h);
+	if (!err)
+		err = session_write(&s);
+	report_stats(&s, true);
+	reap_child(&s, cmd_status);
+out:
+	if (s.exec_failed)
+		*cmd_status = 127;
+	session_close(&s);
+	return err;
+}

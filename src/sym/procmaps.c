@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* /proc/PID/maps parser (see procmaps.h). Input is untrusted: never crash on garbage. */
+#include "sym/procmaps.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym/strtab.h"
+#include "util/log.h"
+
+struct procmaps {
+	struct procmap *maps;
+	size_t nr;
+	size_t cap;
+	struct strtab paths;
+};
+
+static const char deleted_suffix[] = " (deleted)";
+
+/* Hex number followed by @sep ('\0' sep: any). Advances *@p past the separator. */
+static int parse_hex(char **p, char sep, uint64_t *out)
+{
+	char *end;
+
+	if (!isxdigit((unsigned char)**p))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(*p, &end, 16);
+	if (errno || *end != sep)
+		return -EINVAL;
+	*p = end + 1;
+	return 0;
+}
+
+static int parse_perms(char **p, unsigned int *perms)
+{
+	const char *s = *p;
+
+	if (strlen(s) < 5 || s[4] != ' ')
+		return -EINVAL;
+	if ((s[0] != 'r' && s[0] != '-') || (s[1] != 'w' && s[1] != '-') ||
+	    (s[2] != 'x' && s[2] != '-') || (s[3] != 'p' && s[3] != 's'))
+		return -EINVAL;
+	*perms = (s[0] == 'r' ? PROCMAP_R : 0) | (s[1] == 'w' ? PROCMAP_W : 0) |
+		 (s[2] == 'x' ? PROCMAP_X : 0) | (s[3] == 's' ? PROCMAP_SHARED : 0);
+	*p += 5;
+	return 0;
+}
+
+static enum procmap_kind classify(const char *path)
+{
+	size_t len = strlen(path);
+
+	if (!len)
+		return PROCMAP_ANON;
+	if (path[0] == '/')
+		return PROCMAP_FILE;
+	if (path[0] != '[' || path[len - 1] != ']')
+		return PROCMAP_OTHER;
+	if (!strcmp(path, "[vdso]"))
+		return PROCMAP_VDSO;
+	if (!strncmp(path, "[anon:", 6) || !strcmp(path, "[heap]") ||
+	    !strncmp(path, "[stack", 6))
+		return PROCMAP_ANON;
+	return PROCMAP_SPECIAL;
+}
+
+int procmaps_parse_line(char *line, struct procmap *m)
+{
+	char *p = line, *end;
+	uint64_t major, minor;
+	size_t len;
+
+	memset(m, 0, sizeof(*m));
+	if (parse_hex(&p, '-', &m->start) || parse_hex(&p, ' ', &m->end) ||
+	    m->start >= m->end)
+		return -EINVAL;
+	if (parse_perms(&p, &m->perms) || parse_hex(&p, ' ', &m->pgoff) ||
+	    parse_hex(&p, ':', &major) || parse_hex(&p, ' ', &minor))
+		return -EINVAL;
+	if (major > UINT32_MAX || minor > UINT32_MAX || !isdigit((unsigned char)*p))
+		return -EINVAL;
+	m->dev_major = (uint32_t)major;
+	m->dev_minor = (uint32_t)minor;
+	errno = 0;
+	m->inode = strtoull(p, &end, 10);
+	if (errno || (*end != ' ' && *end != '\n' && *end != '\0'))
+		return -EINVAL;
+	p = end;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	len = strlen(p);
+	if (len && p[len - 1] == '\n')
+		p[--len] = '\0';
+	/* a path never ends in a space the kernel printed, so only a suffix match */
+	if (len >= sizeof(deleted_suffix) - 1 &&
+	    !strcmp(p + len - (sizeof(deleted_suffix) - 1), deleted_suffix)) {
+		len -= sizeof(deleted_suffix) - 1;
+		p[len] = '\0';
+		m->deleted = true;
+	}
+	m->path = p;
+	m->kind = classify(p);
+	return 0;
+}
+
+static int procmaps__push(struct procmaps *pm, const struct procmap *m, uint32_t path_off)
+{
+	struct procmap *maps;
+	size_t cap;
+
+	if (pm->nr == pm->cap) {
+		cap = pm->cap ? pm->cap * 2 : 64;
+		maps = realloc(pm->maps, cap * sizeof(*maps));
+		if (!maps)
+			return -ENOMEM;
+		pm->maps = maps;
+		pm->cap = cap;
+	}
+	pm->maps[pm->nr] = *m;
+	/* the arena may still move: keep the offset, turn it into a pointer at the end */
+	pm->maps[pm->nr].path = (const char *)(uintptr_t)path_off;
+	pm->nr++;
+	return 0;
+}
+
+static int procmap_cmp(const void *a, const void *b)
+{
+	const struct procmap *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return 0;
+}
+
+struct procmaps *procmaps__parse(FILE *f, unsigned int flags)
+{
+	struct procmaps *pm;
+	struct procmap m;
+	char *line = NULL;
+	size_t line_cap = 0, i;
+	uint32_t off;
+	int err = 0;
+
+	pm = calloc(1, sizeof(*pm));
+	if (!pm)
+		return NULL;
+	strtab__init(&pm->paths);
+	while (getline(&line, &line_cap, f) >= 0) {
+		if (procmaps_parse_line(line, &m))
+			continue;
+		if ((flags & PROCMAPS_EXEC_ONLY) && !(m.perms & PROCMAP_X))
+			continue;
+		err = strtab__add(&pm->paths, m.path, strlen(m.path), &off);
+		if (!err)
+			err = procmaps__push(pm, &m, off);
+		if (err)
+			break;
+	}
+	/* reading maps of an exiting task fails mid-way with ESRCH or similar */
+	if (!err && ferror(f))
+		err = errno ? -errno : -EIO;
+	free(line);
+	if (err) {
+		procmaps__free(pm);
+		errno = -err;
+		return NULL;
+	}
+	for (i = 0; i < pm->nr; i++)
+		pm->maps[i].path = strtab__str(&pm->paths, (uint32_t)(uintptr_t)pm->maps[i].path);
+	qsort(pm->maps, pm->nr, sizeof(*pm->maps), procmap_cmp);
+	return pm;
+}
+
+struct procmaps *procmaps__load(const char *path, unsigned int flags)
+{
+	struct procmaps *pm;
+	FILE *f;
+	int err;
+
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	errno = 0;
+	pm = procmaps__parse(f, flags);
+	err = errno;
+	fclose(f);
+	if (!pm) {
+		pr_debug("procmaps: cannot read '%s': %s\n", path, strerror(err));
+		errno = err;
+	}
+	return pm;
+}
+
+void procmaps__free(struct procmaps *pm)
+{
+	if (!pm)
+		return;
+	strtab__release(&pm->paths);
+	free(pm->maps);
+	free(pm);
+}
+
+size_t procmaps__nr(const struct procmaps *pm)
+{
+	return pm->nr;
+}
+
+const struct procmap *procmaps__entry(const struct procmaps *pm, size_t i)
+{
+	return i < pm->nr ? &pm->maps[i] : NULL;
+}
+
+const struct procmap *procmaps__find(const struct procmaps *pm, uint64_t addr)
+{
+	size_t lo = 0, hi = pm->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pm->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && addr < pm->maps[lo - 1].end)
+		return &pm->maps[lo - 1];
+	return NULL;
+}

@@ -1,0 +1,18 @@
+#!/bin/bash
+# `-- CMD` follows children: a shell that starts two workloads, one of them
+# exiting early; both are profiled and named, other processes are not.
+. "$(dirname "$0")/lib.sh"
+
+"$HOTCOLD" record -F 499 -o "$TMP/out.folded" -- \
+	sh -c "'$WL/split' 1 '$TMP/t1' & '$WL/split' 2 '$TMP/t2'; wait" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 0 ] && ok "exit 0" || bad "exit $rc: $(cat "$TMP/err")"
+n=$(folded_with_root "$TMP/out.folded" split)
+# 3 CPU-seconds of split in total at 499 Hz ~ 1500 samples
+[ "$n" -ge 1100 ] && ok "children profiled ($n samples)" || bad "only $n samples of the children"
+p=$(pct "$(folded_with_frame "$TMP/out.folded" spin_alpha)" "$n")
+awk -v p="$p" 'BEGIN { exit !(p > 40) }' && ok "children named (spin_alpha $p%)" || bad "spin_alpha $p%"
+others=$(awk '{ split($0, fr, ";"); if (fr[1] != "split" && fr[1] != "sh") t += $NF } END { print t + 0 }' "$TMP/out.folded")
+[ "$others" -eq 0 ] && ok "nothing from other processes" ||
+	bad "$others samples of others: $(awk '{ split($0, fr, ";"); print fr[1] }' "$TMP/out.folded" | sort -u | head)"
+finish

@@ -1,0 +1,32 @@
+#!/bin/bash
+# -p on a process that exits mid-run: recording stops when it exits (well
+# before -d), and its samples are still named (symbols captured while alive).
+. "$(dirname "$0")/lib.sh"
+
+"$WL/split" 3 "$TMP/truth" &
+pid=$!
+cleanup_hooks+=("kill $pid 2>/dev/null")
+sleep 0.3
+start=$(date +%s.%N)
+"$HOTCOLD" record -p $pid -F 499 -d 20 -o "$TMP/out.folded" 2>"$TMP/err"
+rc=$?
+end=$(date +%s.%N)
+cat "$TMP/err"
+[ $rc -eq 0 ] && ok "exit 0" || bad "exit $rc"
+el=$(awk -v a=$start -v b=$end 'BEGIN { printf "%.1f", b - a }')
+awk -v e=$el 'BEGIN { exit !(e < 6) }' && ok "stopped ${el}s after start, when the target exited" ||
+	bad "ran ${el}s: did not stop when the target exited"
+total=$(folded_total "$TMP/out.folded")
+alpha=$(folded_with_frame "$TMP/out.folded" spin_alpha)
+[ "$total" -ge 800 ] && ok "$total samples" || bad "only $total samples"
+p=$(pct "$alpha" "$total")
+awk -v p="$p" 'BEGIN { exit !(p > 40) }' && ok "spin_alpha named in $p% of samples" ||
+	bad "spin_alpha named in only $p% of samples"
+unk=$(awk '{ n = $NF; if ($0 ~ /split\+0x|\[unknown\]/) t += n } END { print t + 0 }' "$TMP/out.folded")
+p=$(pct "$unk" "$total")
+awk -v p="$p" 'BEGIN { exit !(p < 1) }' && ok "$p% of samples with unnamed workload frames" ||
+	bad "$p% of samples have unnamed frames"
+# only the target's samples
+others=$(awk '{ split($0, fr, ";"); if (fr[1] != "split") t += $NF } END { print t + 0 }' "$TMP/out.folded")
+[ "$others" -eq 0 ] && ok "no samples from other processes" || bad "$others samples from other processes"
+finish

@@ -1,0 +1,31 @@
+#!/bin/bash
+# -a: other processes are seen, idle is excluded unless --idle; -o - writes
+# only data to stdout; the output file is created with mode 0644 and a
+# symlink at the output path is replaced, not written through.
+. "$(dirname "$0")/lib.sh"
+
+"$WL/split" 4 "$TMP/truth" &
+pid=$!
+cleanup_hooks+=("kill $pid 2>/dev/null")
+"$HOTCOLD" record -a -d 2 -o - >"$TMP/out.folded" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 0 ] && ok "exit 0" || bad "exit $rc: $(cat "$TMP/err")"
+n=$(folded_with_root "$TMP/out.folded" split)
+[ "$n" -ge 100 ] && ok "system-wide sees split ($n samples)" || bad "split has $n samples"
+awk '!/ [0-9]+$/ { bad = 1 } END { exit bad }' "$TMP/out.folded" && ok "stdout holds only folded lines" ||
+	bad "non-folded line on stdout"
+[ "$(folded_with_root "$TMP/out.folded" swapper/0)$(folded_with_root "$TMP/out.folded" swapper/1)" = 00 ] &&
+	ok "idle excluded by default" || bad "idle samples present without --idle"
+
+"$HOTCOLD" record -a --idle -d 1 -o "$TMP/idle.folded" 2>"$TMP/err"
+n=$(awk '$0 ~ /^swapper/ { t += $NF } END { print t + 0 }' "$TMP/idle.folded")
+[ "$n" -gt 0 ] && ok "--idle records swapper ($n samples)" || bad "--idle: no swapper samples"
+
+echo secret > "$TMP/victim"
+ln -s "$TMP/victim" "$TMP/link.folded"
+"$HOTCOLD" record -a -d 0.5 -o "$TMP/link.folded" 2>"$TMP/err"
+[ "$(cat "$TMP/victim")" = secret ] && [ ! -L "$TMP/link.folded" ] &&
+	ok "symlink at the output path replaced, its target untouched" || bad "wrote through a symlink"
+mode=$(stat -c %a "$TMP/link.folded")
+[ "$mode" = 644 ] && ok "output mode 644" || bad "output mode $mode"
+finish

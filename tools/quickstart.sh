@@ -1,0 +1,59 @@
+#!/bin/bash
+# The README's two commands:
+#   sudo tools/quickstart.sh profile   install what is missing, build, profile the
+#                                      whole system for 10 s -> hotcold.folded
+#   sudo tools/quickstart.sh test      install what is missing, build, run all tests
+# Exit status: that of the step that failed, else 0.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian packages and why (see README "Dependencies").
+PKGS=(
+	make gcc pkg-config	# build
+	clang			# compiles bpf/*.bpf.c to BPF (CO-RE)
+	bpftool			# BPF object linking and skeleton generation
+	libbpf-dev		# loading BPF, ring buffer, perf-event attach
+	libelf-dev		# ELF symbol tables, build-ids, program headers
+	zlib1g-dev		# .gnu_debuglink CRC32; later gzip for pprof
+	libdw-dev		# elfutils: CFI (.eh_frame) for the unwinder
+	libiberty-dev		# C++/Rust demangling
+)
+TEST_PKGS=(
+	libcmocka-dev		# unit tests
+	g++ binutils		# ELF fixtures built at test time (C++, objcopy, nm)
+	libc6-dbg		# libc's local symbols by build-id (symbolizer tests)
+)
+
+install_missing() {
+	local missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	echo "quickstart: installing ${missing[*]}" >&2
+	if [ "$(id -u)" != 0 ]; then
+		echo "quickstart: need root to install packages (run with sudo)" >&2
+		exit 1
+	fi
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+jobs=$(nproc 2>/dev/null || echo 2)
+case "${1:-}" in
+profile)
+	install_missing "${PKGS[@]}"
+	make -j"$jobs" >&2
+	echo "quickstart: profiling the whole system for 10 s" >&2
+	./hotcold record -a -d 10 -o hotcold.folded
+	;;
+test)
+	install_missing "${PKGS[@]}" "${TEST_PKGS[@]}"
+	make -j"$jobs" all workloads >&2
+	make test
+	;;
+*)
+	echo "usage: $0 profile|test" >&2
+	exit 2
+	;;
+esac

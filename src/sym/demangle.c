@@ -7,6 +7,13 @@
 
 #include <libiberty/demangle.h>
 
+/*
+ * The C++ demangler puts two components per input byte on the stack (a VLA
+ * of ~48 bytes each). Symbol names come from untrusted files, so refuse
+ * names that would need more than ~1 MiB of stack; they print mangled.
+ */
+#define DEMANGLE_MAX_NAME 16384
+
 struct dm_out {
 	char *buf;
 	size_t len;		/* capacity incl. NUL */
@@ -38,9 +45,9 @@ int demangle_into(const char *name, char *buf, size_t len)
 
 	if (!len)
 		return -ENOSPC;
-	if (!demangle_is_mangled(name))
-		return -EINVAL;
 	buf[0] = '\0';
+	if (!demangle_is_mangled(name) || strnlen(name, DEMANGLE_MAX_NAME) == DEMANGLE_MAX_NAME)
+		return -EINVAL;
 	/*
 	 * Rust first: a legacy Rust name is also valid Itanium C++, but only the
 	 * Rust demangler drops the hash and decodes "$LT$"-style escapes. Without

@@ -17,7 +17,8 @@ bool demangle_is_mangled(const char *name);
  * Demangle @name into @buf (NUL-terminated, truncated to @len). Rust legacy
  * names lose their "::h<16 hex>" hash suffix, as in perf. Parameters are
  * kept for C++ ("ns::f(int)"). Returns 0, or -EINVAL when @name is not a
- * mangled name (then @buf is untouched), -ENOSPC if @len is 0.
+ * mangled name or is too long to demangle safely (then @buf holds ""),
+ * -ENOSPC if @len is 0.
  */
 int demangle_into(const char *name, char *buf, size_t len);
 

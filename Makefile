@@ -110,13 +110,14 @@ clean:
 # Test fixture rules contributed by test owners (e.g. ELF files built at test time).
 -include $(wildcard tests/unit/*.mk)
 
-# Workloads with known behaviour for the integration tests (frame pointers on:
-# the CFI unwinder has its own workloads).
+# Workloads with known behaviour for the integration tests, frame pointers in
+# every function (clang: gcc 12 ignores -mno-omit-leaf-frame-pointer; the
+# CFI unwinder has its own workloads).
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(wildcard tests/workloads/*.c))
 $(OUT)/workloads/%: tests/workloads/%.c
 	$(call msg,WORKLOAD,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -pthread $< -o $@
+	$(Q)$(CLANG) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread $< -o $@
 
 workloads: $(WORKLOADS)
 check-integration: workloads

@@ -66,9 +66,16 @@ static int write_frame(FILE *out, const char *f)
 	return 0;
 }
 
+/*
+ * Ends a line. Also checks the stream's sticky error flag: glibc's fwrite() on
+ * an unbuffered stream can return the full count after a failed write(2), so
+ * return values alone miss errors. A stream broken before this line counts too.
+ */
 static int write_count(FILE *out, uint64_t count)
 {
-	return fprintf(out, " %" PRIu64 "\n", count) < 0 ? -EIO : 0;
+	if (fprintf(out, " %" PRIu64 "\n", count) < 0 || ferror(out))
+		return -EIO;
+	return 0;
 }
 
 /*

@@ -81,7 +81,9 @@ static int emit_one(const struct stack_entry *e, void *arg)
 	for (size_t i = nk; i-- > 0;) {
 		buf = x->names[n];
 		flags = 0;
-		symbolizer__kernel_name(x->sym, e->words[i], buf, EMIT_NAME_LEN - 4, &flags);
+		/* as for user frames: above the leaf, name the call, not the return site */
+		symbolizer__kernel_name(x->sym, i ? e->words[i] - 1 : e->words[i], buf,
+					EMIT_NAME_LEN - 4, &flags);
 		strcat(buf, "_[k]");
 		count_flags(x, flags);
 		x->frames[n++] = buf;

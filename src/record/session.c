@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +45,10 @@ struct session {
 	uint64_t *words;	/* scratch: one stack's words */
 	uint64_t samples;
 	uint64_t procs_late;	/* first sample arrived after the process exited */
+	struct outfile out;	/* created before recording: fail early, not after */
+	bool out_open;
+	struct emit_stats written;
+	bool wrote;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -95,7 +100,12 @@ static int on_sample(const struct sample_view *v, void *arg)
 		s->words[n++] = v->kips[i];
 	key.nr_kernel = n;
 	for (size_t i = 0; i < v->nr_uips; i++) {
-		symbolizer__normalize(s->sym, v->tgid, v->uips[i], &f);
+		/*
+		 * Frames above the leaf are return addresses: ip - 1 lies in the
+		 * call instruction, so a call to a noreturn function at the very end
+		 * of a function is not named after the next function.
+		 */
+		symbolizer__normalize(s->sym, v->tgid, i ? v->uips[i] - 1 : v->uips[i], &f);
 		emit_ufr_pack(&f, &s->words[n]);
 		n += EMIT_UFR_WORDS;
 	}
@@ -144,6 +154,12 @@ static int session_open(struct session *s)
 	s->agg = stack_agg__new(o->max_stacks);
 	if (!s->words || !s->sym || !s->agg)
 		return -ENOMEM;
+	err = outfile_open(&s->out, o->output, 0644);
+	if (err) {
+		pr_warn("record: cannot create '%s': %s\n", o->output, strerror(-err));
+		return err;
+	}
+	s->out_open = true;
 	err = target_check(o->pids, o->nr_pids, "process");
 	if (!err)
 		err = target_check(o->tids, o->nr_tids, "thread");
@@ -299,33 +315,40 @@ static void report_stats(struct session *s, bool final)
 
 static int session_write(struct session *s)
 {
-	struct outfile of;
 	struct emit_stats es;
 	int err;
 
-	err = outfile_open(&of, s->o->output, 0644);
-	if (err) {
-		pr_warn("record: cannot create '%s': %s\n", s->o->output, strerror(-err));
-		return err;
-	}
-	err = emit_folded(s->agg, s->sym, s->o->root, of.f, &es);
+	err = emit_folded(s->agg, s->sym, s->o->root, s->out.f, &es);
 	if (!err)
-		err = outfile_commit(&of);
+		err = outfile_commit(&s->out);
 	else
-		outfile_discard(&of);
+		outfile_discard(&s->out);
+	s->out_open = false;
 	if (err) {
 		pr_warn("record: cannot write '%s': %s\n", s->o->output, strerror(-err));
 		return err;
 	}
-	pr_info("hotcold: %llu samples in %llu stacks (%llu of %llu frames unnamed) -> %s\n",
-		(unsigned long long)es.total, (unsigned long long)es.lines,
-		(unsigned long long)es.frames_unknown, (unsigned long long)es.frames,
-		strcmp(s->o->output, "-") ? s->o->output : "stdout");
+	s->written = es;
+	s->wrote = true;
 	return 0;
+}
+
+/* The loader's own cost, for -v and the benchmarks. */
+static void report_self(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return;
+	pr_debug("hotcold: loader cpu %.3f s user + %.3f s sys, max RSS %ld KiB\n",
+		 ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		 ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
 }
 
 static void session_close(struct session *s)
 {
+	if (s->out_open)
+		outfile_discard(&s->out);
 	for (size_t i = 0; i < s->nr_cols; i++)
 		s->cols[i].ops->close(&s->cols[i]);
 	proc_tracker__close(s->pt);
@@ -384,6 +407,13 @@ int session_run(const struct record_opts *o, int *cmd_status)
 	if (!err)
 		err = session_write(&s);
 	report_stats(&s, true);
+	report_self();
+	if (s.wrote)
+		pr_info("hotcold: %llu samples in %llu stacks (%llu of %llu frames unnamed) -> %s\n",
+			(unsigned long long)s.written.total, (unsigned long long)s.written.lines,
+			(unsigned long long)s.written.frames_unknown,
+			(unsigned long long)s.written.frames,
+			strcmp(o->output, "-") ? o->output : "stdout");
 	reap_child(&s, cmd_status);
 out:
 	if (s.exec_failed)

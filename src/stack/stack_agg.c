@@ -33,7 +33,7 @@ _Static_assert(sizeof(struct stack_key) == 48, "stack_key has padding or changed
 /* slot index is uint32_t with 0 meaning empty; stay well clear of that */
 #define STACK_AGG_LIMIT		(1UL << 30)
 #define STACK_AGG_MIN_SLOTS	64
-#define ARENA_MIN_WORDS		4096		/* 32 KiB: small aggregators stay small */
+#define ARENA_MIN_WORDS		4096	/* 32 KiB: small aggregators stay small */
 #define ARENA_MAX_WORDS		(1UL << 17)	/* 1 MiB, above 2 * 65535 words */
 
 struct agg_entry {

@@ -3,6 +3,7 @@
 #include "sym/demangle.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <libiberty/demangle.h>
@@ -61,4 +62,11 @@ int demangle_into(const char *name, char *buf, size_t len)
 		return 0;
 	buf[0] = '\0';
 	return -EINVAL;
+}
+
+void demangle_or_copy(const char *name, bool demangle, char *buf, size_t len)
+{
+	if (!len || (demangle && !demangle_into(name, buf, len)))
+		return;
+	snprintf(buf, len, "%s", name);
 }

@@ -22,4 +22,7 @@ bool demangle_is_mangled(const char *name);
  */
 int demangle_into(const char *name, char *buf, size_t len);
 
+/* @name demangled into @buf when @demangle and it is mangled, else copied (truncated). */
+void demangle_or_copy(const char *name, bool demangle, char *buf, size_t len);
+
 #endif /* HC_SYM_DEMANGLE_H */

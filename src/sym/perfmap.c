@@ -50,6 +50,11 @@ static bool parse_hex(char **p, uint64_t *out)
 	return true;
 }
 
+/*
+ * "START SIZE name": perf's own parser takes both numbers as hex with an
+ * optional 0x, and the name as the rest of the line; JITs differ in which
+ * form they write (V8 uses "0x", Java agents and Python do not).
+ */
 static bool parse_line(char *line, struct pm_entry *e, char **name, size_t *len)
 {
 	char *p = line;
@@ -66,6 +71,8 @@ static bool parse_line(char *line, struct pm_entry *e, char **name, size_t *len)
 		p++;
 	*name = p;
 	*len = strcspn(p, "\r\n");
+	while (*len && (p[*len - 1] == ' ' || p[*len - 1] == '\t'))
+		(*len)--;
 	return *len > 0;
 }
 
@@ -100,7 +107,8 @@ static void perfmap__finish(struct perfmap *pm)
 {
 	size_t i, n = 0;
 
-	qsort(pm->ents, pm->nr, sizeof(*pm->ents), entry_cmp);
+	if (pm->nr)
+		qsort(pm->ents, pm->nr, sizeof(*pm->ents), entry_cmp);
 	for (i = 0; i < pm->nr; i++) {
 		if (n && pm->ents[n - 1].start == pm->ents[i].start)
 			n--;
@@ -159,29 +167,26 @@ int perfmap_check_file(int fd, uid_t owner)
 	return 0;
 }
 
-struct perfmap *perfmap__load(const char *dir, uint32_t pid, uid_t owner)
+struct perfmap *perfmap__load_at(int dirfd, const char *dir, uint32_t pid, uid_t owner)
 {
 	struct perfmap *pm;
-	char path[4096];
+	char name[32];
 	FILE *f;
 	int fd, err;
 
-	if (snprintf(path, sizeof(path), "%s/perf-%u.map", dir, pid) >= (int)sizeof(path)) {
-		errno = ENAMETOOLONG;
-		return NULL;
-	}
+	snprintf(name, sizeof(name), "perf-%u.map", pid);
 	/* O_NONBLOCK: a FIFO planted under that name must not block us */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
 		err = errno;
 		if (err != ENOENT)
-			pr_debug("perfmap: cannot open '%s': %s\n", path, strerror(err));
+			pr_debug("perfmap: cannot open '%s/%s': %s\n", dir, name, strerror(err));
 		errno = err;
 		return NULL;
 	}
 	err = perfmap_check_file(fd, owner);
 	if (err) {
-		pr_debug("perfmap: ignoring '%s': %s\n", path,
+		pr_debug("perfmap: ignoring '%s/%s': %s\n", dir, name,
 			 err == -EPERM ? "not a regular file owned by the process's user or root" :
 					 strerror(-err));
 		close(fd);
@@ -200,6 +205,21 @@ struct perfmap *perfmap__load(const char *dir, uint32_t pid, uid_t owner)
 	fclose(f);
 	if (!pm)
 		errno = err;
+	return pm;
+}
+
+struct perfmap *perfmap__load(const char *dir, uint32_t pid, uid_t owner)
+{
+	struct perfmap *pm;
+	int dirfd, err;
+
+	dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return NULL;
+	pm = perfmap__load_at(dirfd, dir, pid, owner);
+	err = errno;
+	close(dirfd);
+	errno = err;
 	return pm;
 }
 

@@ -2,7 +2,8 @@
 /*
  * JIT symbol maps, /tmp/perf-PID.map: one "START SIZE name" per line, START
  * and SIZE hex with or without "0x", the name running to the end of the line
- * (spaces allowed). A later line wins over an earlier one for the same code.
+ * (inner spaces kept, trailing ones dropped). A later line wins over an
+ * earlier one for the same code.
  */
 #ifndef HC_SYM_PERFMAP_H
 #define HC_SYM_PERFMAP_H
@@ -25,6 +26,12 @@ struct perfmap *perfmap__parse(FILE *f);
  * ELOOP (symlink), EPERM (wrong owner or not a regular file), or a read error.
  */
 struct perfmap *perfmap__load(const char *dir, uint32_t pid, uid_t owner);
+
+/*
+ * Same, relative to the open directory @dirfd (e.g. a container's /tmp kept
+ * open past the container's exit); @dir only names it in messages.
+ */
+struct perfmap *perfmap__load_at(int dirfd, const char *dir, uint32_t pid, uid_t owner);
 
 /* The ownership rule of perfmap__load() on an open fd. 0 or -EPERM / -errno. */
 int perfmap_check_file(int fd, uid_t owner);

@@ -67,6 +67,13 @@ static enum procmap_kind classify(const char *path)
 	return PROCMAP_SPECIAL;
 }
 
+/*
+ * The kernel (show_map_vma) prints "%lx-%lx %c%c%c%c %08llx %02x:%02x %lu ",
+ * pads with spaces to a fixed column when a name follows, then the name. So
+ * everything after the inode and the padding is the path, spaces included;
+ * a path cannot start with a space because file paths are absolute and
+ * pseudo names start with '['.
+ */
 int procmaps_parse_line(char *line, struct procmap *m)
 {
 	char *p = line, *end;
@@ -94,7 +101,10 @@ int procmaps_parse_line(char *line, struct procmap *m)
 	len = strlen(p);
 	if (len && p[len - 1] == '\n')
 		p[--len] = '\0';
-	/* a path never ends in a space the kernel printed, so only a suffix match */
+	/*
+	 * d_path() appends " (deleted)" to unlinked files; a file really named
+	 * "x (deleted)" is indistinguishable, as for every other tool.
+	 */
 	if (len >= sizeof(deleted_suffix) - 1 &&
 	    !strcmp(p + len - (sizeof(deleted_suffix) - 1), deleted_suffix)) {
 		len -= sizeof(deleted_suffix) - 1;
@@ -170,7 +180,8 @@ struct procmaps *procmaps__parse(FILE *f, unsigned int flags)
 	}
 	for (i = 0; i < pm->nr; i++)
 		pm->maps[i].path = strtab__str(&pm->paths, (uint32_t)(uintptr_t)pm->maps[i].path);
-	qsort(pm->maps, pm->nr, sizeof(*pm->maps), procmap_cmp);
+	if (pm->nr)
+		qsort(pm->maps, pm->nr, sizeof(*pm->maps), procmap_cmp);
 	return pm;
 }
 

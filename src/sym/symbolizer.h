@@ -17,15 +17,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Not thread-safe: one thread (or a lock around every call) per symbolizer. */
 struct symbolizer;
 
 struct symbolizer_opts {
 	const char *debug_root;	/* separate debug files; NULL: "/usr/lib/debug" */
 	const char *kallsyms;	/* NULL: "/proc/kallsyms" (tests pass a fixture) */
 	const char *proc_root;	/* NULL: "/proc" (tests may pass a fake tree) */
-	const char *perfmap_dir;/* NULL: "/tmp" (perf-PID.map files) */
+	const char *perfmap_dir;/* NULL: "/tmp" (perf-PID.map files; a process in a
+				 * pid namespace is read from /tmp in its own root) */
 	bool no_demangle;	/* keep C++/Rust names mangled */
-	size_t max_objects;	/* distinct ELF objects kept open; 0: 4096 */
+	size_t max_objects;	/* distinct objects kept (ELF files, vdso images, one JIT
+				 * region per process); 0: 4096 */
 };
 
 /* A user frame normalized at sample time. */
@@ -37,7 +40,8 @@ struct sym_ufr {
 
 /* symbolizer__*_name() flag bits */
 #define SYM_F_UNKNOWN	0x1	/* no symbol: the name is "module+0xOFF" or "[unknown]" */
-#define SYM_F_JIT	0x2	/* from a perf map (anonymous executable memory) */
+#define SYM_F_JIT	0x2	/* anonymous executable memory: named from its perf map,
+				 * or "[unknown]" (with SYM_F_UNKNOWN) if the map lacks it */
 
 struct symbolizer_stats {
 	uint64_t procs;		/* processes snapshotted */
@@ -45,6 +49,7 @@ struct symbolizer_stats {
 	uint64_t objects;	/* ELF objects opened */
 	uint64_t object_errors;	/* objects that could not be opened or parsed */
 	uint64_t unmapped;	/* normalize(): ip in no mapping even after a re-read */
+	uint64_t objects_dropped; /* objects not opened: max_objects reached (obj 0) */
 };
 
 /* NULL + errno on failure. Kallsyms is loaded lazily on first kernel lookup. */
@@ -65,6 +70,9 @@ void symbolizer__forget_process(struct symbolizer *s, uint32_t tgid);
  * ip -> (object, file offset). Takes the snapshot if missing; an ip outside
  * every mapping triggers one re-read of the maps (dlopen) at most once per
  * second per process. Never fails: unknown ips give obj 0.
+ * Frames other than the leaf are return addresses: pass ip - 1 for them, or
+ * a call that ends a function (to a noreturn callee) is named after the
+ * function that follows it. The same holds for symbolizer__kernel_name().
  */
 void symbolizer__normalize(struct symbolizer *s, uint32_t tgid, uint64_t ip,
 			   struct sym_ufr *out);

@@ -185,17 +185,19 @@ static void stack_agg_accepts_and_merges_empty_stacks(void **state)
 }
 
 /*
- * Stack i: key pid = i, depth 1..40 words derived from i; every other stack
- * shares its words with a neighbour so only the key tells them apart.
+ * Stack i: 1..40 words starting with i / 2; key kind = i % 2 and pid = i / 2 % 7.
+ * So stacks 2j and 2j + 1 have the same words and differ only in the key, and
+ * thousands of stacks share a key and differ only in their words.
  */
 #define MANY 200000
 
 static void many_stack(size_t i, struct stack_key *k, uint64_t *w)
 {
-	size_t depth = 1 + i % 40, j;
+	size_t depth = 1 + (i >> 1) % 40, j;
 
-	*k = make_key(i & 1, 1000, (uint32_t)i, depth / 2, depth - depth / 2, "many");
-	for (j = 0; j < depth; j++)
+	*k = make_key(i & 1, 1000, (i >> 1) % 7, depth / 2, depth - depth / 2, "many");
+	w[0] = i >> 1;
+	for (j = 1; j < depth; j++)
 		w[j] = 0x400000 + ((i >> 1) * 0x9e3779b9ULL) + j * 16;
 }
 
@@ -204,7 +206,7 @@ static int many_check_cb(const struct stack_entry *e, void *arg)
 	size_t *seen = arg;
 	struct stack_key k;
 	uint64_t w[40];
-	size_t i = e->key.pid;
+	size_t i = (e->words[0] << 1) | e->key.kind;
 
 	many_stack(i, &k, w);
 	assert_memory_equal(&e->key, &k, sizeof(k));
@@ -360,12 +362,16 @@ static void stack_agg_clear_empties_resets_drops_and_keeps_memory(void **state)
 	stack_agg__free(agg);
 }
 
-/* Deepest stacks the key allows; after clear() small chunks are skipped, not overrun. */
+/*
+ * Deepest stacks the key allows. Round one leaves the arena as chunks of
+ * 4096, 8192 and >= 131070 words; after clear() the deep stack comes first
+ * and must skip the two small chunks rather than overrun them.
+ */
 static void stack_agg_stores_maximum_depth_stacks_across_clear(void **state)
 {
 	size_t n = 2 * 65535, i, round;
 	uint64_t *w = malloc(n * sizeof(*w));
-	struct stack_agg *agg = stack_agg__new(8);
+	struct stack_agg *agg = stack_agg__new(4096);
 	struct stack_key small = make_key(0, 1, 1, 0, 3, "s");
 	struct stack_key deep = make_key(0, 1, 2, 65535, 65535, "deep");
 
@@ -374,14 +380,25 @@ static void stack_agg_stores_maximum_depth_stacks_across_clear(void **state)
 	for (i = 0; i < n; i++)
 		w[i] = i * 7;
 	for (round = 0; round < 2; round++) {
-		assert_int_equal(stack_agg__add(agg, &small, w, 1), 0);
-		assert_int_equal(stack_agg__add(agg, &deep, w, 1), 0);
+		if (round == 1)
+			assert_int_equal(stack_agg__add(agg, &deep, w, 1), 0);
+		for (i = 0; i < 2000; i++) {
+			small.pid = i;
+			assert_int_equal(stack_agg__add(agg, &small, w, 1), 0);
+		}
+		if (round == 0) {
+			assert_int_equal(stack_agg__add(agg, &deep, w, 1), 0);
+			assert_true(agg->chunks->cap < n && agg->chunks->next->cap < n);
+		}
 		w[0]++;
 		assert_int_equal(stack_agg__add(agg, &deep, w, 1), 0);
 		assert_entry(agg, &deep, w, 1, 1);
 		w[0]--;
 		assert_entry(agg, &deep, w, 1, 1);
-		assert_entry(agg, &small, w, 1, 1);
+		for (i = 0; i < 2000; i++) {
+			small.pid = i;
+			assert_entry(agg, &small, w, 1, 1);
+		}
 		stack_agg__clear(agg);
 	}
 	stack_agg__free(agg);

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The symbolizer's object table: every mapped file, vdso image and per-process
+ * JIT region gets a small integer id (from 1) that frames carry until they
+ * are named. Files are deduplicated by (dev, inode) and opened while their
+ * process is alive, so they can be named after it exits.
+ */
+#ifndef HC_SYM_OBJTAB_H
+#define HC_SYM_OBJTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sym/procmaps.h"
+
+struct objtab;
+
+struct objtab_opts {
+	const char *proc_root;		/* "/proc" or a fake tree */
+	const char *debug_root;		/* separate debug files */
+	const char *perfmap_dir;	/* perf-PID.map files */
+	size_t max_objects;		/* ids handed out at most */
+	bool demangle;
+};
+
+struct objtab_stats {
+	uint64_t objects;		/* ELF objects (files, vdso images) opened */
+	uint64_t object_errors;		/* ... that could not be opened or parsed */
+	uint64_t objects_dropped;	/* not opened: max_objects reached */
+};
+
+/* NULL + errno. The strings in @o are copied. */
+struct objtab *objtab__new(const struct objtab_opts *o);
+void objtab__free(struct objtab *ot);	/* NULL is a no-op */
+
+/*
+ * Id of the file mapped by @m in @tgid, opening it on first sight through
+ * /proc/@tgid/map_files (or /proc/@tgid/root/<path>, same inode only).
+ * A file that cannot be opened still gets an id, named "<basename>+0x..".
+ * 0 when the table is full. *@not_elf (optional) tells that the file is no
+ * ELF object (e.g. a memfd holding JIT code), i.e. a perf map may name it.
+ */
+uint32_t objtab__file(struct objtab *ot, uint32_t tgid, const struct procmap *m, bool *not_elf);
+
+/* Id of the vdso mapped by @m, read from /proc/@tgid/mem once per image size; 0 on failure. */
+uint32_t objtab__vdso(struct objtab *ot, uint32_t tgid, const struct procmap *m);
+
+/*
+ * A new pseudo object for @tgid's anonymous executable memory, named from
+ * <perfmap_dir>/perf-@tgid.map when that is owned by @uid or root. A process
+ * in a child pid namespace (@nspid != @tgid) writes perf-@nspid.map in the
+ * /tmp of its own root: that directory is opened now, while it is alive.
+ * 0 when the table is full.
+ */
+uint32_t objtab__jit(struct objtab *ot, uint32_t tgid, uint32_t nspid, uid_t uid);
+
+/*
+ * Name @addr (file offset, or raw ip for a JIT object) of object @id into
+ * @buf, as symbolizer__user_name() documents; *@flags gets SYM_F_* bits.
+ * 0, or -errno when the object is unusable (@buf still holds a fallback).
+ */
+int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_t len,
+		 unsigned int *flags);
+
+void objtab__stats(const struct objtab *ot, struct objtab_stats *st);
+
+#endif /* HC_SYM_OBJTAB_H */

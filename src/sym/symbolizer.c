@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The symbolizer facade (see symbolizer.h): per-process snapshots of
+ * executable mappings resolve ips to (object, offset); objtab.c owns the
+ * objects and names them; kernel ips go to kallsyms. Not thread-safe.
+ */
+#include "sym/symbolizer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "sym/demangle.h"
+#include "sym/kallsyms.h"
+#include "sym/keymap.h"
+#include "sym/objtab.h"
+#include "sym/procmaps.h"
+#include "util/log.h"
+
+#define SYM_DEFAULT_MAX_OBJECTS 4096
+/*
+ * A miss re-reads a process's maps at once (a fresh process's first sample
+ * often precedes ld.so mapping libc), then backs off while misses keep
+ * finding nothing new (garbage ips from frame-pointer walks), up to once a
+ * second; a re-read that finds the ip resets the backoff.
+ */
+#define SYM_REREAD_MIN_NS	1000000ull
+#define SYM_REREAD_MAX_NS	1000000000ull
+/* above the x86-64 / arm64 user address space: never a mapping, never re-read */
+#define SYM_USER_ADDR_END	(1ull << 56)
+#define SYM_UNKNOWN		"[unknown]"
+
+enum sym_map_kind {
+	MAP_NONE,		/* not nameable ([vsyscall], dropped object): obj 0 */
+	MAP_OBJ,		/* file offset in obj */
+	MAP_ANON,		/* raw ip in the process's JIT object */
+};
+
+struct sym_map {
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+	uint32_t obj;
+	enum sym_map_kind kind;
+};
+
+struct sym_proc {
+	uint32_t tgid;
+	uid_t uid;		/* owner its perf map must have */
+	uint32_t nspid;		/* pid in its own pid namespace */
+	uint32_t jit_obj;	/* 0 until an anon mapping is hit */
+	struct sym_map *maps;	/* sorted by start */
+	size_t nr_maps;
+	uint64_t read_ns;	/* last read attempt */
+	uint64_t reread_gap_ns;	/* backoff before the next miss-driven re-read */
+	bool snapshot;		/* maps were read at least once */
+};
+
+struct symbolizer {
+	char *kallsyms_path;
+	char *proc_root;
+	bool demangle;
+	struct objtab *objs;
+	struct keymap procs;	/* (tgid, 0) -> struct sym_proc * */
+	struct kallsyms *ks;
+	int ks_err;		/* nonzero: kallsyms could not be loaded; not retried */
+	struct symbolizer_stats st;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- process snapshots -------------------------------------------------- */
+
+static struct sym_proc *proc_find(const struct symbolizer *s, uint32_t tgid)
+{
+	uint64_t v;
+
+	return keymap__get(&s->procs, tgid, 0, &v) ? (struct sym_proc *)(uintptr_t)v : NULL;
+}
+
+/* The innermost pid of an "NSpid:\t1234\t7" line, 0 if malformed. */
+static uint32_t parse_nspid(const char *line)
+{
+	const char *p = line + strlen("NSpid:");
+	unsigned long pid = 0;
+	char *end;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p < '0' || *p > '9')
+			return pid <= UINT32_MAX ? (uint32_t)pid : 0;
+		pid = strtoul(p, &end, 10);
+		p = end;
+	}
+}
+
+/*
+ * From /proc/PID/status: the effective uid, which perf-PID.map must be owned
+ * by ((uid_t)-1 if unknown: then only root-owned maps), and the pid the
+ * process sees for itself, which names its perf map.
+ */
+static void read_status(const struct symbolizer *s, struct sym_proc *p)
+{
+	unsigned long real, eff;
+	char path[4096], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	p->uid = (uid_t)-1;
+	p->nspid = p->tgid;
+	snprintf(path, sizeof(path), "%s/%u/status", s->proc_root, p->tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) >= 0) {
+		if (sscanf(line, "Uid: %lu %lu", &real, &eff) == 2)
+			p->uid = (uid_t)eff;
+		else if (!strncmp(line, "NSpid:", 6))
+			p->nspid = parse_nspid(line);
+	}
+	free(line);
+	fclose(f);
+}
+
+static void map_init(struct symbolizer *s, uint32_t tgid, const struct procmap *m,
+		     struct sym_map *sm)
+{
+	bool not_elf = false;
+
+	sm->start = m->start;
+	sm->end = m->end;
+	sm->pgoff = m->pgoff;
+	sm->kind = MAP_OBJ;
+	switch (m->kind) {
+	case PROCMAP_FILE:
+		sm->obj = objtab__file(s->objs, tgid, m, &not_elf);
+		/* memfd/JIT double-mappings are not ELF: their names are in the perf map */
+		if (not_elf)
+			sm->kind = MAP_ANON;
+		break;
+	case PROCMAP_VDSO:
+		/* the image is read from the mapping start, so offsets start at 0 */
+		sm->pgoff = 0;
+		sm->obj = objtab__vdso(s->objs, tgid, m);
+		break;
+	case PROCMAP_ANON:
+	case PROCMAP_OTHER:
+		sm->kind = MAP_ANON;
+		break;
+	default:
+		sm->kind = MAP_NONE;
+		break;
+	}
+	if (sm->kind == MAP_OBJ && !sm->obj)
+		sm->kind = MAP_NONE;
+}
+
+/* (Re)read @p's executable mappings. On failure the old snapshot stays. */
+static int proc_read_maps(struct symbolizer *s, struct sym_proc *p)
+{
+	struct procmaps *pm;
+	struct sym_map *maps;
+	char path[4096];
+	size_t i, n;
+
+	p->read_ns = now_ns();
+	snprintf(path, sizeof(path), "%s/%u/maps", s->proc_root, p->tgid);
+	pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
+	if (!pm) {
+		if (errno == ENOENT || errno == ESRCH)
+			return -ESRCH;
+		return errno ? -errno : -EIO;
+	}
+	n = procmaps__nr(pm);
+	maps = calloc(n ? n : 1, sizeof(*maps));
+	if (!maps) {
+		procmaps__free(pm);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		map_init(s, p->tgid, procmaps__entry(pm, i), &maps[i]);
+	procmaps__free(pm);
+	free(p->maps);
+	p->maps = maps;
+	p->nr_maps = n;
+	p->snapshot = true;
+	return 0;
+}
+
+static const struct sym_map *proc_find_map(const struct sym_proc *p, uint64_t ip)
+{
+	size_t lo = 0, hi = p->nr_maps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && ip < p->maps[lo - 1].end)
+		return &p->maps[lo - 1];
+	return NULL;
+}
+
+static void proc_free(struct sym_proc *p)
+{
+	if (!p)
+		return;
+	free(p->maps);
+	free(p);
+}
+
+int symbolizer__add_process(struct symbolizer *s, uint32_t tgid)
+{
+	struct sym_proc *p = proc_find(s, tgid);
+	int err;
+
+	if (p && p->snapshot)
+		return 0;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		p->tgid = tgid;
+		/* kept even if the process is gone: normalize() then rate-limits re-reads */
+		if (keymap__put(&s->procs, tgid, 0, (uintptr_t)p)) {
+			free(p);
+			return -ENOMEM;
+		}
+	}
+	read_status(s, p);
+	err = proc_read_maps(s, p);
+	if (err == -ESRCH) {
+		s->st.procs_gone++;
+		return err;
+	}
+	if (err) {
+		pr_debug("symbolizer: cannot read the maps of pid %u: %s\n", tgid, strerror(-err));
+		return err;
+	}
+	s->st.procs++;
+	return 0;
+}
+
+void symbolizer__forget_process(struct symbolizer *s, uint32_t tgid)
+{
+	uint64_t v;
+
+	if (keymap__del(&s->procs, tgid, 0, &v))
+		proc_free((struct sym_proc *)(uintptr_t)v);
+}
+
+void symbolizer__normalize(struct symbolizer *s, uint32_t tgid, uint64_t ip,
+			   struct sym_ufr *out)
+{
+	const struct sym_map *m = NULL;
+	struct sym_proc *p;
+
+	out->obj = 0;
+	out->tgid = 0;
+	out->addr = ip;
+	p = proc_find(s, tgid);
+	if (!p) {
+		symbolizer__add_process(s, tgid);
+		p = proc_find(s, tgid);
+	}
+	if (p)
+		m = proc_find_map(p, ip);
+	/* a mapping newer than the snapshot (dlopen, JIT, ld.so): re-read, with backoff */
+	if (p && !m && ip && ip < SYM_USER_ADDR_END && now_ns() - p->read_ns >= p->reread_gap_ns) {
+		if (!proc_read_maps(s, p))
+			m = proc_find_map(p, ip);
+		if (m)
+			p->reread_gap_ns = 0;
+		else if (p->reread_gap_ns < SYM_REREAD_MIN_NS)
+			p->reread_gap_ns = SYM_REREAD_MIN_NS;
+		else if (p->reread_gap_ns < SYM_REREAD_MAX_NS)
+			p->reread_gap_ns *= 2;
+	}
+	if (!m) {
+		s->st.unmapped++;
+		return;
+	}
+	switch (m->kind) {
+	case MAP_OBJ:
+		out->obj = m->obj;
+		out->addr = ip - m->start + m->pgoff;
+		break;
+	case MAP_ANON:
+		if (!p->jit_obj)
+			p->jit_obj = objtab__jit(s->objs, tgid, p->nspid, p->uid);
+		out->obj = p->jit_obj;
+		out->tgid = p->jit_obj ? tgid : 0;
+		break;
+	case MAP_NONE:
+		break;
+	}
+}
+
+/* ---- naming ------------------------------------------------------------- */
+
+int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *buf,
+			  size_t len, unsigned int *flags)
+{
+	unsigned int dummy;
+
+	if (!flags)
+		flags = &dummy;
+	*flags = 0;
+	if (!buf || !len)
+		return -EINVAL;
+	return objtab__name(s->objs, f->obj, f->addr, buf, len, flags);
+}
+
+static void kallsyms_load_once(struct symbolizer *s)
+{
+	if (s->ks || s->ks_err)
+		return;
+	s->ks = kallsyms__load(s->kallsyms_path);
+	if (!s->ks) {
+		s->ks_err = errno ? -errno : -EIO;
+		pr_warn("symbolizer: cannot load '%s': %s\n", s->kallsyms_path,
+			strerror(-s->ks_err));
+	} else if (!kallsyms__nr(s->ks) && kallsyms__nr_hidden(s->ks)) {
+		pr_warn("symbolizer: kernel addresses in '%s' are hidden (kernel.kptr_restrict): "
+			"kernel frames will be %s\n", s->kallsyms_path, SYM_UNKNOWN);
+	}
+}
+
+int symbolizer__kernel_name(struct symbolizer *s, uint64_t ip, char *buf, size_t len,
+			    unsigned int *flags)
+{
+	unsigned int dummy;
+	const char *name = NULL;
+
+	if (!flags)
+		flags = &dummy;
+	*flags = 0;
+	if (!buf || !len)
+		return -EINVAL;
+	kallsyms_load_once(s);
+	if (s->ks)
+		name = kallsyms__lookup(s->ks, ip, NULL, NULL);
+	if (!name) {
+		snprintf(buf, len, "%s", SYM_UNKNOWN);
+		*flags |= SYM_F_UNKNOWN;
+		return s->ks_err;
+	}
+	/* Rust-for-Linux symbols are v0-mangled (_R); C names pass through */
+	demangle_or_copy(name, s->demangle && name[0] == '_' && name[1] == 'R', buf, len);
+	return 0;
+}
+
+void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
+{
+	struct objtab_stats os;
+
+	objtab__stats(s->objs, &os);
+	*st = s->st;
+	st->objects = os.objects;
+	st->object_errors = os.object_errors;
+	st->objects_dropped = os.objects_dropped;
+}
+
+/* ---- lifetime ----------------------------------------------------------- */
+
+/*
+ * Every object keeps its file (and maybe its debug file) open until it is
+ * named at write time, so a system-wide profile needs more than the usual
+ * soft limit of 1024 descriptors: raise it to the hard limit, as perf does.
+ */
+static void raise_nofile_limit(size_t max_objects)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max ||
+	    rl.rlim_cur >= 2 * max_objects + 256)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		pr_debug("symbolizer: cannot raise the open file limit: %s\n", strerror(errno));
+}
+
+struct symbolizer *symbolizer__new(const struct symbolizer_opts *o)
+{
+	const struct symbolizer_opts defaults = {};
+	struct objtab_opts oo = {};
+	struct symbolizer *s;
+
+	if (!o)
+		o = &defaults;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	keymap__init(&s->procs);
+	s->demangle = !o->no_demangle;
+	s->kallsyms_path = strdup(o->kallsyms ? o->kallsyms : "/proc/kallsyms");
+	s->proc_root = strdup(o->proc_root ? o->proc_root : "/proc");
+	oo.proc_root = s->proc_root ? s->proc_root : "";
+	oo.debug_root = o->debug_root ? o->debug_root : "/usr/lib/debug";
+	oo.perfmap_dir = o->perfmap_dir ? o->perfmap_dir : "/tmp";
+	oo.max_objects = o->max_objects ? o->max_objects : SYM_DEFAULT_MAX_OBJECTS;
+	oo.demangle = s->demangle;
+	s->objs = objtab__new(&oo);
+	if (!s->kallsyms_path || !s->proc_root || !s->objs) {
+		symbolizer__free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	raise_nofile_limit(oo.max_objects);
+	return s;
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	size_t iter = 0;
+	uint64_t v;
+
+	if (!s)
+		return;
+	while (keymap__next(&s->procs, &iter, &v))
+		proc_free((struct sym_proc *)(uintptr_t)v);
+	keymap__release(&s->procs);
+	objtab__free(s->objs);
+	kallsyms__free(s->ks);
+	free(s->kallsyms_path);
+	free(s->proc_root);
+	free(s);
+}

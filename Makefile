@@ -94,7 +94,7 @@ check-integration: $(BIN)
 
 check: check-unit
 
-test: check-unit check-bpf check-integration
+test: check-style check-unit check-bpf check-integration
 
 check-style:
 	$(Q)tools/check-headers.sh

@@ -15,7 +15,11 @@ struct cmd {
 };
 
 static const struct cmd cmds[] = {
-	{ "record", cmd_record, "sample on-CPU stacks into a folded profile" },
+	{ "record", cmd_record, "sample on-CPU stacks into a profile" },
+	{ "report", cmd_report, "top frames, hottest frame and per-process totals of a profile" },
+	{ "flamegraph", cmd_flamegraph, "render a profile as an interactive SVG flame graph" },
+	{ "diff", cmd_diff, "compare two profiles (table, differential flame graph)" },
+	{ "convert", cmd_convert, "convert a profile between folded and pprof" },
 };
 
 static void usage(FILE *f)

@@ -9,5 +9,9 @@
 #define EXIT_USAGE	2	/* bad option, bad value, missing target */
 
 int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_flamegraph(int argc, char **argv);
 
 #endif /* HC_CLI_CMD_H */

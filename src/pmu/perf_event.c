@@ -122,8 +122,10 @@ int pmu_open_sampling(enum pmu_event ev, uint64_t freq_hz, const bool *online, s
 		probed = true;
 		if (fd < 0) {
 			err = fd;
-			pr_warn("pmu: cannot open '%s' on cpu %zu: %s\n", pmu_event_name(cur), cpu,
-				strerror(-err));
+			pr_warn("pmu: cannot open '%s' on cpu %zu: %s%s\n", pmu_event_name(cur), cpu,
+				strerror(-err),
+				cur == PMU_EV_CYCLES && pmu_should_fallback(-err) ?
+				" (no hardware PMU here: use -e cpu-clock)" : "");
 			close_all(fds, nr_cpus);
 			return err;
 		}

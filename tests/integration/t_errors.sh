@@ -28,6 +28,12 @@ expect 2 "cannot be combined" -- record -a -p 1
 expect 2 "unknown command" -- frobnicate
 expect 127 "cannot execute" -- record -d 1 -- /nonexistent/binary
 expect 1 "cannot create" -- record -d 0.2 -o /nonexistent-dir/out.folded
+if [ ! -e /sys/bus/event_source/devices/cpu ]; then
+	# no hardware PMU: forcing cycles fails clearly; the default falls back
+	expect 1 "no hardware PMU here: use -e cpu-clock" -- record -e cycles -d 0.2
+	expect 0 "sampling cpu-clock" -- record -d 0.2 -o "$TMP/fallback.folded"
+	rm -f "$TMP/fallback.folded"
+fi
 [ ! -e "$TMP/hotcold.folded" ] && ok "no output left behind by failed runs" || bad "stray output file"
 "$HOTCOLD" record --help >"$TMP/o" 2>"$TMP/e"
 [ $? -eq 0 ] && grep -q -- '--freq' "$TMP/o" && [ ! -s "$TMP/e" ] && ok "--help on stdout, exit 0" ||

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The in-memory profile every output and analysis works on: stacks of
+ * interned frames (root first) with an integer weight, a kind (what the
+ * weight measures) and optional labels. Built by `record` from aggregated
+ * samples, or read from a folded file.
+ */
+#ifndef HC_ANALYSIS_PROFILE_H
+#define HC_ANALYSIS_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* What a stack's weight measures. */
+enum profile_kind {
+	PROFILE_KIND_ONCPU = 0,	/* samples; × profile.period_ns = CPU time */
+	PROFILE_KIND_OFFCPU,	/* nanoseconds blocked */
+	PROFILE_KIND_RUNQ,	/* nanoseconds runnable, waiting for a CPU */
+	PROFILE_KIND_LOCK,	/* nanoseconds waiting for a lock */
+	PROFILE_KIND_NR,
+};
+
+/* Frame flags, mirrored by the folded suffixes. */
+#define FRAME_F_KERNEL	0x1	/* "_[k]" */
+#define FRAME_F_JIT	0x2	/* "_[j]" */
+#define FRAME_F_INLINE	0x4	/* "_[i]" */
+#define FRAME_F_WAKER	0x8	/* "_[w]" */
+#define FRAME_F_UNKNOWN	0x10	/* no symbol: "[unknown]" or "module+0x..." */
+
+struct profile_frame {
+	const char *name;	/* without suffix; interned, owned by the profile */
+	const char *module;	/* file name of the object, or NULL */
+	const char *build_id;	/* hex, or NULL */
+	unsigned int flags;	/* FRAME_F_* */
+};
+
+struct profile_stack {
+	const uint32_t *frames;	/* frame ids, root first (frames[0] is usually the process) */
+	size_t nr_frames;
+	uint64_t weight;
+	enum profile_kind kind;
+	uint32_t pid;		/* tgid, 0 if unknown */
+	uint32_t tid;		/* 0 if unknown */
+	const char *comm;	/* interned, or NULL */
+	const char *reason;	/* off-CPU reason label, interned, or NULL */
+};
+
+/* Input to profile__add(); strings are copied. */
+struct profile_frame_in {
+	const char *name;
+	const char *module;	/* may be NULL */
+	const char *build_id;	/* may be NULL */
+	unsigned int flags;
+};
+
+struct profile_stack_in {
+	const struct profile_frame_in *frames;	/* root first */
+	size_t nr_frames;
+	uint64_t weight;
+	enum profile_kind kind;
+	uint32_t pid, tid;
+	const char *comm, *reason;		/* may be NULL */
+};
+
+struct profile;
+
+struct profile *profile__new(void);		/* NULL + errno */
+void profile__free(struct profile *p);		/* NULL is a no-op */
+
+/*
+ * Add a stack. Stacks with the same frames, kind and labels merge (weights
+ * add; -EOVERFLOW if the sum would pass UINT64_MAX, nothing changed).
+ * 0 or -errno.
+ */
+int profile__add(struct profile *p, const struct profile_stack_in *s);
+
+size_t profile__nr_stacks(const struct profile *p);
+const struct profile_stack *profile__stack(const struct profile *p, size_t i);
+size_t profile__nr_frames(const struct profile *p);	/* distinct frames */
+const struct profile_frame *profile__frame(const struct profile *p, uint32_t id);
+uint64_t profile__total(const struct profile *p, enum profile_kind kind);
+bool profile__has_kind(const struct profile *p, enum profile_kind kind);
+
+/* Metadata: sampling period for on-CPU weights (0 = unknown), a title line. */
+void profile__set_period_ns(struct profile *p, uint64_t ns);
+uint64_t profile__period_ns(const struct profile *p);
+
+/* ---- folded text ------------------------------------------------------------ */
+
+struct folded_read_stats {
+	uint64_t lines;		/* non-blank lines seen */
+	uint64_t malformed;	/* skipped: no count, bad count, no frames */
+	uint64_t first_bad_line;/* line number of the first malformed line, 0 if none */
+};
+
+/*
+ * Read FlameGraph folded stacks (SEEDS.md §1): frames root->leaf joined by
+ * ';', the count after the LAST space, surrounding whitespace ignored, blank
+ * lines ignored, malformed lines skipped and counted (each reported with its
+ * line number via pr_debug). Suffixes _[k] _[j] _[i] _[w] become flags.
+ * Weights are @kind. 0 or -errno (-EIO on read error, -ENOMEM).
+ */
+int profile__read_folded(struct profile *p, FILE *in, enum profile_kind kind,
+			 struct folded_read_stats *st);
+
+/* Write folded lines (suffixes restored), count desc then text asc. 0 or -EIO. */
+int profile__write_folded(const struct profile *p, FILE *out);
+
+/* ---- per-frame totals ------------------------------------------------------- */
+
+struct frame_total {
+	uint32_t frame;		/* frame id */
+	uint64_t self;		/* weight where it is the leaf */
+	uint64_t inclusive;	/* weight of stacks containing it, once per stack (recursion) */
+};
+
+/*
+ * Self and inclusive weight per frame *name* (ids with the same name and
+ * flags are one frame), over stacks of @kind, sorted by self desc then name
+ * asc. *out is malloc'd. 0 or -errno.
+ */
+int profile__frame_totals(const struct profile *p, enum profile_kind kind,
+			  struct frame_total **out, size_t *nr);
+
+/*
+ * The hottest frame: most self weight, ties to the smallest name. false when
+ * the profile has no weight of @kind. @pct gets its self share in percent.
+ */
+bool profile__hottest(const struct profile *p, enum profile_kind kind, uint32_t *frame,
+		      double *pct);
+
+#endif /* HC_ANALYSIS_PROFILE_H */

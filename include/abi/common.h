@@ -31,6 +31,15 @@ enum hc_sample_kind {
 #define HC_SF_USTACK_ERR	0x4	/* user stack requested but not captured */
 #define HC_SF_USTACK_TRUNC	0x8	/* user stack hit HC_MAX_STACK_DEPTH */
 #define HC_SF_KTHREAD		0x10	/* kernel thread: no user stack exists */
+#define HC_SF_UNWIND_CFI	0x20	/* user stack walked with CFI tables */
+#define HC_SF_UNWIND_FP		0x40	/* ... and some frames by frame pointer (no CFI there) */
+#define HC_SF_UNWIND_PARTIAL	0x80	/* the CFI walk stopped early (reason in stats) */
+
+/* record_opts -> cfg_unwind */
+enum hc_unwind_mode {
+	HC_UNWIND_FP = 0,	/* frame pointers only (bpf_get_stack) */
+	HC_UNWIND_CFI = 1,	/* CFI tables where loaded, frame pointers elsewhere */
+};
 
 struct hc_rec_hdr {
 	__u32 type;		/* enum hc_rec_type */
@@ -46,10 +55,9 @@ struct hc_proc_rec {
 };
 
 /*
- * A stack sample. The ring reserves it at full size (the verifier wants a
- * constant); only nr_kstack + nr_ustack entries of ips[] are meaningful:
- * kernel ips at ips[0..nr_kstack), user ips at ips[HC_MAX_STACK_DEPTH..),
- * both leaf first.
+ * A stack sample, built in a per-CPU scratch buffer and copied to the ring
+ * at its used size: kernel ips at ips[0..nr_kstack), then user ips at
+ * ips[nr_kstack..nr_kstack + nr_ustack), both leaf first.
  */
 struct hc_stack_rec {
 	struct hc_rec_hdr hdr;
@@ -77,6 +85,14 @@ enum hc_stat {
 	HC_STAT_USTACK_TRUNC,	/* user stack deeper than HC_MAX_STACK_DEPTH */
 	HC_STAT_TARGET_FULL,	/* proc_targets full: a child was not followed */
 	HC_STAT_PROC_RB_FULL,	/* exec/exit event lost */
+	HC_STAT_SCRATCH_ERR,	/* per-CPU scratch buffer missing (never expected) */
+	HC_STAT_UNWIND_CFI,	/* user stacks walked with CFI */
+	HC_STAT_UNWIND_NO_TABLE,/* process had no CFI table (yet): frame pointers used */
+	HC_STAT_UNWIND_FP_FRAMES,/* frames inside CFI walks unwound by frame pointer */
+	HC_STAT_UNWIND_NO_MAPPING,/* walk reached a pc in no known mapping */
+	HC_STAT_UNWIND_UNSUP,	/* walk reached a CFA rule we cannot evaluate */
+	HC_STAT_UNWIND_READ_ERR,/* walk could not read the stack */
+	HC_STAT_UNWIND_BAD_SP,	/* walk went down the stack (corrupt frame): stopped */
 	HC_STAT_NR,
 };
 

@@ -22,6 +22,8 @@ enum {
 	OPT_NO_DEMANGLE,
 	OPT_RING_MB,
 	OPT_MAX_STACKS,
+	OPT_UNWIND,
+	OPT_UNWIND_ROWS,
 };
 
 struct opt_doc {
@@ -53,6 +55,10 @@ static const struct opt_doc docs[] = {
 	  "root frame is thread-name-TID instead of the process name" },
 	{ { "per-pid", no_argument, NULL, OPT_PER_PID }, 0, NULL,
 	  "root frame is process-name-PID" },
+	{ { "unwind", required_argument, NULL, OPT_UNWIND }, 0, "MODE",
+	  "user stacks: auto (CFI tables where built, else frame pointers), fp, cfi" },
+	{ { "unwind-rows", required_argument, NULL, OPT_UNWIND_ROWS }, 0, "N",
+	  "CFI rows kept in kernel memory, 12 bytes each (default 4194304)" },
 	{ { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE }, 0, NULL,
 	  "keep C++/Rust symbols mangled" },
 	{ { "ring-mb", required_argument, NULL, OPT_RING_MB }, 0, "MB",
@@ -158,6 +164,22 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_PER_PID:
 			o->root = ROOT_PID;
+			break;
+		case OPT_UNWIND:
+			if (!strcmp(optarg, "auto"))
+				o->unwind = UNWIND_AUTO;
+			else if (!strcmp(optarg, "fp"))
+				o->unwind = UNWIND_FP;
+			else if (!strcmp(optarg, "cfi"))
+				o->unwind = UNWIND_CFI;
+			else
+				return bad_value("--unwind", optarg, -EINVAL);
+			break;
+		case OPT_UNWIND_ROWS:
+			err = parse_u64(optarg, 1024, 1ull << 30, &v);
+			if (err)
+				return bad_value("--unwind-rows", optarg, err);
+			o->unwind_max_rows = v;
 			break;
 		case OPT_NO_DEMANGLE:
 			o->no_demangle = true;

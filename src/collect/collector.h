@@ -19,6 +19,9 @@ struct collector_env {
 	int seen_fd;		/* tgids that already produced a record */
 	int events_fd;		/* the one event ring */
 	bool filter;		/* false: system-wide */
+	bool unwind_cfi;	/* walk user stacks with the CFI tables below */
+	int unwind_procs_fd;	/* owned by the session's unwind tables */
+	int unwind_objs_fd;
 	int nr_cpus;		/* possible CPUs */
 	const bool *online;	/* [nr_cpus] */
 };
@@ -69,6 +72,8 @@ struct sample_view {
 	bool new_tgid;		/* first record of this tgid */
 	bool kthread;
 	bool ustack_truncated;
+	bool unwind_cfi;	/* user stack walked with CFI tables */
+	bool unwind_partial;	/* that walk stopped before the outermost frame */
 	uint64_t weight;
 	uint64_t time_ns;
 	const char *comm;	/* NUL-terminated */

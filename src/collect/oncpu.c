@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "abi/oncpu.h"
+#include "abi/unwind.h"
 #include "collect/collector.h"
 #include "collect/proc.h"
 #include "oncpu.skel.h"
@@ -36,6 +37,10 @@ static int reuse_shared_maps(struct oncpu_bpf *skel, const struct collector_env 
 		err = bpf_map__reuse_fd(skel->maps.proc_seen, env->seen_fd);
 	if (!err)
 		err = bpf_map__reuse_fd(skel->maps.proc_events, env->events_fd);
+	if (!err && env->unwind_cfi)
+		err = bpf_map__reuse_fd(skel->maps.unwind_procs, env->unwind_procs_fd);
+	if (!err && env->unwind_cfi)
+		err = bpf_map__reuse_fd(skel->maps.unwind_objs, env->unwind_objs_fd);
 	return err;
 }
 
@@ -69,6 +74,7 @@ static int oncpu_open(struct collector *c, const struct record_opts *o,
 	}
 	oc->skel->rodata->cfg_filter = env->filter;
 	oc->skel->rodata->cfg_idle = o->idle;
+	oc->skel->rodata->cfg_unwind = env->unwind_cfi ? HC_UNWIND_CFI : HC_UNWIND_FP;
 	oc->skel->rodata->cfg_stacks = (o->kernel_stacks ? HC_ONCPU_KSTACK : 0) |
 				       (o->user_stacks ? HC_ONCPU_USTACK : 0);
 	err = reuse_shared_maps(oc->skel, env);
@@ -149,14 +155,31 @@ static void oncpu_stats(const struct collector *c, struct collector_stats *st)
 						   true };
 	st->s[st->nr++] = (struct collector_stat){ "user stacks truncated",
 						   v[HC_STAT_USTACK_TRUNC], true };
+	if (!oc->skel->rodata->cfg_unwind)
+		return;
+	st->s[st->nr++] = (struct collector_stat){ "user stacks by CFI", v[HC_STAT_UNWIND_CFI],
+						   false };
+	st->s[st->nr++] = (struct collector_stat){ "stacks by FP (no table yet)",
+						   v[HC_STAT_UNWIND_NO_TABLE], true };
+	st->s[st->nr++] = (struct collector_stat){ "CFI stacks with FP frames (no CFI there)",
+						   v[HC_STAT_UNWIND_FP_FRAMES], true };
+	st->s[st->nr++] = (struct collector_stat){ "walks ended in unmapped code",
+						   v[HC_STAT_UNWIND_NO_MAPPING], true };
+	st->s[st->nr++] = (struct collector_stat){ "walks ended on an unsupported CFA rule",
+						   v[HC_STAT_UNWIND_UNSUP], true };
+	st->s[st->nr++] = (struct collector_stat){ "walks ended on unreadable stack",
+						   v[HC_STAT_UNWIND_READ_ERR], true };
+	st->s[st->nr++] = (struct collector_stat){ "walks ended on a corrupt frame",
+						   v[HC_STAT_UNWIND_BAD_SP], true };
 }
 
 static void oncpu_describe(const struct collector *c, char *buf, size_t len)
 {
 	const struct oncpu *oc = c->priv;
 
-	snprintf(buf, len, "%s @ %llu Hz", pmu_event_name(oc->event),
-		 (unsigned long long)oc->freq_hz);
+	snprintf(buf, len, "%s @ %llu Hz, user stacks by %s", pmu_event_name(oc->event),
+		 (unsigned long long)oc->freq_hz,
+		 oc->skel->rodata->cfg_unwind ? "CFI" : "frame pointers");
 }
 
 static void oncpu_close(struct collector *c)

@@ -18,6 +18,10 @@ _Static_assert(sizeof(struct hc_stack_rec) == 80 + 2 * HC_MAX_STACK_DEPTH * 8,
 	       "hc_stack_rec ABI changed");
 _Static_assert(sizeof(struct hc_proc_rec) == 32, "hc_proc_rec ABI changed");
 
+/* Bytes of a stack record up to its last used ip. */
+#define STACK_REC_SIZE(nr_ips) (sizeof(struct hc_stack_rec) - 2 * HC_MAX_STACK_DEPTH * 8 + \
+				(size_t)(nr_ips) * 8)
+
 struct proc_tracker {
 	struct proc_bpf *skel;
 	struct ring_buffer *rb;
@@ -53,8 +57,10 @@ static int decode_stack(struct proc_tracker *pt, const struct hc_stack_rec *r, s
 {
 	struct sample_view v;
 
-	if (size < sizeof(*r) || r->nr_kstack > HC_MAX_STACK_DEPTH ||
-	    r->nr_ustack > HC_MAX_STACK_DEPTH) {
+	/* records are copied out at their used size: check before reading ips */
+	if (size < STACK_REC_SIZE(0) || r->nr_kstack > HC_MAX_STACK_DEPTH ||
+	    r->nr_ustack > HC_MAX_STACK_DEPTH ||
+	    size < STACK_REC_SIZE(r->nr_kstack + r->nr_ustack)) {
 		pt->bad_records++;
 		return 0;
 	}
@@ -66,13 +72,15 @@ static int decode_stack(struct proc_tracker *pt, const struct hc_stack_rec *r, s
 	v.new_tgid = r->flags & HC_SF_NEW_TGID;
 	v.kthread = r->flags & HC_SF_KTHREAD;
 	v.ustack_truncated = r->flags & HC_SF_USTACK_TRUNC;
+	v.unwind_cfi = r->flags & HC_SF_UNWIND_CFI;
+	v.unwind_partial = r->flags & HC_SF_UNWIND_PARTIAL;
 	v.weight = r->weight;
 	v.time_ns = r->time_ns;
 	v.comm = r->comm;
 	v.pcomm = r->pcomm;
 	v.kips = (const uint64_t *)r->ips;	/* __u64 and uint64_t: same width */
 	v.nr_kips = r->nr_kstack;
-	v.uips = (const uint64_t *)&r->ips[HC_MAX_STACK_DEPTH];
+	v.uips = (const uint64_t *)&r->ips[r->nr_kstack];
 	v.nr_uips = r->nr_ustack;
 	if (!v.kind) {
 		pt->bad_records++;

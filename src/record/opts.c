@@ -19,6 +19,8 @@ void record_opts_init(struct record_opts *o)
 	o->ring_bytes = 8u << 20;
 	o->max_stacks = 1u << 20;
 	o->max_targets = 8192;
+	o->unwind = UNWIND_AUTO;
+	o->unwind_max_rows = 4u << 20;
 	o->output = "hotcold.folded";
 	o->root = ROOT_PROCESS;
 }
@@ -41,6 +43,16 @@ int record_opts_validate(const struct record_opts *o)
 	}
 	if (o->idle && targeted) {
 		pr_warn("record: --idle only makes sense system-wide\n");
+		return -EINVAL;
+	}
+#if !defined(__x86_64__)
+	if (o->unwind == UNWIND_CFI) {
+		pr_warn("record: --unwind=cfi is only implemented for x86-64\n");
+		return -EINVAL;
+	}
+#endif
+	if (o->unwind == UNWIND_CFI && !o->user_stacks) {
+		pr_warn("record: --unwind=cfi needs user stacks\n");
 		return -EINVAL;
 	}
 	if (o->ring_bytes & (o->ring_bytes - 1)) {

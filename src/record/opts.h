@@ -15,6 +15,12 @@ enum frame_root {
 	ROOT_THREAD,		/* "threadname-TID" */
 };
 
+enum unwind_mode {
+	UNWIND_AUTO = 0,	/* CFI where supported (x86-64), frame pointers elsewhere */
+	UNWIND_FP,		/* frame pointers only */
+	UNWIND_CFI,		/* CFI tables; an error where unsupported */
+};
+
 struct record_opts {
 	/* targets: none of pids/tids/cmd means system-wide */
 	uint32_t *pids;
@@ -30,6 +36,8 @@ struct record_opts {
 	bool user_stacks;
 	bool kernel_stacks;
 	bool idle;		/* include the idle task */
+	enum unwind_mode unwind;
+	size_t unwind_max_rows;	/* CFI rows in kernel memory, 12 bytes each */
 
 	/* run */
 	uint64_t duration_ns;	/* 0: until signal / targets exit */

@@ -22,6 +22,7 @@
 #include "output/outfile.h"
 #include "record/emit.h"
 #include "record/target.h"
+#include "unwind/tables.h"
 #include "util/log.h"
 
 #define SESSION_MAX_COLLECTORS 4
@@ -37,6 +38,7 @@ struct session {
 	struct collector cols[SESSION_MAX_COLLECTORS];
 	size_t nr_cols;
 	struct symbolizer *sym;
+	struct unwind_tables *ut;	/* NULL: frame pointers only */
 	struct stack_agg *agg;
 	struct target_child child;
 	int child_wstatus;
@@ -89,6 +91,9 @@ static int on_sample(const struct sample_view *v, void *arg)
 		err = symbolizer__add_process(s->sym, v->tgid);
 		if (err == -ESRCH)
 			s->procs_late++;
+		/* this sample walked by frame pointer; the next ones get CFI */
+		if (s->ut && !err)
+			unwind_tables__add_process(s->ut, v->tgid);
 	}
 	memset(&key, 0, sizeof(key));
 	key.kind = v->kind;
@@ -122,6 +127,8 @@ static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
 
 	/* the next sample is flagged new and re-reads the new image's maps */
 	symbolizer__forget_process(s->sym, tgid);
+	if (s->ut)
+		unwind_tables__remove_process(s->ut, tgid);
 	return 0;
 }
 
@@ -131,6 +138,8 @@ static int on_proc_exit(uint32_t tgid, void *arg)
 
 	/* ring order: every sample of @tgid was normalized before this record */
 	symbolizer__forget_process(s->sym, tgid);
+	if (s->ut)
+		unwind_tables__remove_process(s->ut, tgid);
 	return 0;
 }
 
@@ -139,6 +148,38 @@ static const struct proc_handlers handlers_proto = {
 	.exec = on_proc_exec,
 	.exit = on_proc_exit,
 };
+
+static bool cfi_supported(void)
+{
+#if defined(__x86_64__)
+	return true;
+#else
+	return false;
+#endif
+}
+
+/* CFI tables for user stacks, pre-loaded for -p targets so their first samples use them. */
+static int session_open_unwind(struct session *s)
+{
+	struct unwind_tables_opts uo = { .max_rows = s->o->unwind_max_rows };
+	int err;
+
+	if (s->o->unwind == UNWIND_FP || !s->o->user_stacks || !cfi_supported())
+		return 0;
+	err = unwind_tables__new(&s->ut, &uo);
+	if (err) {
+		if (s->o->unwind == UNWIND_CFI)
+			return err;
+		pr_info("record: CFI unwinding unavailable, using frame pointers\n");
+		return 0;
+	}
+	s->env.unwind_cfi = true;
+	s->env.unwind_procs_fd = unwind_tables__procs_fd(s->ut);
+	s->env.unwind_objs_fd = unwind_tables__objs_fd(s->ut);
+	for (size_t i = 0; i < s->o->nr_pids; i++)
+		unwind_tables__add_process(s->ut, s->o->pids[i]);
+	return 0;
+}
 
 static int session_open(struct session *s)
 {
@@ -174,6 +215,9 @@ static int session_open(struct session *s)
 		child_pid = s->child.pid;
 	}
 	err = proc_tracker__open(&s->pt, o, child_pid, &s->env);
+	if (err)
+		return err;
+	err = session_open_unwind(s);
 	if (err)
 		return err;
 	s->online = calloc(s->env.nr_cpus, sizeof(*s->online));
@@ -293,6 +337,19 @@ static void print_stat_group(const char *name, const struct collector_stats *st,
 		pr_warn("%s: %s\n", name, line);
 }
 
+static void report_unwind(const struct unwind_tables *ut)
+{
+	struct unwind_tables_stats us;
+
+	unwind_tables__stats(ut, &us);
+	pr_info("unwind: %llu tables built (peak %llu rows, %.2f MiB of kernel memory; %.0f ms), "
+		"%llu objects without CFI, %llu unreadable, %llu over limits, %llu mappings dropped\n",
+		(unsigned long long)us.objects_built, (unsigned long long)us.rows_peak,
+		us.bytes_peak / 1048576.0, us.build_ns / 1e6, (unsigned long long)us.objects_no_cfi,
+		(unsigned long long)us.objects_failed, (unsigned long long)us.over_limit,
+		(unsigned long long)us.maps_dropped);
+}
+
 /* Every loss counter, BPF side and user side; with !final only the non-zero ones. */
 static void report_stats(struct session *s, bool final)
 {
@@ -311,6 +368,8 @@ static void report_stats(struct session *s, bool final)
 						 s->procs_late, true };
 	st.s[st.nr++] = (struct collector_stat){ "objects unreadable", ss.object_errors, true };
 	print_stat_group("lost", &st, final);
+	if (s->ut && final)
+		report_unwind(s->ut);
 }
 
 static int session_write(struct session *s)
@@ -355,6 +414,7 @@ static void session_close(struct session *s)
 	if (s->child.pid > 0 && !s->child_done)
 		target_child_abort(&s->child);
 	symbolizer__free(s->sym);
+	unwind_tables__free(s->ut);
 	stack_agg__free(s->agg);
 	free(s->online);
 	free(s->words);

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The CFI user-stack unwinder (x86-64). The including object defines the
+ * maps it uses (their fds are shared by the loader, see src/unwind/tables.c):
+ *   unwind_procs   HASH tgid -> struct hc_unwind_proc (executable mappings)
+ *   unwind_objs    HASH_OF_MAPS obj id -> ARRAY of struct hc_cfi_row
+ *   unwind_scratch PERCPU_ARRAY[1] of struct uw_scratch
+ * and a stats map passed as UNWIND_STATS.
+ *
+ * Each step: find the mapping of pc, binary-search its object's rows, compute
+ * the CFA, read the return address at CFA-8 and, if saved, the caller's %rbp.
+ * Code without rows (JIT, objects without .eh_frame) is walked by frame
+ * pointer and counted. bpf_loop() keeps the verifier's work to one step.
+ */
+#ifndef HC_BPF_LIB_UNWIND_BPF_H
+#define HC_BPF_LIB_UNWIND_BPF_H
+
+/* Types here; the walker is in lib/unwind_walk.bpf.h, included after the maps. */
+
+struct uw_state {
+	__u64 pc;
+	__u64 sp;
+	__u64 bp;
+	__u32 tgid;
+	__u32 base;		/* index in rec.ips of the first user frame */
+	__u32 n;		/* user frames written */
+	__u32 stop;		/* 0 while walking; else an enum hc_stat reason or UNWIND_DONE */
+	__u32 fp_frames;
+	__u32 pad;
+};
+
+#define UNWIND_DONE ((__u32)-1)
+
+struct uw_scratch {
+	struct uw_state st;
+	struct hc_stack_rec rec;
+};
+
+#endif /* HC_BPF_LIB_UNWIND_BPF_H */

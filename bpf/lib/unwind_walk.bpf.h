@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The CFI walker; see lib/unwind.bpf.h for the maps the including object
+ * must define before including this file.
+ */
+#ifndef HC_BPF_LIB_UNWIND_WALK_BPF_H
+#define HC_BPF_LIB_UNWIND_WALK_BPF_H
+
+static __always_inline struct hc_unwind_map *unwind_find_map(struct hc_unwind_proc *p, __u64 pc)
+{
+	__u32 lo = 0, hi = p->nr, mid, idx;
+
+	if (hi > HC_UNWIND_MAX_MAPS)
+		hi = HC_UNWIND_MAX_MAPS;
+	/* lo ends at the first mapping starting above pc */
+	for (int i = 0; i < HC_UNWIND_MAP_ITERS; i++) {
+		if (lo >= hi)
+			break;
+		mid = (lo + hi) / 2;
+		if (mid >= HC_UNWIND_MAX_MAPS)
+			return NULL;
+		if (p->maps[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	idx = lo - 1;
+	if (idx >= HC_UNWIND_MAX_MAPS || pc >= p->maps[idx].end)
+		return NULL;
+	return &p->maps[idx];
+}
+
+/* The row covering vaddr: the last one with row.pc <= vaddr. */
+static __always_inline struct hc_cfi_row *unwind_find_row(void *rows, __u32 nr, __u32 vaddr)
+{
+	__u32 lo = 0, hi = nr, mid;
+	struct hc_cfi_row *r;
+
+	for (int i = 0; i < HC_UNWIND_ROW_ITERS + 1; i++) {
+		if (lo >= hi)
+			break;
+		mid = (lo + hi) / 2;
+		r = bpf_map_lookup_elem(rows, &mid);
+		if (!r)
+			return NULL;
+		if (r->pc <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	mid = lo - 1;
+	return bpf_map_lookup_elem(rows, &mid);
+}
+
+/* One frame by frame pointer: [bp] is the caller's bp, [bp+8] the return address. */
+static __always_inline __u32 unwind_fp_step(struct uw_state *st)
+{
+	__u64 frame[2];
+
+	if (!st->bp || st->bp < st->sp)
+		return HC_STAT_UNWIND_BAD_SP;
+	if (bpf_probe_read_user(frame, sizeof(frame), (void *)st->bp))
+		return HC_STAT_UNWIND_READ_ERR;
+	st->sp = st->bp + 16;
+	st->bp = frame[0];
+	st->pc = frame[1];
+	st->fp_frames++;
+	return 0;
+}
+
+static __always_inline __u32 unwind_cfi_step(struct uw_state *st, struct hc_cfi_row *row)
+{
+	__u64 cfa, ra, bp;
+
+	switch (row->cfa) {
+	case HC_CFA_RSP:
+		cfa = st->sp + row->cfa_off;
+		break;
+	case HC_CFA_RBP:
+		cfa = st->bp + row->cfa_off;
+		break;
+	case HC_CFA_PLT:
+		/* glibc/binutils PLT: after the pushq in the stub, CFA is 8 further */
+		cfa = st->sp + row->cfa_off + ((st->pc & 15) >= (__u64)row->rbp_off ? 8 : 0);
+		break;
+	case HC_CFA_END:
+		return UNWIND_DONE;
+	default:
+		return HC_STAT_UNWIND_UNSUP;
+	}
+	/* a caller's frame lies above its callee's: anything else is corruption */
+	if (cfa <= st->sp)
+		return HC_STAT_UNWIND_BAD_SP;
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+		return HC_STAT_UNWIND_READ_ERR;
+	if (row->rbp == HC_RBP_AT_CFA) {
+		if (bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + row->rbp_off)))
+			return HC_STAT_UNWIND_READ_ERR;
+		st->bp = bp;
+	} else if (row->rbp == HC_RBP_UNSUP) {
+		st->bp = 0;	/* unknown from here: a later FP step will stop cleanly */
+	}
+	st->sp = cfa;
+	st->pc = ra;
+	return 0;
+}
+
+/* bpf_loop callback: record st->pc, then step to the caller. Returns 1 to stop. */
+static long unwind_step(__u32 i, void *ctx)
+{
+	struct hc_unwind_proc *proc;
+	struct hc_unwind_map *m;
+	struct uw_scratch *s;
+	struct hc_cfi_row *row;
+	struct uw_state *st;
+	__u32 zero = 0, idx, reason;
+	__u64 lookup_pc;
+	void *rows;
+
+	s = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	if (!s)
+		return 1;
+	st = &s->st;
+	idx = st->base + st->n;
+	if (st->n >= HC_MAX_STACK_DEPTH || idx >= 2 * HC_MAX_STACK_DEPTH) {
+		st->stop = HC_STAT_USTACK_TRUNC;
+		return 1;
+	}
+	s->rec.ips[idx] = st->pc;
+	st->n++;
+	/* above the leaf, pc is a return address: look up the call instruction */
+	lookup_pc = st->n > 1 ? st->pc - 1 : st->pc;
+
+	proc = bpf_map_lookup_elem(&unwind_procs, &st->tgid);
+	m = proc ? unwind_find_map(proc, lookup_pc) : NULL;
+	if (!m) {
+		st->stop = HC_STAT_UNWIND_NO_MAPPING;
+		return 1;
+	}
+	row = NULL;
+	if (m->obj) {
+		rows = bpf_map_lookup_elem(&unwind_objs, &m->obj);
+		if (rows)
+			row = unwind_find_row(rows, m->nr_rows, (__u32)(lookup_pc - m->bias));
+	}
+	if (!row || row->cfa == HC_CFA_NONE)
+		reason = unwind_fp_step(st);
+	else
+		reason = unwind_cfi_step(st, row);
+	if (!reason && !st->pc)
+		reason = UNWIND_DONE;	/* a zero return address ends the chain */
+	if (reason) {
+		st->stop = reason;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Walk the user stack of the current task from @regs (its user-mode
+ * registers) into rec.ips[base..]. Returns the number of frames; st->stop
+ * says why it ended (UNWIND_DONE: reached the outermost frame).
+ */
+static __always_inline __u32 unwind_user(struct uw_scratch *s, struct pt_regs *regs,
+					 __u32 tgid, __u32 base)
+{
+	struct uw_state *st = &s->st;
+
+	st->pc = BPF_CORE_READ(regs, ip);
+	st->sp = BPF_CORE_READ(regs, sp);
+	st->bp = BPF_CORE_READ(regs, bp);
+	st->tgid = tgid;
+	st->base = base;
+	st->n = 0;
+	st->stop = 0;
+	st->fp_frames = 0;
+	bpf_loop(HC_MAX_STACK_DEPTH, unwind_step, NULL, 0);
+	return st->n;
+}
+
+#endif /* HC_BPF_LIB_UNWIND_WALK_BPF_H */

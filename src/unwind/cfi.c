@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * .eh_frame -> unwind rows. libdw evaluates each FDE's CFA program; we ask it
+ * for the frame at a pc, take the range [pc, end) it is valid for, and jump
+ * to end, so the cost is one call per row. FDE starts come from
+ * .eh_frame_hdr's search table (sym/ehframe.c); pcs between FDEs become
+ * CFI_CFA_NONE rows so a lookup there falls back to frame pointers instead
+ * of using the previous function's rule.
+ */
+#include "unwind/cfi.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym/ehframe.h"
+
+#define X86_64_RBP	6
+#define X86_64_RSP	7
+#define X86_64_RA	16	/* DWARF register number of the return address */
+
+struct row_buf {
+	struct cfi_row *rows;
+	size_t nr, cap;
+};
+
+static int push_row(struct row_buf *b, const struct cfi_row *r)
+{
+	struct cfi_row *last = b->nr ? &b->rows[b->nr - 1] : NULL, *n;
+
+	/* same rule as the row before: the range simply extends */
+	if (last && last->cfa == r->cfa && last->rbp == r->rbp && last->rbp_off == r->rbp_off &&
+	    last->cfa_off == r->cfa_off)
+		return 0;
+	if (last && last->pc == r->pc) {
+		*last = *r;
+		return 0;
+	}
+	if (b->nr == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1024;
+
+		n = realloc(b->rows, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		b->rows = n;
+		b->cap = cap;
+	}
+	b->rows[b->nr++] = *r;
+	return 0;
+}
+
+/*
+ * The PLT stub expression binutils emits for .plt:
+ *   DW_OP_breg7 (rsp) 8; DW_OP_breg16 (rip) 0; DW_OP_lit15; DW_OP_and;
+ *   DW_OP_litN; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus
+ * i.e. CFA = rsp + 8 + ((rip & 15) >= N) << 3.
+ */
+static bool match_plt(const Dwarf_Op *ops, size_t n, struct cfi_row *r)
+{
+	if (n != 9 || ops[0].atom != DW_OP_breg7 || ops[1].atom != DW_OP_breg16 ||
+	    ops[1].number != 0 || ops[2].atom != DW_OP_lit15 || ops[3].atom != DW_OP_and ||
+	    ops[4].atom < DW_OP_lit0 || ops[4].atom > DW_OP_lit31 || ops[5].atom != DW_OP_ge ||
+	    ops[6].atom != DW_OP_lit3 || ops[7].atom != DW_OP_shl || ops[8].atom != DW_OP_plus)
+		return false;
+	r->cfa = CFI_CFA_PLT;
+	r->cfa_off = (int32_t)ops[0].number;
+	r->rbp_off = ops[4].atom - DW_OP_lit0;
+	return true;
+}
+
+static void decode_cfa(Dwarf_Frame *fr, struct cfi_row *r, struct cfi_stats *st)
+{
+	Dwarf_Op *ops;
+	size_t n;
+
+	r->cfa = CFI_CFA_UNSUP;
+	if (dwarf_frame_cfa(fr, &ops, &n) || !ops)
+		goto unsup;
+	/* libdw hands a register rule as one DW_OP_bregx */
+	if (n == 1 && ops[0].atom == DW_OP_bregx &&
+	    (ops[0].number == X86_64_RSP || ops[0].number == X86_64_RBP) &&
+	    (int64_t)ops[0].number2 >= INT32_MIN && (int64_t)ops[0].number2 <= INT32_MAX) {
+		r->cfa = ops[0].number == X86_64_RSP ? CFI_CFA_RSP : CFI_CFA_RBP;
+		r->cfa_off = (int32_t)ops[0].number2;
+		return;
+	}
+	if (match_plt(ops, n, r))
+		return;
+unsup:
+	r->cfa = CFI_CFA_UNSUP;
+	st->unsup_cfa++;
+}
+
+/* Register rule "saved at CFA + off": DW_OP_call_frame_cfa; DW_OP_plus_uconst off; (deref). */
+static bool at_cfa(const Dwarf_Op *ops, size_t n, int64_t *off)
+{
+	if (!ops || n < 2 || ops[0].atom != DW_OP_call_frame_cfa ||
+	    ops[1].atom != DW_OP_plus_uconst)
+		return false;
+	*off = (int64_t)ops[1].number;
+	return true;
+}
+
+static void decode_regs(Dwarf_Frame *fr, struct cfi_row *r, struct cfi_stats *st)
+{
+	Dwarf_Op mem[3], *ops;
+	int64_t off;
+	size_t n;
+
+	/*
+	 * libdw: nops 0 with ops == ops_mem is "undefined", with ops NULL
+	 * "same value".
+	 */
+	if (dwarf_frame_register(fr, X86_64_RA, mem, &ops, &n) == 0) {
+		if (n == 0 && ops == mem) {
+			r->cfa = CFI_CFA_END;	/* DW_CFA_undefined rip: the outermost frame */
+			return;
+		}
+		if (!at_cfa(ops, n, &off) || off != -8) {
+			r->cfa = CFI_CFA_UNSUP;
+			st->bad_ra++;
+			return;
+		}
+	}
+	r->rbp = CFI_RBP_SAME;
+	r->rbp_off = r->cfa == CFI_CFA_PLT ? r->rbp_off : 0;
+	if (dwarf_frame_register(fr, X86_64_RBP, mem, &ops, &n))
+		return;
+	if (!ops)
+		return;		/* same value: keep %rbp */
+	if (at_cfa(ops, n, &off) && off >= INT16_MIN && off <= INT16_MAX &&
+	    r->cfa != CFI_CFA_PLT) {
+		r->rbp = CFI_RBP_AT_CFA;
+		r->rbp_off = (int16_t)off;
+		return;
+	}
+	r->rbp = CFI_RBP_UNSUP;
+	st->unsup_rbp++;
+}
+
+/* Rows of the FDE(s) starting at @pc, contiguous ones included. Returns where CFI ended. */
+static int walk_from(Dwarf_CFI *cfi, uint64_t pc, struct row_buf *b, struct cfi_stats *st,
+		     uint64_t *end_out)
+{
+	Dwarf_Addr start, end;
+	Dwarf_Frame *fr;
+	struct cfi_row r;
+	bool signalp;
+	int err;
+
+	while (dwarf_cfi_addrframe(cfi, pc, &fr) == 0) {
+		if (dwarf_frame_info(fr, &start, &end, &signalp) < 0 || end <= pc) {
+			free(fr);
+			break;
+		}
+		memset(&r, 0, sizeof(r));
+		r.pc = pc;	/* libdw may report a start before pc (remember_state) */
+		decode_cfa(fr, &r, st);
+		if (r.cfa != CFI_CFA_UNSUP)
+			decode_regs(fr, &r, st);
+		free(fr);
+		err = push_row(b, &r);
+		if (err)
+			return err;
+		pc = end;
+	}
+	*end_out = pc;
+	return 0;
+}
+
+static int check_machine(Elf *elf)
+{
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh))
+		return -EINVAL;
+	return eh.e_machine == EM_X86_64 ? 0 : -ENOTSUP;
+}
+
+int cfi_table_build(Elf *elf, struct cfi_table *t)
+{
+	struct row_buf b = { 0 };
+	struct cfi_row gap = { .cfa = CFI_CFA_NONE };
+	uint64_t *starts = NULL, end = 0;
+	Dwarf_CFI *cfi;
+	size_t nr = 0;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	err = check_machine(elf);
+	if (err)
+		return err;
+	cfi = dwarf_getcfi_elf(elf);
+	if (!cfi)
+		return 0;	/* no .eh_frame: frame pointers will have to do */
+	err = ehframe_func_starts(elf, &starts, &nr);
+	if (err)
+		goto out;
+	for (size_t i = 0; i < nr; i++) {
+		if (starts[i] < end)
+			continue;	/* already covered by a contiguous walk */
+		t->st.fdes++;
+		err = walk_from(cfi, starts[i], &b, &t->st, &end);
+		if (err)
+			goto out;
+		/* close the range: what follows, up to the next FDE, has no CFI */
+		gap.pc = end;
+		err = push_row(&b, &gap);
+		if (err)
+			goto out;
+	}
+	t->rows = b.rows;
+	t->nr = b.nr;
+	b.rows = NULL;
+out:
+	free(b.rows);
+	free(starts);
+	dwarf_cfi_end(cfi);
+	return err;
+}
+
+void cfi_table_release(struct cfi_table *t)
+{
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}
+
+const struct cfi_row *cfi_table_find(const struct cfi_table *t, uint64_t pc)
+{
+	size_t lo = 0, hi = t->nr, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->rows[mid].pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &t->rows[lo - 1] : NULL;
+}

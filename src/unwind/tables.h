@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The BPF unwinder's tables: one row array per ELF object (shared by every
+ * process that maps it, keyed by device and inode), and per process the list
+ * of its executable mappings with each one's load bias. Objects are built on
+ * first use and evicted when no registered process maps them any more.
+ */
+#ifndef HC_UNWIND_TABLES_H
+#define HC_UNWIND_TABLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct unwind_tables;
+
+struct unwind_tables_opts {
+	size_t max_procs;	/* processes with tables at once; 0: 4096 */
+	size_t max_objects;	/* distinct objects; 0: 4096 */
+	size_t max_rows;	/* rows over all objects (12 bytes each); 0: 4M */
+	const char *proc_root;	/* NULL: "/proc" */
+};
+
+struct unwind_tables_stats {
+	uint64_t procs;		/* processes registered now */
+	uint64_t objects;	/* objects with tables now */
+	uint64_t rows;		/* rows loaded now */
+	uint64_t bytes;		/* kernel memory of rows and process maps now */
+	uint64_t rows_peak;	/* most rows loaded at once */
+	uint64_t bytes_peak;	/* most kernel memory at once */
+	uint64_t objects_built;	/* tables built so far */
+	uint64_t objects_no_cfi;/* mapped objects without usable CFI (FP fallback) */
+	uint64_t objects_failed;/* objects that could not be opened or parsed */
+	uint64_t over_limit;	/* objects or processes refused by a limit */
+	uint64_t maps_dropped;	/* mappings beyond HC_UNWIND_MAX_MAPS in a process */
+	uint64_t build_ns;	/* time spent building tables */
+};
+
+/* Create the BPF maps (empty). 0 or -errno. */
+int unwind_tables__new(struct unwind_tables **out, const struct unwind_tables_opts *o);
+void unwind_tables__free(struct unwind_tables *ut);	/* NULL is a no-op */
+
+/* fds of the maps the BPF side names unwind_procs and unwind_objs; owned by @ut. */
+int unwind_tables__procs_fd(const struct unwind_tables *ut);
+int unwind_tables__objs_fd(const struct unwind_tables *ut);
+
+/*
+ * Read @tgid's executable mappings, build or share their objects' tables and
+ * publish the process. Again for a known process (exec, dlopen): re-reads.
+ * 0, -ESRCH if the process is gone, or -errno.
+ */
+int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid);
+
+/* Unpublish @tgid and release objects nobody maps any more. */
+void unwind_tables__remove_process(struct unwind_tables *ut, uint32_t tgid);
+
+void unwind_tables__stats(const struct unwind_tables *ut, struct unwind_tables_stats *st);
+
+#endif /* HC_UNWIND_TABLES_H */

@@ -33,7 +33,7 @@ LIB_SRCS := $(filter-out src/main.c,$(shell find src -name '*.c' | sort))
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
 BIN      := $(OUT)/hotcold
 
-.PHONY: all clean check check-unit check-bpf check-integration check-style test
+.PHONY: all clean check check-unit check-bpf check-integration check-browser check-style test workloads
 all: $(BIN) hotcold
 
 hotcold: $(BIN)
@@ -94,7 +94,11 @@ check-integration: $(BIN)
 
 check: check-unit
 
-test: check-style check-unit check-bpf check-integration
+# The flame graph as a person sees it: headless Chromium clicks and searches.
+check-browser: $(BIN)
+	$(Q)tests/browser/flamegraph.sh $(BIN)
+
+test: check-style check-unit check-bpf check-integration check-browser
 
 check-style:
 	$(Q)tools/check-headers.sh

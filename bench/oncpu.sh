@@ -40,6 +40,8 @@ HOTCOLD=$ROOT/hotcold
 ARMS_ARG=base,aa,hotcold,perf,bpftrace
 KEEP=0
 CLEAN_MAX=3		# % of the machine used by others for a ratio to count as clean
+RETRIES=2		# re-runs of an arm during which others used > CLEAN_MAX %
+RETRY_BUDGET=420	# seconds into the rounds after which nothing is re-run
 SETTLE=0.5		# after a profiler says it is attached
 GAP=1			# between arms: let the previous one's exit work finish
 READY_TIMEOUT=30	# seconds for a profiler to attach
@@ -56,6 +58,9 @@ usage: $0 [options]
                    (default $ARMS_ARG; base is always run)
   --clean-max PCT  a ratio is "clean" when, during both its arm and that round's
                    baseline, other tasks used <= PCT % of all CPUs (default $CLEAN_MAX)
+  --retries N      re-run an arm up to N times while others used > --clean-max
+                   % of the CPUs during it (default $RETRIES; the last attempt is
+                   kept; no re-runs once the rounds have taken ${RETRY_BUDGET}s)
   --keep           keep the temporary directory (profiles, logs, raw data)
 Markdown tables on stdout, progress on stderr. Needs root.
 EOF
@@ -72,6 +77,7 @@ while [[ $# -gt 0 ]]; do
 	--freq)    HZ=${2:?}; shift 2 ;;
 	--arms)    ARMS_ARG=${2:?}; shift 2 ;;
 	--clean-max) CLEAN_MAX=${2:?}; shift 2 ;;
+	--retries) RETRIES=${2:?}; shift 2 ;;
 	--keep)    KEEP=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -80,6 +86,7 @@ done
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 5 ]] || die "--rounds must be an integer >= 5"
 [[ $DUR =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--seconds must be a positive number"
 [[ $HZ =~ ^[1-9][0-9]*$ ]] || die "--freq must be a positive integer"
+[[ $RETRIES =~ ^[0-9]+$ ]] || die "--retries must be a non-negative integer"
 [[ $CLEAN_MAX =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--clean-max must be a number"
 [[ $EUID -eq 0 ]] || die "needs root (BPF, system-wide perf events, sysctl)"
 [[ $HOTCOLD == /* ]] || HOTCOLD=$PWD/$HOTCOLD
@@ -196,6 +203,11 @@ run_workload() {
 }
 
 rec() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$RAW"; }
+# drop ROUND ARM: forget an attempt that is being re-run.
+drop() {
+	awk -F'\t' -v r="$1" -v a="$2" '!($1 == r && $2 == a)' "$RAW" >"$RAW.tmp"
+	mv "$RAW.tmp" "$RAW"
+}
 
 # ---- measurement helpers ------------------------------------------------------
 now_ns() { date +%s%N; }
@@ -406,16 +418,30 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	log "round $r/$ROUNDS: order ${order[*]}"
 	rec "$r" - order "${order[*]}"
 	for arm in "${order[@]}"; do
-		case $arm in
-		base|aa) run_workload "$r" "$arm" ;;
-		*) run_profiled "$r" "$arm" ;;
-		esac
-		log "  $arm: $(awk -v o="$OPS" 'BEGIN{if (o == "") print "failed"; else printf "%.1f M ops/s", o / 1e6}')"
-		sleep "$GAP"
+		attempt=0
+		while :; do
+			case $arm in
+			base|aa) run_workload "$r" "$arm" ;;
+			*) run_profiled "$r" "$arm" ;;
+			esac
+			other=$(awk -F'\t' -v r="$r" -v a="$arm" '$1 == r && $2 == a && $3 == "other_pct" {print $4}' "$RAW")
+			log "  $arm: $(awk -v o="$OPS" 'BEGIN{if (o == "") print "failed"; else printf "%.1f M ops/s", o / 1e6}'), others used ${other:-?} % of the CPUs"
+			sleep "$GAP"
+			if [[ -n $other ]] && ((attempt < RETRIES && $(date +%s) - T_BEGIN < RETRY_BUDGET)) &&
+			   awk -v o="$other" -v m="$CLEAN_MAX" 'BEGIN{exit !(o > m)}'; then
+				attempt=$((attempt + 1))
+				log "  $arm: re-running (retry $attempt/$RETRIES): others used more than $CLEAN_MAX %"
+				drop "$r" "$arm"
+				continue
+			fi
+			break
+		done
+		rec "$r" "$arm" retries "$attempt"
 	done
 done
 T_END=$(date +%s)
 log "done in $((T_END - T_BEGIN)) s"
+NRETRY=$(awk -F'\t' '$3 == "retries" {s += $4} END {print s + 0}' "$RAW")
 
 # ---- report ---------------------------------------------------------------------
 have() { for a in "${ARMS[@]}"; do [[ $a == "$1" ]] && return 0; done; return 1; }
@@ -475,6 +501,8 @@ for arm in "${ARMS[@]}"; do
 		"$(fmt %.4f "$s_cl")" "$(awk '{print $4}' <<<"$s_cl")" \
 		"$(fmt %.4f "$(ratios "$arm" ops_cpu_s | stats)")"
 done
+echo
+echo "Arms re-run because others used > ${CLEAN_MAX} % of the CPUs during them: $NRETRY (up to $RETRIES per arm; the last attempt counts)."
 echo
 echo "Clean rounds: others (anything but the workload, the profiler included) used ≤ ${CLEAN_MAX} % of all CPUs during both the arm and that round's baseline (see the second per-round table). Ops per CPU-s: the workload's iterations per second of its own CPU time, all rounds; it keeps in-context costs (the sampling interrupt and its BPF program are charged to the interrupted task) and drops time others took."
 

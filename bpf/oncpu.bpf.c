@@ -78,6 +78,7 @@ struct {
 } unwind_scratch SEC(".maps");
 
 #include "lib/unwind_walk.bpf.h"
+#include "lib/ustack.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -96,77 +97,6 @@ static __always_inline bool first_sight(__u32 tgid)
 	/* LRU: never full; an evicted tgid just wakes the loader once more */
 	bpf_map_update_elem(&proc_seen, &tgid, &one, BPF_NOEXIST);
 	return true;
-}
-
-static __always_inline void fill_header(struct hc_stack_rec *r, struct task_struct *task,
-					__u32 tgid, __u32 pid)
-{
-	struct task_struct *leader = BPF_CORE_READ(task, group_leader);
-
-	r->hdr.type = HC_REC_STACK;
-	r->tgid = tgid;
-	r->pid = pid;
-	r->cpu = bpf_get_smp_processor_id();
-	r->kind = HC_KIND_ONCPU;
-	r->flags = 0;
-	r->nr_kstack = 0;
-	r->nr_ustack = 0;
-	r->pad = 0;
-	r->weight = 1;
-	r->time_ns = bpf_ktime_get_ns();
-	bpf_get_current_comm(&r->comm, sizeof(r->comm));
-	BPF_CORE_READ_STR_INTO(&r->pcomm, leader, comm);
-}
-
-/* User stack by CFI; false if the process has no tables yet (caller uses FP). */
-static __always_inline bool user_stack_cfi(struct uw_scratch *s, struct task_struct *task,
-					   __u32 tgid, __u32 nk)
-{
-	struct hc_stack_rec *r = &s->rec;
-	__u32 n;
-
-	if (!bpf_map_lookup_elem(&unwind_procs, &tgid)) {
-		stat_inc(&oncpu_stats, HC_STAT_UNWIND_NO_TABLE);
-		return false;
-	}
-	/* the user-mode registers saved at kernel entry, whatever mode we sampled in */
-	n = unwind_user(s, (struct pt_regs *)bpf_task_pt_regs(task), tgid, nk);
-	r->nr_ustack = n;
-	r->flags |= HC_SF_UNWIND_CFI;
-	stat_inc(&oncpu_stats, HC_STAT_UNWIND_CFI);
-	if (s->st.fp_frames) {
-		r->flags |= HC_SF_UNWIND_FP;
-		stat_inc(&oncpu_stats, HC_STAT_UNWIND_FP_FRAMES);
-	}
-	if (s->st.stop == HC_STAT_USTACK_TRUNC)
-		r->flags |= HC_SF_USTACK_TRUNC;
-	if (s->st.stop != UNWIND_DONE) {
-		r->flags |= HC_SF_UNWIND_PARTIAL;
-		if (s->st.stop < HC_STAT_NR)
-			stat_inc(&oncpu_stats, s->st.stop);
-	}
-	return true;
-}
-
-static __always_inline void user_stack_fp(struct bpf_perf_event_data *ctx, struct hc_stack_rec *r,
-					  __u32 nk)
-{
-	long n;
-
-	if (nk > HC_MAX_STACK_DEPTH)
-		return;
-	n = bpf_get_stack(ctx, &r->ips[nk], HC_MAX_STACK_DEPTH * sizeof(__u64),
-			  BPF_F_USER_STACK);
-	if (n < 0) {
-		r->flags |= HC_SF_USTACK_ERR;
-		stat_inc(&oncpu_stats, HC_STAT_USTACK_ERR);
-		return;
-	}
-	r->nr_ustack = n / sizeof(__u64);
-	if (r->nr_ustack == HC_MAX_STACK_DEPTH) {
-		r->flags |= HC_SF_USTACK_TRUNC;
-		stat_inc(&oncpu_stats, HC_STAT_USTACK_TRUNC);
-	}
 }
 
 SEC("perf_event")
@@ -191,7 +121,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 	}
 	r = &s->rec;
 	task = bpf_get_current_task_btf();
-	fill_header(r, task, tgid, pid);
+	rec_fill_header(r, task, tgid, pid, HC_KIND_ONCPU);
 
 	if (cfg_stacks & HC_ONCPU_KSTACK) {
 		n = bpf_get_stack(ctx, r->ips, HC_MAX_STACK_DEPTH * sizeof(__u64), 0);
@@ -208,8 +138,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 	if (task_is_kthread(task)) {
 		r->flags |= HC_SF_KTHREAD;
 	} else if (cfg_stacks & HC_ONCPU_USTACK) {
-		if (cfg_unwind != HC_UNWIND_CFI || !user_stack_cfi(s, task, tgid, nk))
-			user_stack_fp(ctx, r, nk);
+		ustack_capture(ctx, s, task, tgid, nk, &oncpu_stats);
 	}
 
 	/*
@@ -222,10 +151,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 		r->flags |= HC_SF_NEW_TGID;
 		wakeup = BPF_RB_FORCE_WAKEUP;
 	}
-	size = r->nr_kstack + r->nr_ustack;
-	if (size > 2 * HC_MAX_STACK_DEPTH)
-		size = 2 * HC_MAX_STACK_DEPTH;
-	size = sizeof(*r) - sizeof(r->ips) + size * sizeof(__u64);
+	size = rec_size(r);
 	r->hdr.size = size;
 	if (bpf_ringbuf_output(&proc_events, r, size, wakeup)) {
 		stat_inc(&oncpu_stats, HC_STAT_RB_FULL);

@@ -22,6 +22,7 @@ TEST_PKGS=(
 	libcmocka-dev		# unit tests
 	g++ binutils		# ELF fixtures built at test time (C++, objcopy, nm)
 	libc6-dbg		# libc's local symbols by build-id (symbolizer tests)
+	chromium		# headless browser: clicks and searches flame graphs (tests/browser)
 )
 
 install_missing() {

@@ -6,54 +6,84 @@
 #ifndef HC_BPF_LIB_UNWIND_WALK_BPF_H
 #define HC_BPF_LIB_UNWIND_WALK_BPF_H
 
+/*
+ * Binary searches run as bpf_loop() callbacks: the verifier checks a
+ * callback body once, while a bounded loop with a branch per step is
+ * explored path by path (seconds of load time, worse with a target filter).
+ */
+struct uw_search {
+	void *base;		/* struct hc_unwind_proc * or the object's rows map */
+	__u64 key;		/* pc or vaddr searched for */
+	__u32 lo, hi;
+};
+
+static long map_search_step(__u32 i, void *ctx)
+{
+	struct uw_search *q = ctx;
+	struct hc_unwind_proc *p = q->base;
+	__u32 mid;
+
+	if (q->lo >= q->hi)
+		return 1;
+	mid = (q->lo + q->hi) / 2;
+	if (mid >= HC_UNWIND_MAX_MAPS)
+		return 1;
+	if (p->maps[mid].start <= q->key)
+		q->lo = mid + 1;
+	else
+		q->hi = mid;
+	return 0;
+}
+
 static __always_inline struct hc_unwind_map *unwind_find_map(struct hc_unwind_proc *p, __u64 pc)
 {
-	__u32 lo = 0, hi = p->nr, mid, idx;
+	struct uw_search q = { .base = p, .key = pc, .lo = 0, .hi = p->nr };
+	__u32 idx;
 
-	if (hi > HC_UNWIND_MAX_MAPS)
-		hi = HC_UNWIND_MAX_MAPS;
+	if (q.hi > HC_UNWIND_MAX_MAPS)
+		q.hi = HC_UNWIND_MAX_MAPS;
 	/* lo ends at the first mapping starting above pc */
-	for (int i = 0; i < HC_UNWIND_MAP_ITERS; i++) {
-		if (lo >= hi)
-			break;
-		mid = (lo + hi) / 2;
-		if (mid >= HC_UNWIND_MAX_MAPS)
-			return NULL;
-		if (p->maps[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
+	bpf_loop(HC_UNWIND_MAP_ITERS + 1, map_search_step, &q, 0);
+	if (q.lo == 0)
 		return NULL;
-	idx = lo - 1;
+	idx = q.lo - 1;
 	if (idx >= HC_UNWIND_MAX_MAPS || pc >= p->maps[idx].end)
 		return NULL;
 	return &p->maps[idx];
 }
 
+static long row_search_step(__u32 i, void *ctx)
+{
+	struct uw_search *q = ctx;
+	struct hc_cfi_row *r;
+	__u32 mid;
+
+	if (q->lo >= q->hi)
+		return 1;
+	mid = (q->lo + q->hi) / 2;
+	r = bpf_map_lookup_elem(q->base, &mid);
+	if (!r) {
+		q->lo = 0;	/* cannot happen for mid < nr: give up */
+		return 1;
+	}
+	if (r->pc <= q->key)
+		q->lo = mid + 1;
+	else
+		q->hi = mid;
+	return 0;
+}
+
 /* The row covering vaddr: the last one with row.pc <= vaddr. */
 static __always_inline struct hc_cfi_row *unwind_find_row(void *rows, __u32 nr, __u32 vaddr)
 {
-	__u32 lo = 0, hi = nr, mid;
-	struct hc_cfi_row *r;
+	struct uw_search q = { .base = rows, .key = vaddr, .lo = 0, .hi = nr };
+	__u32 key;
 
-	for (int i = 0; i < HC_UNWIND_ROW_ITERS + 1; i++) {
-		if (lo >= hi)
-			break;
-		mid = (lo + hi) / 2;
-		r = bpf_map_lookup_elem(rows, &mid);
-		if (!r)
-			return NULL;
-		if (r->pc <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
+	bpf_loop(HC_UNWIND_ROW_ITERS + 1, row_search_step, &q, 0);
+	if (q.lo == 0)
 		return NULL;
-	mid = lo - 1;
-	return bpf_map_lookup_elem(rows, &mid);
+	key = q.lo - 1;
+	return bpf_map_lookup_elem(rows, &key);
 }
 
 /* One frame by frame pointer: [bp] is the caller's bp, [bp+8] the return address. */

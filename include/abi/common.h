@@ -18,11 +18,14 @@ enum hc_rec_type {
 	HC_REC_STACK = 1,	/* a weighted stack sample (struct hc_stack_rec) */
 	HC_REC_EXEC = 2,	/* a target process exec'd: its mappings changed */
 	HC_REC_EXIT = 3,	/* a target process exited: after its last sample */
+	HC_REC_SEEN = 4,	/* first sight of a process (off-CPU): read its maps now */
 };
 
 /* hc_stack_rec::kind: which collector produced the sample */
 enum hc_sample_kind {
 	HC_KIND_ONCPU = 1,	/* weight = 1 sample */
+	HC_KIND_OFFCPU = 2,	/* weight = nanoseconds blocked */
+	HC_KIND_RUNQ = 3,	/* weight = nanoseconds runnable but not running */
 };
 
 /* hc_stack_rec::flags */
@@ -34,6 +37,7 @@ enum hc_sample_kind {
 #define HC_SF_UNWIND_CFI	0x20	/* user stack walked with CFI tables */
 #define HC_SF_UNWIND_FP		0x40	/* ... and some frames by frame pointer (no CFI there) */
 #define HC_SF_UNWIND_PARTIAL	0x80	/* the CFI walk stopped early (reason in stats) */
+#define HC_SF_SHORT		0x100	/* off-CPU: sum of blocks below the stack threshold, no stack */
 
 /* record_opts -> cfg_unwind */
 enum hc_unwind_mode {
@@ -46,7 +50,7 @@ struct hc_rec_hdr {
 	__u32 size;		/* bytes of the whole record */
 };
 
-/* A process event (HC_REC_EXEC, HC_REC_EXIT). */
+/* A process event (HC_REC_EXEC, HC_REC_EXIT, HC_REC_SEEN). */
 struct hc_proc_rec {
 	struct hc_rec_hdr hdr;
 	__u32 tgid;
@@ -68,7 +72,9 @@ struct hc_stack_rec {
 	__u16 flags;		/* HC_SF_* */
 	__u16 nr_kstack;
 	__u16 nr_ustack;
-	__u32 pad;
+	__u32 state;		/* off-CPU: task state at switch-out (TASK_* bits) */
+	__s32 syscall;		/* off-CPU: syscall in progress (-1: none) */
+	__u32 count;		/* events merged into weight (1 for a sample) */
 	__u64 weight;		/* units depend on kind */
 	__u64 time_ns;		/* bpf_ktime_get_ns() */
 	char comm[HC_COMM_LEN];		/* thread name */
@@ -93,6 +99,8 @@ enum hc_stat {
 	HC_STAT_UNWIND_UNSUP,	/* walk reached a CFA rule we cannot evaluate */
 	HC_STAT_UNWIND_READ_ERR,/* walk could not read the stack */
 	HC_STAT_UNWIND_BAD_SP,	/* walk went down the stack (corrupt frame): stopped */
+	HC_STAT_TASK_STORAGE_ERR,/* off-CPU: no task storage for a task: block not timed */
+	HC_STAT_SHORT_FULL,	/* off-CPU: short-block map full: that time lost */
 	HC_STAT_NR,
 };
 

@@ -22,6 +22,13 @@ enum profile_kind {
 	PROFILE_KIND_NR,
 };
 
+/* "oncpu", "offcpu", "runq", "lock"; NULL for an invalid kind. */
+const char *profile_kind_name(enum profile_kind kind);
+/* What one unit of weight is: "samples" (on-CPU) or "nanoseconds". */
+const char *profile_kind_unit(enum profile_kind kind);
+/* Inverse of profile_kind_name(). 0 or -EINVAL. */
+int profile_kind_parse(const char *s, enum profile_kind *kind);
+
 /* Frame flags, mirrored by the folded suffixes. */
 #define FRAME_F_KERNEL	0x1	/* "_[k]" */
 #define FRAME_F_JIT	0x2	/* "_[j]" */
@@ -75,11 +82,27 @@ void profile__free(struct profile *p);		/* NULL is a no-op */
  * 0 or -errno.
  */
 int profile__add(struct profile *p, const struct profile_stack_in *s);
+/* Same, and *@index (optional) gets the index of the stack added or merged into. */
+int profile__add_at(struct profile *p, const struct profile_stack_in *s, size_t *index);
 
+/*
+ * Stacks in insertion order. The returned pointer (and its frames) stays valid
+ * until the next profile__add(); NULL past the end.
+ */
 size_t profile__nr_stacks(const struct profile *p);
 const struct profile_stack *profile__stack(const struct profile *p, size_t i);
 size_t profile__nr_frames(const struct profile *p);	/* distinct frames */
+/* Frame ids are 0 .. profile__nr_frames() - 1; NULL for any other id. */
 const struct profile_frame *profile__frame(const struct profile *p, uint32_t id);
+
+/* The folded suffix for @flags ("_[k]", "" for none; several flags: "_[k]_[i]"). Static. */
+const char *profile_frame_suffix(unsigned int flags);
+
+/*
+ * Order of two frames by their folded text (name + suffix, bytewise), then
+ * flags: <0, 0 (same name and flags), >0. The order every listing uses.
+ */
+int profile_frame_cmp(const struct profile *p, uint32_t a, uint32_t b);
 uint64_t profile__total(const struct profile *p, enum profile_kind kind);
 bool profile__has_kind(const struct profile *p, enum profile_kind kind);
 
@@ -88,6 +111,14 @@ void profile__set_period_ns(struct profile *p, uint64_t ns);
 uint64_t profile__period_ns(const struct profile *p);
 
 /* ---- folded text ------------------------------------------------------------ */
+
+/*
+ * Frames in one folded line, at most: a bound on what one line may cost
+ * (about 40 bytes per frame). Real stacks are 10s to 1000s of frames deep;
+ * a deeper line is malformed.
+ */
+#define FOLDED_MAX_FRAMES	(1u << 20)
+#define FOLDED_MAX_FRAMES_STR	"1048576"
 
 struct folded_read_stats {
 	uint64_t lines;		/* non-blank lines seen */
@@ -101,12 +132,33 @@ struct folded_read_stats {
  * lines ignored, malformed lines skipped and counted (each reported with its
  * line number via pr_debug). Suffixes _[k] _[j] _[i] _[w] become flags.
  * Weights are @kind. 0 or -errno (-EIO on read error, -ENOMEM).
+ *
+ * Details: a tab before the count separates like a space (flamegraph.pl's
+ * \s); the count is decimal digits only (no sign, no fraction, at most
+ * UINT64_MAX); a line with an empty frame ("a;;b 1"), a NUL byte, or a count
+ * that would take its kind's total past UINT64_MAX, or more than
+ * FOLDED_MAX_FRAMES frames is malformed. A count of 0
+ * is a valid line that adds nothing. "[unknown]" and "module+0xHEX" frames
+ * get FRAME_F_UNKNOWN.
  */
 int profile__read_folded(struct profile *p, FILE *in, enum profile_kind kind,
 			 struct folded_read_stats *st);
 
-/* Write folded lines (suffixes restored), count desc then text asc. 0 or -EIO. */
+/*
+ * Write folded lines (suffixes restored), count desc then text asc; lines
+ * with the same text merge (labels are not written). All kinds are written
+ * together: a folded file has one unit, so give it a single-kind profile.
+ * 0, -EIO, -ENOMEM, or -EOVERFLOW (kinds summed past UINT64_MAX).
+ */
 int profile__write_folded(const struct profile *p, FILE *out);
+
+/*
+ * The folded text of stack @s without the count ("a;b;c_[k]"), NUL-terminated,
+ * into *@buf (malloc'd or grown; *@cap its size; start with NULL/0). Frame
+ * text is not sanitized. 0 or -ENOMEM.
+ */
+int profile_stack_text(const struct profile *p, const struct profile_stack *s, char **buf,
+		       size_t *cap);
 
 /* ---- per-frame totals ------------------------------------------------------- */
 

@@ -1,10 +1,193 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* `hotcold convert`: placeholder until its owner lands it. */
+/* `hotcold convert IN -o OUT`: folded -> pprof (gzip'd profile.proto) or folded. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli/cmd.h"
+#include "cli/input.h"
+#include "cli/parse.h"
+#include "output/outfile.h"
+#include "output/pprof.h"
+#include "util/compiler.h"
 #include "util/log.h"
+
+/* 99 Hz, the record default: the period of one on-CPU sample */
+#define CONVERT_DEFAULT_PERIOD_NS (1000000000ull / 99)
+
+enum {
+	OPT_FORMAT = 256,
+	OPT_PERIOD,
+	OPT_KIND,
+};
+
+enum convert_format {
+	FORMAT_AUTO,
+	FORMAT_PPROF,
+	FORMAT_FOLDED,
+};
+
+static const struct cli_opt opts[] = {
+	{ { "output", required_argument, NULL, 'o' }, 'o', "FILE", "output file (- for stdout)" },
+	{ { "format", required_argument, NULL, OPT_FORMAT }, 0, "FMT",
+	  "pprof | folded (default: by extension, .pb.gz/.pprof/.pb -> pprof, .folded -> folded)" },
+	{ { "period-ns", required_argument, NULL, OPT_PERIOD }, 0, "NS",
+	  "CPU time of one on-CPU sample (default 10101010 = 1 s / 99 Hz)" },
+	{ { "kind", required_argument, NULL, OPT_KIND }, 0, "KIND",
+	  "what the input counts are: oncpu (samples, default), offcpu, runq, lock (ns)" },
+	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "list malformed input lines" },
+	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only errors" },
+	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+};
+
+struct convert_args {
+	const char *input, *output;
+	enum convert_format format;
+	uint64_t period_ns;
+	enum profile_kind kind;
+};
+
+static void convert_usage(FILE *f)
+{
+	fprintf(f, "usage: hotcold convert [options] IN -o OUT\n\n"
+		   "Convert a folded profile (IN, or - for stdin) to pprof, the gzip-compressed\n"
+		   "profile.proto that `go tool pprof` reads, or to normalized folded text.\n\n");
+	cli_print_options(f, opts, ARRAY_SIZE(opts));
+	fprintf(f, "\nExit status: 0 ok; 1 IN cannot be read or OUT cannot be written; 2 usage\n"
+		   "error, including an input without one valid folded line.\n");
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static enum convert_format format_of(const char *path)
+{
+	if (ends_with(path, ".pb.gz") || ends_with(path, ".pprof") || ends_with(path, ".pb"))
+		return FORMAT_PPROF;
+	if (ends_with(path, ".folded"))
+		return FORMAT_FOLDED;
+	return FORMAT_AUTO;
+}
+
+static int parse_opt(int c, const char *arg, struct convert_args *a)
+{
+	switch (c) {
+	case 'o':
+		if (!*arg)
+			break;
+		a->output = arg;
+		return 0;
+	case OPT_FORMAT:
+		if (strcmp(arg, "pprof") && strcmp(arg, "folded"))
+			break;
+		a->format = !strcmp(arg, "pprof") ? FORMAT_PPROF : FORMAT_FOLDED;
+		return 0;
+	case OPT_PERIOD:
+		if (parse_u64(arg, 1, 3600ull * 1000000000ull, &a->period_ns))
+			break;
+		return 0;
+	case OPT_KIND:
+		return cli_parse_kind("convert", arg, &a->kind) ? EXIT_USAGE : 0;
+	case 'v':
+		log_set_level(LOG_DEBUG);
+		return 0;
+	case 'q':
+		log_set_level(LOG_WARN);
+		return 0;
+	}
+	pr_warn("convert: invalid value '%s'\n", arg);
+	return EXIT_USAGE;
+}
+
+/* -1 to go on, else an exit status (EXIT_OK after --help). */
+static int parse_args(int argc, char **argv, struct convert_args *a)
+{
+	struct option longopts[ARRAY_SIZE(opts) + 1];
+	int c, ret;
+
+	cli_longopts(opts, ARRAY_SIZE(opts), longopts);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:vqh", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			convert_usage(stdout);
+			return EXIT_OK;
+		}
+		if (c == ':' || c == '?') {
+			pr_warn("convert: %s '%s'\n", c == ':' ? "option needs a value:" :
+				"unknown option", argv[optind - 1]);
+			convert_usage(stderr);
+			return EXIT_USAGE;
+		}
+		ret = parse_opt(c, optarg, a);
+		if (ret)
+			return ret;
+	}
+	if (argc - optind != 1 || !a->output) {
+		pr_warn("convert: need one input and -o OUT\n");
+		convert_usage(stderr);
+		return EXIT_USAGE;
+	}
+	a->input = argv[optind];
+	if (a->format == FORMAT_AUTO)
+		a->format = format_of(a->output);
+	if (a->format == FORMAT_AUTO) {
+		pr_warn("convert: cannot tell the format of '%s' from its name: use --format\n",
+			a->output);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static int write_out(const struct convert_args *a, const struct profile *p)
+{
+	struct outfile of;
+	int err;
+
+	err = outfile_open(&of, a->output, 0644);
+	if (err) {
+		pr_warn("convert: cannot create '%s': %s\n", a->output, strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	err = a->format == FORMAT_PPROF ? pprof_write(p, of.f) : profile__write_folded(p, of.f);
+	if (err) {
+		outfile_discard(&of);
+		if (err == -EOVERFLOW)
+			pr_warn("convert: '%s': counts too large for pprof's int64 values "
+				"(try a smaller --period-ns)\n", a->input);
+		else
+			pr_warn("convert: cannot write '%s': %s\n", a->output, strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	err = outfile_commit(&of);
+	if (err) {
+		pr_warn("convert: cannot write '%s': %s\n", a->output, strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
 
 int cmd_convert(int argc, char **argv)
 {
-	pr_warn("convert: not implemented yet\n");
-	return EXIT_RUNTIME;
+	struct convert_args a = { .period_ns = CONVERT_DEFAULT_PERIOD_NS,
+				  .kind = PROFILE_KIND_ONCPU };
+	struct profile *p = NULL;
+	int ret;
+
+	optind = 1;
+	ret = parse_args(argc, argv, &a);
+	if (ret >= 0)
+		return ret;
+	ret = cli_load_folded("convert", a.input, a.kind, &p, NULL);
+	if (ret != EXIT_OK)
+		return ret;
+	if (a.kind == PROFILE_KIND_ONCPU)
+		profile__set_period_ns(p, a.period_ns);
+	ret = write_out(&a, p);
+	profile__free(p);
+	return ret;
 }

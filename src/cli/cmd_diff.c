@@ -1,10 +1,186 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* `hotcold diff`: placeholder until its owner lands it. */
+/* `hotcold diff A B`: two folded profiles -> analysis/diff -> table, differential folded. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/diff.h"
 #include "cli/cmd.h"
+#include "cli/input.h"
+#include "cli/parse.h"
+#include "output/outfile.h"
+#include "util/compiler.h"
 #include "util/log.h"
+
+enum {
+	OPT_RAW = 256,
+	OPT_KIND,
+};
+
+static const struct cli_opt opts[] = {
+	{ { "output", required_argument, NULL, 'o' }, 'o', "FILE",
+	  "also write the differential: *.folded (difffolded.pl format; - for stdout)" },
+	{ { "top", required_argument, NULL, 'n' }, 'n', "N", "rows in the table (default 20; 0 = all)" },
+	{ { "raw", no_argument, NULL, OPT_RAW }, 0, NULL,
+	  "-o: keep A's counts as recorded (default: scaled to B's total, difffolded.pl -n)" },
+	{ { "kind", required_argument, NULL, OPT_KIND }, 0, "KIND",
+	  "what the counts measure: oncpu (default), offcpu, runq, lock" },
+	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "list malformed input lines" },
+	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only errors" },
+	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+};
+
+struct diff_args {
+	const char *a, *b, *output;
+	uint64_t top_n;
+	bool raw;
+	enum profile_kind kind;
+};
+
+static void diff_usage(FILE *f)
+{
+	fprintf(f, "usage: hotcold diff [options] A B\n\n"
+		   "Compare two folded profiles (A before, B after; - for stdin in one of them).\n"
+		   "Each frame's self time is taken as a share of its profile's total, and the\n"
+		   "biggest changes in percentage points are listed on stdout.\n\n");
+	cli_print_options(f, opts, ARRAY_SIZE(opts));
+	fprintf(f, "\nThe -o file has one line per stack, 'frames countA countB', as FlameGraph's\n"
+		   "difffolded.pl writes: flamegraph.pl colours it red (grew) and blue (shrank).\n"
+		   "Exit status: 0 ok; 1 an input cannot be read or the output cannot be\n"
+		   "written; 2 usage error, including an input without one valid folded line.\n");
+}
+
+static int parse_opt(int c, const char *arg, struct diff_args *a)
+{
+	switch (c) {
+	case 'o':
+		if (!*arg)
+			break;
+		a->output = arg;
+		return 0;
+	case 'n':
+		if (parse_u64(arg, 0, 1000000, &a->top_n))
+			break;
+		return 0;
+	case OPT_RAW:
+		a->raw = true;
+		return 0;
+	case OPT_KIND:
+		return cli_parse_kind("diff", arg, &a->kind) ? EXIT_USAGE : 0;
+	case 'v':
+		log_set_level(LOG_DEBUG);
+		return 0;
+	case 'q':
+		log_set_level(LOG_WARN);
+		return 0;
+	}
+	pr_warn("diff: invalid value '%s' for -%c\n", arg, c);
+	return EXIT_USAGE;
+}
+
+/* -1 to go on, else an exit status (EXIT_OK after --help). */
+static int parse_args(int argc, char **argv, struct diff_args *a)
+{
+	struct option longopts[ARRAY_SIZE(opts) + 1];
+	int c, ret;
+
+	cli_longopts(opts, ARRAY_SIZE(opts), longopts);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:n:vqh", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			diff_usage(stdout);
+			return EXIT_OK;
+		}
+		if (c == ':' || c == '?') {
+			pr_warn("diff: %s '%s'\n", c == ':' ? "option needs a value:" :
+				"unknown option", argv[optind - 1]);
+			diff_usage(stderr);
+			return EXIT_USAGE;
+		}
+		ret = parse_opt(c, optarg, a);
+		if (ret)
+			return ret;
+	}
+	if (argc - optind != 2 || (!strcmp(argv[optind], "-") && !strcmp(argv[optind + 1], "-"))) {
+		pr_warn("diff: need two inputs A and B (at most one of them -)\n");
+		diff_usage(stderr);
+		return EXIT_USAGE;
+	}
+	a->a = argv[optind];
+	a->b = argv[optind + 1];
+	return -1;
+}
+
+/* The differential file, by extension; the SVG renderer plugs in here. An exit status. */
+static int write_output(const struct diff_args *a, const struct diff *d)
+{
+	size_t n = strlen(a->output);
+	struct outfile of;
+	int err;
+
+	if (strcmp(a->output, "-") && (n < 7 || strcmp(a->output + n - 7, ".folded"))) {
+		pr_warn("diff: cannot tell the format of '%s': use a .folded name (or -)\n",
+			a->output);
+		return EXIT_USAGE;
+	}
+	err = outfile_open(&of, a->output, 0644);
+	if (!err) {
+		err = diff__write_folded(d, of.f, !a->raw);
+		if (err)
+			outfile_discard(&of);
+		else
+			err = outfile_commit(&of);
+	}
+	if (err) {
+		pr_warn("diff: cannot write '%s': %s\n", a->output, strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+static int run(const struct diff_args *a, const struct profile *pa, const struct profile *pb)
+{
+	struct diff *d = NULL;
+	int err, ret = EXIT_OK;
+
+	err = diff__new(pa, pb, a->kind, &d);
+	if (err) {
+		pr_warn("diff: %s\n", strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	/* with -o -, stdout holds the differential alone: the table would corrupt it */
+	if (!a->output || strcmp(a->output, "-")) {
+		err = diff__write_text(d, stdout, a->top_n, a->a, a->b);
+		if (!err && (fflush(stdout) == EOF || ferror(stdout)))
+			err = -EIO;
+		if (err) {
+			pr_warn("diff: cannot write the table: %s\n", strerror(-err));
+			ret = EXIT_RUNTIME;
+		}
+	}
+	if (ret == EXIT_OK && a->output)
+		ret = write_output(a, d);
+	diff__free(d);
+	return ret;
+}
 
 int cmd_diff(int argc, char **argv)
 {
-	pr_warn("diff: not implemented yet\n");
-	return EXIT_RUNTIME;
+	struct diff_args a = { .top_n = 20, .kind = PROFILE_KIND_ONCPU };
+	struct profile *pa = NULL, *pb = NULL;
+	int ret;
+
+	optind = 1;
+	ret = parse_args(argc, argv, &a);
+	if (ret >= 0)
+		return ret;
+	ret = cli_load_folded("diff", a.a, a.kind, &pa, NULL);
+	if (ret == EXIT_OK)
+		ret = cli_load_folded("diff", a.b, a.kind, &pb, NULL);
+	if (ret == EXIT_OK)
+		ret = run(&a, pa, pb);
+	profile__free(pa);
+	profile__free(pb);
+	return ret;
 }

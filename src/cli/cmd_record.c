@@ -24,6 +24,12 @@ enum {
 	OPT_MAX_STACKS,
 	OPT_UNWIND,
 	OPT_UNWIND_ROWS,
+	OPT_OFFCPU,
+	OPT_ONCPU,
+	OPT_MIN_BLOCK,
+	OPT_MAX_BLOCK,
+	OPT_STATE,
+	OPT_KTHREADS,
 };
 
 struct opt_doc {
@@ -39,6 +45,18 @@ static const struct opt_doc docs[] = {
 	{ { "pid", required_argument, NULL, 'p' }, 'p', "PID[,PID...]",
 	  "profile these processes (all their threads); stops when all exit" },
 	{ { "tid", required_argument, NULL, 't' }, 't', "TID[,TID...]", "profile these threads" },
+	{ { "off-cpu", no_argument, NULL, OPT_OFFCPU }, 0, NULL,
+	  "record off-CPU time (blocked) by stack and reason; alone unless --on-cpu" },
+	{ { "on-cpu", no_argument, NULL, OPT_ONCPU }, 0, NULL,
+	  "with --off-cpu: both, in microseconds (a hot/cold profile)" },
+	{ { "min-block", required_argument, NULL, OPT_MIN_BLOCK }, 0, "US",
+	  "off-CPU blocks shorter than US carry no stack, only per-thread time (default 50)" },
+	{ { "max-block", required_argument, NULL, OPT_MAX_BLOCK }, 0, "US",
+	  "ignore off-CPU blocks longer than US" },
+	{ { "state", required_argument, NULL, OPT_STATE }, 0, "S,D,other",
+	  "off-CPU task states to record (default S,D)" },
+	{ { "kthreads", no_argument, NULL, OPT_KTHREADS }, 0, NULL,
+	  "off-CPU: include kernel threads" },
 	{ { "freq", required_argument, NULL, 'F' }, 'F', "HZ",
 	  "samples per second per CPU (default 99; odd avoids lockstep)" },
 	{ { "event", required_argument, NULL, 'e' }, 'e', "EVENT",
@@ -76,7 +94,9 @@ static void record_usage(FILE *f)
 	char left[64];
 
 	fprintf(f, "usage: hotcold record [options] [-- COMMAND [ARGS...]]\n\n"
-		   "Sample on-CPU stacks (kernel and user) with BPF and write folded stacks.\n\n");
+		   "Sample on-CPU stacks (kernel and user) and/or measure off-CPU time by stack\n"
+		   "with BPF, and write folded stacks (on-CPU: samples; off-CPU or both:\n"
+		   "microseconds).\n\n");
 	for (size_t i = 0; i < ARRAY_SIZE(docs); i++) {
 		const struct opt_doc *d = &docs[i];
 
@@ -100,9 +120,37 @@ static int bad_value(const char *opt, const char *val, int err)
 	return EXIT_USAGE;
 }
 
+/* "S,D,other" -> state bits (1 S, 2 D, 4 other). */
+static int parse_states(const char *arg, unsigned int *out)
+{
+	char *dup = strdup(arg), *tok, *save = NULL;
+	unsigned int bits = 0;
+	int err = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "S"))
+			bits |= 0x1;
+		else if (!strcmp(tok, "D"))
+			bits |= 0x2;
+		else if (!strcmp(tok, "other"))
+			bits |= 0x4;
+		else
+			err = -EINVAL;
+	}
+	free(dup);
+	if (!err && !bits)
+		err = -EINVAL;
+	if (!err)
+		*out = bits;
+	return err;
+}
+
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	struct option longopts[ARRAY_SIZE(docs) + 1];
+	bool oncpu_asked = false;
 	uint64_t v;
 	int c, err;
 
@@ -181,6 +229,28 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return bad_value("--unwind-rows", optarg, err);
 			o->unwind_max_rows = v;
 			break;
+		case OPT_OFFCPU:
+			o->offcpu = true;
+			break;
+		case OPT_ONCPU:
+			oncpu_asked = true;
+			break;
+		case OPT_MIN_BLOCK:
+		case OPT_MAX_BLOCK:
+			err = parse_u64(optarg, 0, UINT64_MAX / 1000, &v);
+			if (err)
+				return bad_value(c == OPT_MIN_BLOCK ? "--min-block" : "--max-block",
+						 optarg, err);
+			*(c == OPT_MIN_BLOCK ? &o->min_block_ns : &o->max_block_ns) = v * 1000;
+			break;
+		case OPT_STATE:
+			err = parse_states(optarg, &o->offcpu_states);
+			if (err)
+				return bad_value("--state", optarg, err);
+			break;
+		case OPT_KTHREADS:
+			o->kthreads = true;
+			break;
 		case OPT_NO_DEMANGLE:
 			o->no_demangle = true;
 			break;
@@ -218,6 +288,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (optind < argc)
 		o->cmd_argv = &argv[optind];
+	/* --off-cpu alone records only off-CPU time; add --on-cpu for both */
+	o->oncpu = !o->offcpu || oncpu_asked;
 	return 0;
 }
 

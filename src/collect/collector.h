@@ -41,6 +41,10 @@ struct collector_stats {
 };
 
 struct collector;
+struct sample_view;
+
+/* Receives decoded samples; non-zero stops the producer and is returned. */
+typedef int (*sample_fn)(const struct sample_view *v, void *arg);
 
 struct collector_ops {
 	const char *name;
@@ -49,6 +53,8 @@ struct collector_ops {
 		    const struct collector_env *env);
 	int (*start)(struct collector *c);	/* attach, enable */
 	int (*stop)(struct collector *c);	/* detach; maps kept for a final read */
+	/* move in-kernel aggregates (not ring records) out; periodic and final; may be NULL */
+	int (*drain)(struct collector *c, sample_fn fn, void *arg);
 	void (*stats)(const struct collector *c, struct collector_stats *st);
 	/* one line on stderr describing what it records, e.g. the event used */
 	void (*describe)(const struct collector *c, char *buf, size_t len);
@@ -62,10 +68,11 @@ struct collector {
 
 /* Registry */
 extern const struct collector_ops oncpu_ops;
+extern const struct collector_ops offcpu_ops;
 
 /* A stack sample decoded from the ring; pointers valid during the callback only. */
 struct sample_view {
-	unsigned int kind;	/* SAMPLE_ONCPU, ... */
+	unsigned int kind;	/* enum sample_kind */
 	uint32_t tgid;
 	uint32_t pid;
 	uint32_t cpu;
@@ -74,7 +81,11 @@ struct sample_view {
 	bool ustack_truncated;
 	bool unwind_cfi;	/* user stack walked with CFI tables */
 	bool unwind_partial;	/* that walk stopped before the outermost frame */
+	bool short_blocks;	/* off-CPU time of blocks below the stack threshold; no stack */
+	uint32_t state;		/* off-CPU: task state bits at switch-out */
+	int32_t syscall;	/* off-CPU: syscall it blocked in, -1 if none */
 	uint64_t weight;
+	uint64_t count;		/* events summed in weight */
 	uint64_t time_ns;
 	const char *comm;	/* NUL-terminated */
 	const char *pcomm;
@@ -86,6 +97,7 @@ struct sample_view {
 
 enum sample_kind {
 	SAMPLE_ONCPU = 1,	/* weight: samples */
+	SAMPLE_OFFCPU = 2,	/* weight: nanoseconds blocked */
 };
 
 #endif /* HC_COLLECT_COLLECTOR_H */

@@ -14,7 +14,7 @@
 #include "proc.skel.h"
 #include "util/log.h"
 
-_Static_assert(sizeof(struct hc_stack_rec) == 80 + 2 * HC_MAX_STACK_DEPTH * 8,
+_Static_assert(sizeof(struct hc_stack_rec) == 88 + 2 * HC_MAX_STACK_DEPTH * 8,
 	       "hc_stack_rec ABI changed");
 _Static_assert(sizeof(struct hc_proc_rec) == 32, "hc_proc_rec ABI changed");
 
@@ -65,7 +65,11 @@ static int decode_stack(struct proc_tracker *pt, const struct hc_stack_rec *r, s
 		return 0;
 	}
 	memset(&v, 0, sizeof(v));
-	v.kind = r->kind == HC_KIND_ONCPU ? SAMPLE_ONCPU : 0;
+	v.kind = r->kind == HC_KIND_ONCPU ? SAMPLE_ONCPU :
+		 r->kind == HC_KIND_OFFCPU ? SAMPLE_OFFCPU : 0;
+	v.state = r->state;
+	v.syscall = r->syscall;
+	v.count = r->count;
 	v.tgid = r->tgid;
 	v.pid = r->pid;
 	v.cpu = r->cpu;
@@ -105,12 +109,15 @@ static int on_record(void *ctx, void *data, size_t size)
 		return decode_stack(pt, data, size);
 	case HC_REC_EXEC:
 	case HC_REC_EXIT:
+	case HC_REC_SEEN:
 		if (size < sizeof(*p)) {
 			pt->bad_records++;
 			return 0;
 		}
 		if (hdr->type == HC_REC_EXIT)
 			return pt->h->exit ? pt->h->exit(p->tgid, pt->h->arg) : 0;
+		if (hdr->type == HC_REC_SEEN)
+			return pt->h->seen ? pt->h->seen(p->tgid, pt->h->arg) : 0;
 		memcpy(comm, p->comm, HC_COMM_LEN);
 		comm[HC_COMM_LEN] = '\0';
 		return pt->h->exec ? pt->h->exec(p->tgid, comm, pt->h->arg) : 0;

@@ -18,6 +18,7 @@ struct proc_handlers {
 	int (*sample)(const struct sample_view *s, void *arg);
 	int (*exec)(uint32_t tgid, const char *comm, void *arg);
 	int (*exit)(uint32_t tgid, void *arg);
+	int (*seen)(uint32_t tgid, void *arg);	/* first sight without a sample */
 	void *arg;
 };
 

@@ -7,16 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect/collector.h"
 #include "output/folded.h"
+#include "record/reason.h"
 
 #define EMIT_NAME_LEN 512
 /* root + user frames + kernel frames, each at most HC_MAX_STACK_DEPTH (127) */
-#define EMIT_MAX_FRAMES (1 + 2 * 128)
+#define EMIT_MAX_FRAMES (2 + 2 * 128)	/* + a reason frame */
 
 struct emit_ctx {
 	struct symbolizer *sym;
 	struct folded_sink *sink;
-	enum frame_root root;
+	const struct emit_opts *o;
 	struct emit_stats *st;
 	char (*names)[EMIT_NAME_LEN];
 	const char *frames[EMIT_MAX_FRAMES];
@@ -33,7 +35,7 @@ static void name_root(struct emit_ctx *x, const struct stack_entry *e, char *buf
 	/* the idle task and kernel threads may have no group-leader name */
 	if (!pcomm[0])
 		strcpy(pcomm, comm);
-	switch (x->root) {
+	switch (x->o->root) {
 	case ROOT_PID:
 		snprintf(buf, EMIT_NAME_LEN, "%s-%u", pcomm, e->key.tgid);
 		break;
@@ -53,6 +55,14 @@ static void count_flags(struct emit_ctx *x, unsigned int flags)
 		x->st->frames_unknown++;
 }
 
+/* Folded counts are integers: samples, or microseconds (rounded) when time is involved. */
+static uint64_t emit_weight(const struct emit_opts *o, const struct stack_entry *e)
+{
+	if (e->key.kind == SAMPLE_ONCPU)
+		return o->mixed ? (e->weight * o->period_ns + 500) / 1000 : e->weight;
+	return (e->weight + 500) / 1000;
+}
+
 static int emit_one(const struct stack_entry *e, void *arg)
 {
 	struct emit_ctx *x = arg;
@@ -60,9 +70,10 @@ static int emit_one(const struct stack_entry *e, void *arg)
 	const uint64_t *uw = e->words + nk;
 	unsigned int flags;
 	struct sym_ufr f;
+	uint64_t weight;
 	char *buf;
 
-	if (nk + nu + 1 > EMIT_MAX_FRAMES)
+	if (nk + nu + 2 > EMIT_MAX_FRAMES)
 		return -E2BIG;
 	name_root(x, e, x->names[n]);
 	x->frames[n] = x->names[n];
@@ -88,13 +99,22 @@ static int emit_one(const struct stack_entry *e, void *arg)
 		count_flags(x, flags);
 		x->frames[n++] = buf;
 	}
-	return folded_sink__add(x->sink, x->frames, n, e->weight);
+	if (e->key.kind == SAMPLE_OFFCPU) {
+		buf = x->names[n];
+		snprintf(buf, EMIT_NAME_LEN, "[%s]",
+			 e->key.aux2 ? "short blocks" : offcpu_reason_name(e->key.aux));
+		x->frames[n++] = buf;
+	}
+	weight = emit_weight(x->o, e);
+	if (!weight)
+		return 0;	/* under a microsecond in total: nothing to draw */
+	return folded_sink__add(x->sink, x->frames, n, weight);
 }
 
-int emit_folded(const struct stack_agg *agg, struct symbolizer *sym, enum frame_root root,
+int emit_folded(const struct stack_agg *agg, struct symbolizer *sym, const struct emit_opts *o,
 		FILE *out, struct emit_stats *st)
 {
-	struct emit_ctx x = { .sym = sym, .root = root, .st = st };
+	struct emit_ctx x = { .sym = sym, .o = o, .st = st };
 	int err;
 
 	memset(st, 0, sizeof(*st));

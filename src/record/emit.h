@@ -7,6 +7,7 @@
 #ifndef HC_RECORD_EMIT_H
 #define HC_RECORD_EMIT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,8 +37,19 @@ struct emit_stats {
 	uint64_t frames;	/* frames named */
 };
 
-/* Name every stack in @agg and write folded lines to @out. 0 or -errno. */
-int emit_folded(const struct stack_agg *agg, struct symbolizer *sym, enum frame_root root,
+struct emit_opts {
+	enum frame_root root;
+	uint64_t period_ns;	/* on-CPU sample period, for mixed output */
+	bool mixed;		/* on- and off-CPU together: everything in microseconds */
+};
+
+/*
+ * Name every stack in @agg and write folded lines to @out. Weights: on-CPU
+ * samples (in microseconds of CPU when mixed), off-CPU microseconds; off-CPU
+ * stacks end in a "[reason]" frame, short blocks are "root;[short blocks]".
+ * 0 or -errno.
+ */
+int emit_folded(const struct stack_agg *agg, struct symbolizer *sym, const struct emit_opts *o,
 		FILE *out, struct emit_stats *st);
 
 #endif /* HC_RECORD_EMIT_H */

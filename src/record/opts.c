@@ -12,6 +12,10 @@ void record_opts_init(struct record_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->event = PMU_EV_AUTO;
+	o->oncpu = true;
+	o->min_block_ns = 50000;	/* every block of 50 us or more carries its stack */
+	o->max_block_ns = UINT64_MAX;
+	o->offcpu_states = 0x3;		/* S and D */
 	o->freq_hz = 99;	/* odd: no lockstep with 100 Hz timers (SEEDS §1) */
 	o->user_stacks = true;
 	o->kernel_stacks = true;
@@ -39,6 +43,14 @@ int record_opts_validate(const struct record_opts *o)
 	}
 	if (o->cmd_argv && (o->nr_pids || o->nr_tids)) {
 		pr_warn("record: a command cannot be combined with -p or -t\n");
+		return -EINVAL;
+	}
+	if (!o->oncpu && !o->offcpu) {
+		pr_warn("record: nothing to record\n");
+		return -EINVAL;
+	}
+	if (o->min_block_ns > o->max_block_ns) {
+		pr_warn("record: --min-block is above --max-block\n");
 		return -EINVAL;
 	}
 	if (o->idle && targeted) {

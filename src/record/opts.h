@@ -30,6 +30,14 @@ struct record_opts {
 	char **cmd_argv;	/* `-- CMD ARGS...`, NULL-terminated; NULL if none */
 	bool system_wide;	/* -a given explicitly */
 
+	/* what to record */
+	bool oncpu;		/* default; off with --off-cpu alone */
+	bool offcpu;		/* --off-cpu */
+	uint64_t min_block_ns;	/* off-CPU blocks shorter than this carry no stack */
+	uint64_t max_block_ns;
+	unsigned int offcpu_states;	/* HC_OFFCPU_STATE_* style bits: 1 S, 2 D, 4 other */
+	bool kthreads;		/* off-CPU: include kernel threads */
+
 	/* sampling */
 	enum pmu_event event;	/* PMU_EV_AUTO unless -e */
 	uint64_t freq_hz;

@@ -21,6 +21,7 @@
 #include "collect/proc.h"
 #include "output/outfile.h"
 #include "record/emit.h"
+#include "record/reason.h"
 #include "record/target.h"
 #include "unwind/tables.h"
 #include "util/log.h"
@@ -45,7 +46,9 @@ struct session {
 	bool child_done;
 	bool exec_failed;	/* the command could not be executed: status 127 */
 	uint64_t *words;	/* scratch: one stack's words */
-	uint64_t samples;
+	uint64_t samples;	/* on-CPU */
+	uint64_t off_ns, off_blocks;		/* off-CPU blocks with stacks */
+	uint64_t short_ns, short_blocks;	/* off-CPU blocks below --min-block */
 	uint64_t procs_late;	/* first sample arrived after the process exited */
 	struct outfile out;	/* created before recording: fail early, not after */
 	bool out_open;
@@ -79,24 +82,46 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
+static void session_add_process(struct session *s, uint32_t tgid)
+{
+	int err = symbolizer__add_process(s->sym, tgid);
+
+	if (err == -ESRCH)
+		s->procs_late++;
+	/* the record that showed it was walked by frame pointer; the next ones get CFI */
+	if (s->ut && !err)
+		unwind_tables__add_process(s->ut, tgid);
+}
+
+static int on_seen(uint32_t tgid, void *arg)
+{
+	session_add_process(arg, tgid);
+	return 0;
+}
+
 static int on_sample(const struct sample_view *v, void *arg)
 {
 	struct session *s = arg;
 	struct stack_key key;
 	struct sym_ufr f;
 	size_t n = 0;
-	int err;
 
-	if (v->new_tgid && !v->kthread) {
-		err = symbolizer__add_process(s->sym, v->tgid);
-		if (err == -ESRCH)
-			s->procs_late++;
-		/* this sample walked by frame pointer; the next ones get CFI */
-		if (s->ut && !err)
-			unwind_tables__add_process(s->ut, v->tgid);
-	}
+	if (v->new_tgid && !v->kthread)
+		session_add_process(s, v->tgid);
 	memset(&key, 0, sizeof(key));
 	key.kind = v->kind;
+	if (v->kind == SAMPLE_OFFCPU) {
+		key.aux = v->short_blocks ? REASON_NONE : offcpu_reason(v->syscall, v->state);
+		key.aux2 = v->short_blocks;
+		if (v->short_blocks) {
+			s->short_ns += v->weight;
+			s->short_blocks += v->count;
+		} else {
+			s->off_ns += v->weight;
+			s->off_blocks += v->count;
+		}
+	}
 	key.tgid = v->tgid;
 	key.pid = v->pid;
 	memcpy(key.comm, v->comm, sizeof(key.comm));
@@ -115,8 +140,9 @@ static int on_sample(const struct sample_view *v, void *arg)
 		n += EMIT_UFR_WORDS;
 	}
 	key.nr_user = n - key.nr_kernel;
-	s->samples++;
-	err = stack_agg__add(s->agg, &key, s->words, v->weight);
+	if (v->kind == SAMPLE_ONCPU)
+		s->samples++;
+	int err = stack_agg__add(s->agg, &key, s->words, v->weight);
 	/* -ENOSPC is counted by the aggregator and reported at the end */
 	return err == -ENOSPC ? 0 : err;
 }
@@ -147,6 +173,7 @@ static const struct proc_handlers handlers_proto = {
 	.sample = on_sample,
 	.exec = on_proc_exec,
 	.exit = on_proc_exit,
+	.seen = on_seen,
 };
 
 static bool cfi_supported(void)
@@ -228,11 +255,17 @@ static int session_open(struct session *s)
 		return err;
 	s->env.online = s->online;
 
-	s->cols[s->nr_cols].ops = &oncpu_ops;
-	err = oncpu_ops.open(&s->cols[s->nr_cols], o, &s->env);
-	if (err)
-		return err;
-	s->nr_cols++;
+	if (o->oncpu)
+		s->cols[s->nr_cols++].ops = &oncpu_ops;
+	if (o->offcpu)
+		s->cols[s->nr_cols++].ops = &offcpu_ops;
+	for (size_t i = 0; i < s->nr_cols; i++) {
+		err = s->cols[i].ops->open(&s->cols[i], o, &s->env);
+		if (err) {
+			s->nr_cols = i;	/* close only what opened */
+			return err;
+		}
+	}
 	return 0;
 }
 
@@ -285,10 +318,26 @@ static bool targets_gone(struct session *s)
 
 static void report_stats(struct session *s, bool final);
 
+/* In-kernel aggregates (off-CPU short blocks) into the same aggregation as ring samples. */
+static int session_drain(struct session *s)
+{
+	int err;
+
+	for (size_t i = 0; i < s->nr_cols; i++) {
+		if (!s->cols[i].ops->drain)
+			continue;
+		err = s->cols[i].ops->drain(&s->cols[i], on_sample, s);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int session_loop(struct session *s)
 {
 	struct proc_handlers h = handlers_proto;
 	uint64_t start = now_ns(), next_report = start + s->o->drain_interval_ns;
+	uint64_t next_drain = start + s->o->drain_interval_ns;
 	uint64_t end = s->o->duration_ns ? start + s->o->duration_ns : UINT64_MAX;
 	int err;
 
@@ -305,6 +354,12 @@ static int session_loop(struct session *s)
 		if (err && err != -EINTR) {
 			pr_warn("record: reading the event ring failed: %s\n", strerror(-err));
 			return err;
+		}
+		if (now_ns() >= next_drain) {
+			err = session_drain(s);
+			if (err)
+				return err;
+			next_drain += s->o->drain_interval_ns;
 		}
 		if (targets_gone(s)) {
 			pr_debug("record: targets exited\n");
@@ -377,7 +432,13 @@ static int session_write(struct session *s)
 	struct emit_stats es;
 	int err;
 
-	err = emit_folded(s->agg, s->sym, s->o->root, s->out.f, &es);
+	struct emit_opts eo = {
+		.root = s->o->root,
+		.period_ns = 1000000000ull / s->o->freq_hz,
+		.mixed = s->o->oncpu && s->o->offcpu,
+	};
+
+	err = emit_folded(s->agg, s->sym, &eo, s->out.f, &es);
 	if (!err)
 		err = outfile_commit(&s->out);
 	else
@@ -404,6 +465,27 @@ static void report_self(void)
 		 ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
 }
 
+/* The last line: what was recorded, in which unit, and where it went. */
+static void report_written(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	char what[256];
+	size_t off = 0;
+
+	if (o->oncpu)
+		off += snprintf(what + off, sizeof(what) - off, "%llu on-CPU samples",
+				(unsigned long long)s->samples);
+	if (o->offcpu)
+		off += snprintf(what + off, sizeof(what) - off,
+				"%s%.3f s off-CPU in %llu blocks with stacks + %.3f s in %llu short blocks",
+				off ? ", " : "", s->off_ns / 1e9, (unsigned long long)s->off_blocks,
+				s->short_ns / 1e9, (unsigned long long)s->short_blocks);
+	pr_info("hotcold: %s; %llu stacks (%llu of %llu frames unnamed), unit %s -> %s\n", what,
+		(unsigned long long)s->written.lines, (unsigned long long)s->written.frames_unknown,
+		(unsigned long long)s->written.frames,
+		o->offcpu ? "microseconds" : "samples", strcmp(o->output, "-") ? o->output : "stdout");
+}
+
 static void session_close(struct session *s)
 {
 	if (s->out_open)
@@ -422,9 +504,14 @@ static void session_close(struct session *s)
 
 static void describe(struct session *s)
 {
-	char what[128];
+	char what[256];
+	size_t off = 0;
 
-	s->cols[0].ops->describe(&s->cols[0], what, sizeof(what));
+	for (size_t i = 0; i < s->nr_cols; i++) {
+		off += snprintf(what + off, sizeof(what) - off, "%s", off ? " + " : "");
+		s->cols[i].ops->describe(&s->cols[i], what + off, sizeof(what) - off);
+		off = strlen(what);
+	}
 	pr_info("hotcold: recording %s, %s; Ctrl-C to stop\n", what,
 		s->o->cmd_argv ? s->o->cmd_argv[0] :
 		(s->o->nr_pids || s->o->nr_tids) ? "selected tasks" : "system-wide");
@@ -465,15 +552,13 @@ int session_run(const struct record_opts *o, int *cmd_status)
 	if (!err)
 		err = proc_tracker__consume(s.pt, &h);
 	if (!err)
+		err = session_drain(&s);
+	if (!err)
 		err = session_write(&s);
 	report_stats(&s, true);
 	report_self();
 	if (s.wrote)
-		pr_info("hotcold: %llu samples in %llu stacks (%llu of %llu frames unnamed) -> %s\n",
-			(unsigned long long)s.written.total, (unsigned long long)s.written.lines,
-			(unsigned long long)s.written.frames_unknown,
-			(unsigned long long)s.written.frames,
-			strcmp(o->output, "-") ? o->output : "stdout");
+		report_written(&s);
 	reap_child(&s, cmd_status);
 out:
 	if (s.exec_failed)

@@ -27,7 +27,7 @@
 #include <string.h>
 
 /* The key is hashed and compared as raw bytes: it must have no padding. */
-_Static_assert(sizeof(struct stack_key) == 48, "stack_key has padding or changed size");
+_Static_assert(sizeof(struct stack_key) == 56, "stack_key has padding or changed size");
 
 #define STACK_AGG_DEFAULT_MAX	(1UL << 20)
 /* slot index is uint32_t with 0 meaning empty; stay well clear of that */

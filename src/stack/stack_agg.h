@@ -21,6 +21,8 @@ struct stack_key {
 	uint16_t nr_user;	/* following words that are user frames */
 	char comm[STACK_AGG_COMM_LEN];	/* NUL-padded */
 	char pcomm[STACK_AGG_COMM_LEN];	/* NUL-padded */
+	uint32_t aux;		/* caller-defined label, e.g. an off-CPU reason; 0 if none */
+	uint32_t aux2;		/* caller-defined; 0 if none */
 };
 
 struct stack_entry {

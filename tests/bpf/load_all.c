@@ -11,6 +11,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "offcpu.skel.h"
 #include "oncpu.skel.h"
 #include "proc.skel.h"
 
@@ -38,6 +39,7 @@ int main(void)
 	}
 	CHECK_SKEL(proc);
 	CHECK_SKEL(oncpu);
+	CHECK_SKEL(offcpu);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

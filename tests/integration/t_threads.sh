@@ -9,7 +9,8 @@ read -r ta tb <&"${W[0]}"
 [ $? -eq 0 ] && ok "exit 0" || bad "exit $?: $(cat "$TMP/err")"
 b=$(folded_with_root "$TMP/out.folded" "worker-b-$tb")
 total=$(folded_total "$TMP/out.folded")
-[ "$total" -ge 500 ] && [ "$b" -eq "$total" ] && ok "all $total samples from worker-b-$tb" ||
+# a busy machine gives the thread less than a full CPU: 200 of ~1000 possible
+[ "$total" -ge 200 ] && [ "$b" -eq "$total" ] && ok "all $total samples from worker-b-$tb" ||
 	bad "$b of $total samples from worker-b-$tb"
 [ "$(folded_with_frame "$TMP/out.folded" burn_in_a)" -eq 0 ] && ok "thread a not sampled" ||
 	bad "thread a sampled"

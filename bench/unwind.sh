@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# bench/unwind.sh — what does CFI unwinding (issue 3) cost, and how much
+# kernel memory do its tables take?
+#
+# 1. BPF cost per sample. Two copies of tests/workloads/nofp/glibc_calls.c in
+#    its fixed-depth mode (one CPU-bound thread each, so both CPUs of a 2-CPU
+#    box are busy with targets) are profiled with
+#       hotcold record -p A,B --unwind=MODE -e cpu-clock -F HZ
+#    for MODE in cfi, fp; stack depth 11 (stage_deep10) and 45 (stage_deep:
+#    _start ... main, stage_deep, deep_01..deep_40, leaf_burn); the workload
+#    built without frame pointers (gcc -O2 -fomit-frame-pointer) and with them
+#    (-fno-omit-frame-pointer). With kernel.bpf_stats_enabled=1, the deltas of
+#    run_time_ns and run_cnt of hotcold's `oncpu_sample` program over a window
+#    that starts 1 s after attach give ns per invocation. Invocations include
+#    the timer ticks of other tasks (filtered out in a few instructions), so
+#    the script also reports the share of the window's CPU time the targets
+#    had, and an upper bound per target sample: run_time / (run_cnt * share),
+#    which charges all BPF time to the target samples. The median over
+#    ROUNDS rounds is reported; arms are interleaved within a round.
+# 2. Table memory of one process linking libc + libstdc++ (a small C++
+#    program built here with g++), and of a C process for comparison: the
+#    "unwind: N tables built (peak R rows, X MiB ...)" line, next to what the
+#    kernel charges for the maps (bpftool map show: bytes_memlock of the
+#    hc_rows arrays and unwind_procs).
+# 3. Sharing: two processes of one binary, then three processes of three
+#    binaries (C no-FP, C FP, C++) recorded together with -p: tables built
+#    must equal the number of distinct executable objects (dev:inode) mapped
+#    by the processes, so libc (and ld.so) have one table each.
+#
+# Markdown on stdout, progress on stderr. Needs root, gcc, g++, bpftool, jq.
+# usage: bench/unwind.sh [--rounds N] [--seconds S] [--freq HZ] [--hotcold PATH] [--keep]
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+HOTCOLD=$ROOT/hotcold
+ROUNDS=3
+SECS=4
+HZ=999
+KEEP=0
+BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
+
+usage() {
+	sed -n '3,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'
+}
+die() { echo "unwind.sh: $*" >&2; exit 1; }
+log() { echo "[unwind] $*" >&2; }
+
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--rounds) ROUNDS=${2:?}; shift 2 ;;
+	--seconds) SECS=${2:?}; shift 2 ;;
+	--freq) HZ=${2:?}; shift 2 ;;
+	--hotcold) HOTCOLD=${2:?}; shift 2 ;;
+	--keep) KEEP=1; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+[[ $ROUNDS =~ ^[1-9][0-9]*$ && $SECS =~ ^[1-9][0-9]*$ && $HZ =~ ^[1-9][0-9]*$ ]] ||
+	die "--rounds, --seconds and --freq take positive integers"
+[[ $(id -u) == 0 ]] || die "needs root"
+for t in gcc g++ jq "$BPFTOOL" "$HOTCOLD"; do
+	command -v "$t" >/dev/null || die "'$t' not found"
+done
+
+TMP=$(mktemp -d /tmp/hc-bench-unwind.XXXXXX)
+PREV_BPF_STATS=$(sysctl -n kernel.bpf_stats_enabled)
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]+"${PIDS[@]}"}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS" || true
+	if ((KEEP)); then log "kept $TMP"; else rm -rf "$TMP"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- workloads -------------------------------------------------------------------
+SRC=$ROOT/tests/workloads/nofp/glibc_calls.c
+gcc -O2 -g -pthread -fomit-frame-pointer "$SRC" -o "$TMP/gc_nofp"
+gcc -O2 -g -pthread -fno-omit-frame-pointer "$SRC" -o "$TMP/gc_fp"
+cat >"$TMP/cxx.cpp" <<'EOF'
+// libc + libstdc++ (+ libm, libgcc_s): spins sorting strings for argv[1] seconds.
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+int main(int argc, char **argv)
+{
+	auto end = std::chrono::steady_clock::now() +
+		   std::chrono::milliseconds(argc > 1 ? std::atoi(argv[1]) * 1000 : 5000);
+	std::vector<std::string> v;
+	unsigned long n = 0;
+
+	while (std::chrono::steady_clock::now() < end) {
+		v.clear();
+		for (int i = 0; i < 1000; i++)
+			v.push_back(std::to_string((i * 7919) % 1000));
+		std::sort(v.begin(), v.end(), [](const std::string &a, const std::string &b) {
+			return a.size() == b.size() ? a < b : a.size() < b.size();
+		});
+		n += v.front().size();
+	}
+	std::cout << n << std::endl;
+	return 0;
+}
+EOF
+g++ -O2 -g "$TMP/cxx.cpp" -o "$TMP/cxx"
+
+# ---- helpers ---------------------------------------------------------------------
+# start CMD...: run in the background, remember its pid in LAST
+start() { "$@" >/dev/null 2>&1 & LAST=$!; PIDS+=("$LAST"); }
+
+# our_prog HOTCOLD_PID: id of the oncpu_sample program that process holds
+our_prog() {
+	"$BPFTOOL" prog show -j 2>/dev/null | jq -r --argjson p "$1" \
+		'.[] | select(.name == "oncpu_sample") | select(any(.pids[]?; .pid == $p)) | .id' |
+		head -1
+}
+
+prog_stats() {
+	"$BPFTOOL" prog show id "$1" -j 2>/dev/null | jq -r '"\(.run_time_ns // 0) \(.run_cnt // 0)"'
+}
+
+# cpu_ticks PID...: utime + stime of the processes (all threads), in clock ticks
+cpu_ticks() {
+	local t=0 p
+	for p in "$@"; do
+		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+	done
+	echo "$t"
+}
+
+now_ns() { date +%s%N; }
+
+# wait_prog HOTCOLD_PID: prints the program id once attached (or nothing)
+wait_prog() {
+	local id="" i
+	for i in $(seq 200); do
+		kill -0 "$1" 2>/dev/null || return 0
+		if grep -q '^hotcold: recording' "$2" 2>/dev/null; then
+			id=$(our_prog "$1")
+			[[ -n $id ]] && { echo "$id"; return 0; }
+		fi
+		sleep 0.05
+	done
+}
+
+# user_depth FOLDED: mean number of user frames of the workload's samples in leaf_burn
+user_depth() {
+	awk '/;leaf_burn/ && /^glibc_calls;/ {
+		n = $NF; line = $0; sub(/ [0-9]+$/, "", line); k = split(line, f, ";"); u = 0
+		for (i = 2; i <= k; i++) if (f[i] !~ /_\[k\]$/) u++
+		s += u * n; c += n
+	} END { if (c) printf "%.1f", s / c; else print "-" }' "$1"
+}
+
+# ---- 1. BPF cost per sample ------------------------------------------------------
+TICK=$(getconf CLK_TCK)
+NCPU=$(nproc)
+ARMS=()
+for build in nofp fp; do
+	for depth in 10 40; do
+		for mode in cfi fp; do ARMS+=("$build:$depth:$mode"); done
+	done
+done
+
+# one_arm ROUND BUILD DEPTH MODE: appends "arm round ns_per_inv share ub depth stops" to $TMP/cost
+one_arm() {
+	local r=$1 build=$2 depth=$3 mode=$4 base a b hc id t0 c0 t1 c1 w0 w1 n0 n1 share
+	base=$TMP/cost.$build.$depth.$mode.r$r
+	start "$TMP/gc_$build" $(((SECS + 4) * 1000)) "$TMP" "$depth"; a=$LAST
+	start "$TMP/gc_$build" $(((SECS + 4) * 1000)) "$TMP" "$depth"; b=$LAST
+	"$HOTCOLD" record -p "$a,$b" --unwind="$mode" -e cpu-clock -F "$HZ" -d $((SECS + 2)) \
+		-o "$base.folded" 2>"$base.err" &
+	hc=$!
+	id=$(wait_prog "$hc" "$base.err")
+	if [[ -z $id ]]; then
+		log "$build depth $depth --unwind=$mode: no oncpu_sample program; stderr:"
+		tail -5 "$base.err" >&2
+		wait "$hc" || true
+		return 0
+	fi
+	sleep 1
+	read -r t0 c0 < <(prog_stats "$id")
+	w0=$(cpu_ticks "$a" "$b"); n0=$(now_ns)
+	sleep "$SECS"
+	read -r t1 c1 < <(prog_stats "$id")
+	w1=$(cpu_ticks "$a" "$b"); n1=$(now_ns)
+	wait "$hc" || log "$build depth $depth --unwind=$mode: hotcold exited $?"
+	wait "$a" "$b" 2>/dev/null || true
+	# the targets' CPU time as a share of all CPUs over the window
+	share=$(awk -v w=$((w1 - w0)) -v tk="$TICK" -v dt=$((n1 - n0)) -v nc="$NCPU" \
+		'BEGIN { s = (w / tk) / (dt / 1e9 * nc); if (s > 1) s = 1; printf "%.3f", s }')
+	awk -v arm="$build:$depth:$mode" -v r="$r" -v dt=$((t1 - t0)) -v dc=$((c1 - c0)) \
+		-v s="$share" -v d="$(user_depth "$base.folded")" \
+		-v stop="$(grep -o '[0-9]* walks ended[^,]*' "$base.err" | awk '{ t += $1 } END { print t + 0 }')" \
+		'BEGIN { if (dc == 0) exit
+			printf "%s %s %.0f %s %.0f %s %s\n", arm, r, dt / dc, s, dt / (dc * s), d, stop }' \
+		>>"$TMP/cost"
+}
+
+PREV_SHOWN=$PREV_BPF_STATS
+sysctl -qw kernel.bpf_stats_enabled=1
+: >"$TMP/cost"
+for r in $(seq "$ROUNDS"); do
+	# rotate the order every round so no arm always runs first
+	n=${#ARMS[@]}
+	for i in $(seq 0 $((n - 1))); do
+		IFS=: read -r build depth mode <<<"${ARMS[$(((i + r) % n))]}"
+		log "round $r/$ROUNDS: $build build, depth $depth, --unwind=$mode"
+		one_arm "$r" "$build" "$depth" "$mode"
+	done
+done
+sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS"
+
+echo "## BPF cost per sample (median of $ROUNDS rounds, ${SECS} s windows, $HZ Hz cpu-clock, $NCPU CPUs)"
+echo
+echo "kernel.bpf_stats_enabled=1 (was $PREV_SHOWN, restored); two workload processes, one busy thread each."
+echo
+echo "| workload build | stack depth (user frames) | --unwind | ns / invocation | target CPU share | ns / target sample (upper bound) | walks ended early |"
+echo "|---|---|---|---|---|---|---|"
+for arm in "${ARMS[@]}"; do
+	IFS=: read -r build depth mode <<<"$arm"
+	awk -v a="$arm" '$1 == a' "$TMP/cost" | sort -k3 -n | awk -v b="$build" -v m="$mode" '
+		{ ns[NR] = $3; sh[NR] = $4; ub[NR] = $5; d[NR] = $6; st[NR] = $7 }
+		END {
+			if (!NR) { printf "| %s | - | %s | (no data) | | | |\n", b, m; exit }
+			k = int((NR + 1) / 2)
+			printf "| %s | %s | %s | %s (%s..%s) | %s | %s | %s |\n", b == "nofp" ? "no frame pointers" : "frame pointers",
+				d[k], m, ns[k], ns[1], ns[NR], sh[k], ub[k], st[k]
+		}'
+done
+echo
+
+# ---- 2. table memory -------------------------------------------------------------
+# kernel_mem HOTCOLD_PID: bytes_memlock of the hc_rows arrays and unwind_procs
+kernel_mem() {
+	"$BPFTOOL" map show -j 2>/dev/null | jq -r --argjson p "$1" '
+		[.[] | select(.name == "hc_rows" or .name == "unwind_procs" or .name == "unwind_objs")
+		     | select(.name == "hc_rows" or any(.pids[]?; .pid == $p))
+		     | .bytes_memlock // 0] | add // 0'
+}
+
+# distinct_objects PID...: distinct (dev, inode) of executable file mappings
+distinct_objects() {
+	local p
+	for p in "$@"; do
+		awk '$2 ~ /x/ && $5 != 0 { print $4, $5 }' "/proc/$p/maps"
+	done | sort -u | wc -l
+}
+
+# record_tables NAME PID...: records the processes for 2 s; prints
+# "tables rows MiB kernel_bytes distinct_objects"
+record_tables() {
+	local name=$1 hc km=0 i; shift
+	local pids; pids=$(IFS=,; echo "$*")
+	local objs; objs=$(distinct_objects "$@")
+	"$HOTCOLD" record -p "$pids" --unwind=cfi -e cpu-clock -F "$HZ" -d 2 \
+		-o "$TMP/mem.$name.folded" 2>"$TMP/mem.$name.err" &
+	hc=$!
+	# hc_rows maps are only this run's while no other hotcold builds tables
+	for i in $(seq 30); do
+		grep -q '^hotcold: recording' "$TMP/mem.$name.err" 2>/dev/null && break
+		sleep 0.05
+	done
+	sleep 1
+	km=$(kernel_mem "$hc")
+	wait "$hc" || true
+	sed -n 's/^unwind: \([0-9]*\) tables built (peak \([0-9]*\) rows, \([0-9.]*\) MiB.*/\1 \2 \3/p' \
+		"$TMP/mem.$name.err" | awk -v k="$km" -v o="$objs" '{ print $1, $2, $3, k, o }'
+}
+
+# Stop if another hotcold holds hc_rows arrays: their memory would be counted.
+others=$("$BPFTOOL" map show -j 2>/dev/null | jq '[.[] | select(.name == "hc_rows")] | length')
+[[ $others == 0 ]] || log "warning: $others hc_rows maps exist before the memory runs (another hotcold?); kernel bytes will include them"
+
+start "$TMP/gc_nofp" 6000 "$TMP" 40; c1=$LAST
+start "$TMP/cxx" 6; x1=$LAST
+sleep 0.3
+read -r c_t c_r c_m c_k c_o < <(record_tables c "$c1")
+read -r x_t x_r x_m x_k x_o < <(record_tables cxx "$x1")
+x_libs=$(awk '$2 ~ /x/ && $6 ~ /\// { n = $6; sub(/.*\//, "", n); print n }' "/proc/$x1/maps" | sort -u | paste -sd' ')
+wait "$c1" "$x1" 2>/dev/null || true
+
+echo "## Table memory (--unwind=cfi, one process)"
+echo
+echo "| process | objects mapped executable | tables built | rows (peak) | hotcold's figure | kernel: bytes_memlock of hc_rows + unwind_procs + unwind_objs |"
+echo "|---|---|---|---|---|---|"
+printf '| C (glibc_calls) | %s | %s | %s | %s MiB | %s MiB |\n' "$c_o" "$c_t" "$c_r" "$c_m" \
+	"$(awk -v b="$c_k" 'BEGIN { printf "%.2f", b / 1048576 }')"
+printf '| C++ (%s) | %s | %s | %s | %s MiB | %s MiB |\n' "$x_libs" "$x_o" "$x_t" "$x_r" "$x_m" \
+	"$(awk -v b="$x_k" 'BEGIN { printf "%.2f", b / 1048576 }')"
+echo
+
+# ---- 3. sharing ------------------------------------------------------------------
+start "$TMP/gc_nofp" 6000 "$TMP" 40; s1=$LAST
+start "$TMP/gc_nofp" 6000 "$TMP" 40; s2=$LAST
+sleep 0.3
+read -r s_t s_r s_m _ s_o < <(record_tables same "$s1" "$s2")
+wait "$s1" "$s2" 2>/dev/null || true
+start "$TMP/gc_nofp" 6000 "$TMP" 40; d1=$LAST
+start "$TMP/gc_fp" 6000 "$TMP" 40; d2=$LAST
+start "$TMP/cxx" 6; d3=$LAST
+sleep 0.3
+read -r d_t d_r d_m _ d_o < <(record_tables diff "$d1" "$d2" "$d3")
+wait "$d1" "$d2" "$d3" 2>/dev/null || true
+
+verdict() { [[ $1 == "$2" ]] && echo "yes" || echo "**no**"; }
+echo "## Sharing (one recording, -p A,B[,C])"
+echo
+echo "| processes | distinct executable objects | tables built | one table per object? | rows (peak) | MiB |"
+echo "|---|---|---|---|---|---|"
+printf '| 2 x glibc_calls (same binary) | %s | %s | %s | %s | %s |\n' "$s_o" "$s_t" "$(verdict "$s_t" "$s_o")" "$s_r" "$s_m"
+printf '| glibc_calls no-FP + glibc_calls FP + C++ | %s | %s | %s | %s | %s |\n' "$d_o" "$d_t" "$(verdict "$d_t" "$d_o")" "$d_r" "$d_m"
+echo
+echo "(one table per process and object would be $((2 * c_t)) and $((2 * c_t + x_t)) tables)"

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * User-stack capture for the current task into a record, by CFI where the
+ * loader published tables for the process, else by frame pointers. Include
+ * after lib/unwind_walk.bpf.h; the object defines cfg_unwind.
+ */
+#ifndef HC_BPF_LIB_USTACK_BPF_H
+#define HC_BPF_LIB_USTACK_BPF_H
+
+/* Common record header fields for the current task. */
+static __always_inline void rec_fill_header(struct hc_stack_rec *r, struct task_struct *task,
+					    __u32 tgid, __u32 pid, __u16 kind)
+{
+	struct task_struct *leader = BPF_CORE_READ(task, group_leader);
+
+	r->hdr.type = HC_REC_STACK;
+	r->tgid = tgid;
+	r->pid = pid;
+	r->cpu = bpf_get_smp_processor_id();
+	r->kind = kind;
+	r->flags = 0;
+	r->nr_kstack = 0;
+	r->nr_ustack = 0;
+	r->state = 0;
+	r->syscall = -1;
+	r->count = 1;
+	r->weight = 1;
+	r->time_ns = bpf_ktime_get_ns();
+	BPF_CORE_READ_STR_INTO(&r->comm, task, comm);
+	BPF_CORE_READ_STR_INTO(&r->pcomm, leader, comm);
+}
+
+/* By CFI; false if the process has no tables yet (the caller uses FP). */
+static __always_inline bool ustack_cfi(struct uw_scratch *s, struct task_struct *task, __u32 tgid,
+				       __u32 nk, void *stats)
+{
+	struct hc_stack_rec *r = &s->rec;
+
+	if (!bpf_map_lookup_elem(&unwind_procs, &tgid)) {
+		stat_inc(stats, HC_STAT_UNWIND_NO_TABLE);
+		return false;
+	}
+	/* the user-mode registers saved at kernel entry, whatever mode we are in */
+	r->nr_ustack = unwind_user(s, (struct pt_regs *)bpf_task_pt_regs(task), tgid, nk);
+	r->flags |= HC_SF_UNWIND_CFI;
+	stat_inc(stats, HC_STAT_UNWIND_CFI);
+	if (s->st.fp_frames) {
+		r->flags |= HC_SF_UNWIND_FP;
+		stat_inc(stats, HC_STAT_UNWIND_FP_FRAMES);
+	}
+	if (s->st.stop == HC_STAT_USTACK_TRUNC)
+		r->flags |= HC_SF_USTACK_TRUNC;
+	if (s->st.stop != UNWIND_DONE) {
+		r->flags |= HC_SF_UNWIND_PARTIAL;
+		if (s->st.stop < HC_STAT_NR)
+			stat_inc(stats, s->st.stop);
+	}
+	return true;
+}
+
+static __always_inline void ustack_fp(void *ctx, struct hc_stack_rec *r, __u32 nk, void *stats)
+{
+	long n;
+
+	if (nk > HC_MAX_STACK_DEPTH)
+		return;
+	n = bpf_get_stack(ctx, &r->ips[nk], HC_MAX_STACK_DEPTH * sizeof(__u64), BPF_F_USER_STACK);
+	if (n < 0) {
+		r->flags |= HC_SF_USTACK_ERR;
+		stat_inc(stats, HC_STAT_USTACK_ERR);
+		return;
+	}
+	r->nr_ustack = n / sizeof(__u64);
+	if (r->nr_ustack == HC_MAX_STACK_DEPTH) {
+		r->flags |= HC_SF_USTACK_TRUNC;
+		stat_inc(stats, HC_STAT_USTACK_TRUNC);
+	}
+}
+
+/* The current task's user stack after @nk kernel ips in s->rec. */
+static __always_inline void ustack_capture(void *ctx, struct uw_scratch *s,
+					   struct task_struct *task, __u32 tgid, __u32 nk,
+					   void *stats)
+{
+	if (cfg_unwind != HC_UNWIND_CFI || !ustack_cfi(s, task, tgid, nk, stats))
+		ustack_fp(ctx, &s->rec, nk, stats);
+}
+
+/* Used bytes of a record, bounded for the verifier. */
+static __always_inline __u32 rec_size(struct hc_stack_rec *r)
+{
+	__u32 n = r->nr_kstack + r->nr_ustack;
+
+	if (n > 2 * HC_MAX_STACK_DEPTH)
+		n = 2 * HC_MAX_STACK_DEPTH;
+	return sizeof(*r) - sizeof(r->ips) + n * sizeof(__u64);
+}
+
+#endif /* HC_BPF_LIB_USTACK_BPF_H */

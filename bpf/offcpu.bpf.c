@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Off-CPU time by stack. At switch-out of a blocking task we only note the
+ * time, state and syscall (task storage: survives migration, dies with the
+ * task). At switch-in the duration is known: a short block is summed per
+ * thread without any stack walk (most switches are short), a long one gets
+ * its kernel stack now (bpf_get_task_stack on the sleeping task) and its user
+ * stack when the task itself next runs kernel code it can be read from: at
+ * sys_exit of the syscall it blocked in (user registers and stack unchanged),
+ * or at its next switch-out. Preemption is run-queue wait, not blocking.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "abi/offcpu.h"
+#include "abi/unwind.h"
+#include "lib/stats.bpf.h"
+#include "lib/target.bpf.h"
+#include "lib/task.bpf.h"
+#include "lib/unwind.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile bool cfg_filter = false;
+const volatile bool cfg_kthreads = false;	/* kernel threads excluded by default */
+const volatile __u64 cfg_min_block_ns = 50000;	/* blocks >= this carry a stack */
+const volatile __u64 cfg_max_block_ns = ~0ull;	/* longer blocks are ignored */
+const volatile __u32 cfg_states = HC_OFFCPU_STATE_S | HC_OFFCPU_STATE_D;
+const volatile __u32 cfg_stacks = 0x3;		/* bit 0 kernel, bit 1 user */
+const volatile __u32 cfg_unwind = HC_UNWIND_FP;
+
+#define TASK_RUNNING		0x0
+#define TASK_INTERRUPTIBLE	0x1
+#define TASK_UNINTERRUPTIBLE	0x2
+
+/* Shared maps (reuse_fd by the loader): see proc.bpf.c and src/unwind/tables.c. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} proc_targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u32);
+} proc_seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} proc_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct hc_unwind_proc);
+} unwind_procs SEC(".maps");
+
+struct unwind_rows {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_INNER_MAP);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct hc_cfi_row));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__array(values, struct unwind_rows);
+} unwind_objs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct uw_scratch);
+} unwind_scratch SEC(".maps");
+
+#include "lib/unwind_walk.bpf.h"
+#include "lib/ustack.bpf.h"
+
+/* Per-task state; created at a tracked task's first block. */
+struct offcpu_task {
+	__u64 off_ts;		/* switch-out of the current block, 0 if none */
+	__u64 pending_ns;	/* a long block waiting for its user stack, 0 if none */
+	__u64 pending_ts;
+	__u32 state;		/* of the current / pending block */
+	__s32 syscall;
+	__u32 pending_state;
+	__s32 pending_syscall;
+	__u32 nr_kstack;	/* kernel stack of the pending block */
+	__u32 nr_ustack;	/* > 0: user stack taken at switch-out (not in a syscall) */
+	__u64 kstack[HC_MAX_STACK_DEPTH];
+	__u64 ustack[HC_MAX_STACK_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct offcpu_task);
+} offcpu_tasks SEC(".maps");
+
+/* thread -> time in blocks too short for a stack; drained by the loader */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct hc_offcpu_thread);
+	__type(value, struct hc_offcpu_short);
+} offcpu_short SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hc_stat_val);
+} offcpu_stats SEC(".maps");
+
+static __always_inline bool tracked(struct task_struct *t)
+{
+	__u32 tgid = BPF_CORE_READ(t, tgid), pid = BPF_CORE_READ(t, pid);
+
+	if (!pid)
+		return false;	/* idle */
+	if (!cfg_kthreads && task_is_kthread(t))
+		return false;
+	return !cfg_filter || target_match(&proc_targets, tgid, pid);
+}
+
+static __always_inline bool state_wanted(__u32 state)
+{
+	if (state & TASK_INTERRUPTIBLE)
+		return cfg_states & HC_OFFCPU_STATE_S;
+	if (state & TASK_UNINTERRUPTIBLE)
+		return cfg_states & HC_OFFCPU_STATE_D;
+	return cfg_states & HC_OFFCPU_STATE_OTHER;
+}
+
+/* The syscall @t is in (orig_ax on x86-64), -1 if it entered the kernel otherwise. */
+static __always_inline __s32 task_syscall(struct task_struct *t)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+
+	return (__s32)BPF_CORE_READ(regs, orig_ax);
+}
+
+static __always_inline bool first_sight(__u32 tgid)
+{
+	__u32 one = 1;
+
+	if (bpf_map_lookup_elem(&proc_seen, &tgid))
+		return false;
+	bpf_map_update_elem(&proc_seen, &tgid, &one, BPF_NOEXIST);
+	return true;
+}
+
+/*
+ * A process's first switch-out: have the loader read its maps while it
+ * sleeps. Its first record comes only after the block, when a short-lived
+ * process may already be gone.
+ */
+static __always_inline void note_seen(struct task_struct *t)
+{
+	__u32 tgid = BPF_CORE_READ(t, tgid);
+	struct hc_proc_rec *r;
+
+	if (!first_sight(tgid))
+		return;
+	r = bpf_ringbuf_reserve(&proc_events, sizeof(*r), 0);
+	if (!r) {
+		stat_inc(&offcpu_stats, HC_STAT_PROC_RB_FULL);
+		return;
+	}
+	r->hdr.type = HC_REC_SEEN;
+	r->hdr.size = sizeof(*r);
+	r->tgid = tgid;
+	r->pad = 0;
+	BPF_CORE_READ_STR_INTO(&r->comm, t, comm);
+	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+}
+
+/* Emit the pending long block of the current task @t with its stacks. */
+static __always_inline void flush_pending(void *ctx, struct task_struct *t, struct offcpu_task *ot)
+{
+	__u32 zero = 0, tgid = BPF_CORE_READ(t, tgid), pid = BPF_CORE_READ(t, pid), nk, nu;
+	struct uw_scratch *s;
+	struct hc_stack_rec *r;
+	__u64 wakeup = BPF_RB_NO_WAKEUP;
+
+	s = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	if (!s) {
+		stat_inc(&offcpu_stats, HC_STAT_SCRATCH_ERR);
+		return;
+	}
+	r = &s->rec;
+	rec_fill_header(r, t, tgid, pid, HC_KIND_OFFCPU);
+	r->weight = ot->pending_ns;
+	r->time_ns = ot->pending_ts;
+	r->state = ot->pending_state;
+	r->syscall = ot->pending_syscall;
+	nk = ot->nr_kstack;
+	if (nk > HC_MAX_STACK_DEPTH)
+		nk = HC_MAX_STACK_DEPTH;
+	bpf_probe_read_kernel(r->ips, nk * sizeof(__u64), ot->kstack);
+	r->nr_kstack = nk;
+	nu = ot->nr_ustack;
+	if (nu > HC_MAX_STACK_DEPTH)
+		nu = HC_MAX_STACK_DEPTH;
+	if (nu) {
+		/* blocked outside a syscall: the user stack was taken at switch-out */
+		bpf_probe_read_kernel(&r->ips[nk], nu * sizeof(__u64), ot->ustack);
+		r->nr_ustack = nu;
+	} else if (cfg_stacks & 0x2) {
+		ustack_capture(ctx, s, t, tgid, nk, &offcpu_stats);
+	}
+	ot->pending_ns = 0;
+	ot->nr_ustack = 0;
+	if (first_sight(tgid)) {
+		r->flags |= HC_SF_NEW_TGID;
+		wakeup = BPF_RB_FORCE_WAKEUP;
+	}
+	r->hdr.size = rec_size(r);
+	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), wakeup)) {
+		stat_inc(&offcpu_stats, HC_STAT_RB_FULL);
+		return;
+	}
+	stat_inc(&offcpu_stats, HC_STAT_SAMPLES);
+}
+
+static __always_inline void add_short(struct task_struct *t, __u64 delta)
+{
+	struct hc_offcpu_thread key = { .tgid = BPF_CORE_READ(t, tgid), .pid = BPF_CORE_READ(t, pid) };
+	struct hc_offcpu_short *v, init = {};
+
+	v = bpf_map_lookup_elem(&offcpu_short, &key);
+	if (!v) {
+		BPF_CORE_READ_STR_INTO(&init.comm, t, comm);
+		BPF_CORE_READ_STR_INTO(&init.pcomm, t, group_leader, comm);
+		/* the loader may delete the entry meanwhile: then ours is the new one */
+		if (bpf_map_update_elem(&offcpu_short, &key, &init, BPF_NOEXIST) == -7 /* E2BIG */)
+			stat_inc(&offcpu_stats, HC_STAT_SHORT_FULL);
+		v = bpf_map_lookup_elem(&offcpu_short, &key);
+		if (!v)
+			return;
+	}
+	__sync_fetch_and_add(&v->ns, delta);
+	__sync_fetch_and_add(&v->count, 1);
+}
+
+/* @prev leaves the CPU. Current task == prev. */
+static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u64 now)
+{
+	struct offcpu_task *ot;
+	__u32 state;
+	long n;
+
+	ot = bpf_task_storage_get(&offcpu_tasks, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ot) {
+		stat_inc(&offcpu_stats, HC_STAT_TASK_STORAGE_ERR);
+		return;
+	}
+	/* a long block still waiting for its user stack: prev's registers are readable now */
+	if (ot->pending_ns)
+		flush_pending(ctx, prev, ot);
+	state = BPF_CORE_READ(prev, __state);
+	/* still runnable: preempted or yielding, which is run-queue time, not blocking */
+	if (state == TASK_RUNNING || !state_wanted(state)) {
+		ot->off_ts = 0;
+		return;
+	}
+	note_seen(prev);
+	ot->off_ts = now;
+	ot->state = state;
+	ot->syscall = task_syscall(prev);
+	ot->nr_ustack = 0;
+	if (ot->syscall < 0 && (cfg_stacks & 0x2)) {
+		/* no sys_exit will follow (page fault, ...): take the user stack now */
+		n = bpf_get_stack(ctx, ot->ustack, sizeof(ot->ustack), BPF_F_USER_STACK);
+		ot->nr_ustack = n > 0 ? n / sizeof(__u64) : 0;
+	}
+}
+
+/* @next gets the CPU back. */
+static __always_inline void switch_in(struct task_struct *next, __u64 now)
+{
+	struct offcpu_task *ot;
+	__u64 delta;
+	long n;
+
+	ot = bpf_task_storage_get(&offcpu_tasks, next, NULL, 0);
+	if (!ot || !ot->off_ts)
+		return;
+	delta = now - ot->off_ts;
+	ot->off_ts = 0;
+	if (delta > cfg_max_block_ns)
+		return;
+	if (delta < cfg_min_block_ns || ot->pending_ns) {
+		/* a pending block not yet flushed keeps its slot; this one is summed */
+		add_short(next, delta);
+		return;
+	}
+	ot->pending_ns = delta;
+	ot->pending_ts = now - delta;
+	ot->pending_state = ot->state;
+	ot->pending_syscall = ot->syscall;
+	ot->nr_kstack = 0;
+	if (cfg_stacks & 0x1) {
+		n = bpf_get_task_stack(next, ot->kstack, sizeof(ot->kstack), 0);
+		if (n > 0)
+			ot->nr_kstack = n / sizeof(__u64);
+		else
+			stat_inc(&offcpu_stats, HC_STAT_KSTACK_ERR);
+	}
+}
+
+static __always_inline int on_switch(void *ctx, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	if (tracked(prev))
+		switch_out(ctx, prev, now);
+	if (tracked(next))
+		switch_in(next, now);
+	return 0;
+}
+
+/* Back from the syscall it blocked in: flush a pending long block with its user stack. */
+static __always_inline int on_sys_exit(void *ctx)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct offcpu_task *ot;
+
+	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
+	if (ot && ot->pending_ns)
+		flush_pending(ctx, t, ot);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return on_switch(ctx, prev, next);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)
+{
+	return on_sys_exit(ctx);
+}
+
+/*
+ * No raw_tp twins here: task storage needs the trusted task pointers only
+ * tp_btf gives, and every kernel with task storage (5.11) has tp_btf (5.5).
+ */

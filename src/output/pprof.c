@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * profile -> profile.proto (field numbers of google/pprof proto/profile.proto)
+ * -> gzip. The whole message is built in memory: the string table must hold
+ * every string the other fields refer to.
+ */
+#include "output/pprof.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "output/protobuf.h"
+
+/* Profile */
+#define PF_SAMPLE_TYPE		1
+#define PF_SAMPLE		2
+#define PF_MAPPING		3
+#define PF_LOCATION		4
+#define PF_FUNCTION		5
+#define PF_STRING_TABLE		6
+#define PF_PERIOD_TYPE		11
+#define PF_PERIOD		12
+#define PF_DEFAULT_SAMPLE_TYPE	14
+/* ValueType */
+#define VT_TYPE		1
+#define VT_UNIT		2
+/* Sample */
+#define SA_LOCATION_ID	1
+#define SA_VALUE	2
+#define SA_LABEL	3
+/* Label */
+#define LA_KEY		1
+#define LA_STR		2
+#define LA_NUM		3
+/* Mapping */
+#define MA_ID		1
+#define MA_FILENAME	5
+#define MA_BUILD_ID	6
+#define MA_HAS_FUNCTIONS 7
+/* Location */
+#define LO_ID		1
+#define LO_MAPPING_ID	2
+#define LO_LINE		4
+/* Line */
+#define LI_FUNCTION_ID	1
+/* Function */
+#define FU_ID		1
+#define FU_NAME		2
+#define FU_SYSTEM_NAME	3
+
+/* The string table: content -> index, open addressing over index + 1. */
+struct strings {
+	char **v;
+	size_t nr, cap;
+	uint32_t *slots;
+	size_t mask;
+};
+
+struct enc {
+	const struct profile *p;
+	struct strings st;
+	size_t slot[PROFILE_KIND_NR];	/* first value index of each kind present */
+	bool present[PROFILE_KIND_NR];
+	size_t nr_values;
+	uint64_t period;		/* 0: no cpu nanoseconds value */
+	uint64_t *map_keys;		/* sorted unique (filename << 32 | build_id) */
+	size_t nr_maps;
+	struct pb_buf out, msg, sub;
+	int err;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+static int strings_grow(struct strings *st)
+{
+	size_t n = st->slots ? (st->mask + 1) * 2 : 256, i, pos;
+	uint32_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < st->nr; i++) {
+		for (pos = str_hash(st->v[i]) & (n - 1); slots[pos]; pos = (pos + 1) & (n - 1))
+			;
+		slots[pos] = (uint32_t)i + 1;
+	}
+	free(st->slots);
+	st->slots = slots;
+	st->mask = n - 1;
+	return 0;
+}
+
+/* Index of @s in the table, added (copied) if new; sets e->err and returns 0 on failure. */
+static int64_t str_idx(struct enc *e, const char *s)
+{
+	struct strings *st = &e->st;
+	size_t pos;
+	char **v;
+
+	if (e->err)
+		return 0;
+	if ((!st->slots || st->nr + 1 > (st->mask + 1) / 2) && strings_grow(st))
+		goto nomem;
+	for (pos = str_hash(s) & st->mask; st->slots[pos]; pos = (pos + 1) & st->mask) {
+		if (!strcmp(st->v[st->slots[pos] - 1], s))
+			return st->slots[pos] - 1;
+	}
+	if (st->nr == st->cap) {
+		v = reallocarray(st->v, st->cap ? st->cap * 2 : 256, sizeof(*v));
+		if (!v)
+			goto nomem;
+		st->v = v;
+		st->cap = st->cap ? st->cap * 2 : 256;
+	}
+	st->v[st->nr] = strdup(s);
+	if (!st->v[st->nr])
+		goto nomem;
+	st->slots[pos] = (uint32_t)++st->nr;
+	return (int64_t)st->nr - 1;
+nomem:
+	e->err = -ENOMEM;
+	return 0;
+}
+
+static void strings_release(struct strings *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr; i++)
+		free(st->v[i]);
+	free(st->v);
+	free(st->slots);
+}
+
+static const char *const type_names[PROFILE_KIND_NR] = {
+	[PROFILE_KIND_ONCPU] = "samples",
+	[PROFILE_KIND_OFFCPU] = "off_cpu",
+	[PROFILE_KIND_RUNQ] = "runq_wait",
+	[PROFILE_KIND_LOCK] = "lock_wait",
+};
+
+/* Decide the value layout; -EOVERFLOW if a total cannot be an int64. */
+static int layout(struct enc *e)
+{
+	uint64_t ns;
+	int k;
+
+	for (k = 0; k < PROFILE_KIND_NR; k++)
+		e->present[k] = profile__has_kind(e->p, k);
+	if (!profile__nr_stacks(e->p))
+		e->present[PROFILE_KIND_ONCPU] = true;	/* an empty CPU profile */
+	e->period = e->present[PROFILE_KIND_ONCPU] ? profile__period_ns(e->p) : 0;
+	for (k = 0; k < PROFILE_KIND_NR; k++) {
+		if (!e->present[k])
+			continue;
+		if (profile__total(e->p, k) > INT64_MAX)
+			return -EOVERFLOW;
+		e->slot[k] = e->nr_values;
+		e->nr_values += k == PROFILE_KIND_ONCPU && e->period ? 2 : 1;
+	}
+	/* sums of count x period fit when the total's product does */
+	if (e->period && (__builtin_mul_overflow(profile__total(e->p, PROFILE_KIND_ONCPU),
+						 e->period, &ns) || ns > INT64_MAX))
+		return -EOVERFLOW;
+	return 0;
+}
+
+static void put_value_type(struct enc *e, uint32_t field, const char *type, const char *unit)
+{
+	pb_buf__reset(&e->msg);
+	pb_put_int64(&e->msg, VT_TYPE, str_idx(e, type));
+	pb_put_int64(&e->msg, VT_UNIT, str_idx(e, unit));
+	pb_put_message(&e->out, field, &e->msg);
+}
+
+static void put_sample_types(struct enc *e)
+{
+	int k;
+
+	for (k = 0; k < PROFILE_KIND_NR; k++) {
+		if (!e->present[k])
+			continue;
+		put_value_type(e, PF_SAMPLE_TYPE, type_names[k],
+			       k == PROFILE_KIND_ONCPU ? "count" : "nanoseconds");
+		if (k == PROFILE_KIND_ONCPU && e->period)
+			put_value_type(e, PF_SAMPLE_TYPE, "cpu", "nanoseconds");
+	}
+}
+
+static void put_label(struct enc *e, const char *key, const char *str, uint64_t num)
+{
+	pb_buf__reset(&e->sub);
+	pb_put_int64(&e->sub, LA_KEY, str_idx(e, key));
+	if (str)
+		pb_put_int64(&e->sub, LA_STR, str_idx(e, str));
+	else
+		pb_put_int64(&e->sub, LA_NUM, (int64_t)num);
+	pb_put_message(&e->msg, SA_LABEL, &e->sub);
+}
+
+static void put_sample(struct enc *e, const struct profile_stack *s, uint64_t *locs,
+		       int64_t *values)
+{
+	size_t i, n = s->nr_frames;
+
+	/* pprof wants the leaf first; our stacks are root first */
+	for (i = 0; i < n; i++)
+		locs[i] = (uint64_t)s->frames[n - 1 - i] + 1;
+	memset(values, 0, e->nr_values * sizeof(*values));
+	values[e->slot[s->kind]] = (int64_t)s->weight;
+	if (s->kind == PROFILE_KIND_ONCPU && e->period)
+		values[e->slot[s->kind] + 1] = (int64_t)(s->weight * e->period);
+	pb_buf__reset(&e->msg);
+	pb_put_packed_uint64(&e->msg, SA_LOCATION_ID, locs, n);
+	pb_put_packed_int64(&e->msg, SA_VALUE, values, e->nr_values);
+	if (s->pid)
+		put_label(e, "pid", NULL, s->pid);
+	if (s->tid)
+		put_label(e, "tid", NULL, s->tid);
+	if (s->comm)
+		put_label(e, "comm", s->comm, 0);
+	if (s->reason)
+		put_label(e, "reason", s->reason, 0);
+	pb_put_message(&e->out, PF_SAMPLE, &e->msg);
+}
+
+static int put_samples(struct enc *e)
+{
+	size_t i, max = 1;
+	uint64_t *locs;
+	int64_t values[PROFILE_KIND_NR + 1];
+
+	for (i = 0; i < profile__nr_stacks(e->p); i++) {
+		if (profile__stack(e->p, i)->nr_frames > max)
+			max = profile__stack(e->p, i)->nr_frames;
+	}
+	locs = calloc(max, sizeof(*locs));
+	if (!locs)
+		return -ENOMEM;
+	for (i = 0; i < profile__nr_stacks(e->p); i++)
+		put_sample(e, profile__stack(e->p, i), locs, values);
+	free(locs);
+	return 0;
+}
+
+/*
+ * The kernel sorts last: pprof presents the first mapping as the profiled
+ * program ("File: ..."), which the kernel is not.
+ */
+#define MAP_KEY_KERNEL UINT64_MAX
+
+/* The mapping key of a frame: (filename index << 32 | build-id index), 0 for none. */
+static uint64_t map_key(struct enc *e, const struct profile_frame *f)
+{
+	uint64_t file, bid;
+
+	if (f->flags & FRAME_F_KERNEL)
+		return MAP_KEY_KERNEL;
+	if (!f->module)
+		return 0;
+	file = (uint64_t)str_idx(e, f->module);
+	bid = f->build_id ? (uint64_t)str_idx(e, f->build_id) : 0;
+	return file << 32 | (bid & 0xffffffff);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Mapping id (1-based) of @key, 0 for none. */
+static uint64_t map_id(const struct enc *e, uint64_t key)
+{
+	const uint64_t *hit;
+
+	if (!key)
+		return 0;
+	hit = bsearch(&key, e->map_keys, e->nr_maps, sizeof(key), u64_cmp);
+	return hit ? (uint64_t)(hit - e->map_keys) + 1 : 0;
+}
+
+/* Collect the distinct mappings and write them. */
+static int put_mappings(struct enc *e, uint64_t *keys)
+{
+	size_t n = profile__nr_frames(e->p), i, k = 0;
+
+	for (i = 0; i < n; i++)
+		keys[i] = map_key(e, profile__frame(e->p, (uint32_t)i));
+	e->map_keys = malloc((n ? n : 1) * sizeof(*e->map_keys));
+	if (!e->map_keys)
+		return -ENOMEM;
+	memcpy(e->map_keys, keys, n * sizeof(*keys));
+	qsort(e->map_keys, n, sizeof(*keys), u64_cmp);
+	for (i = 0; i < n; i++) {
+		if (e->map_keys[i] && (!k || e->map_keys[k - 1] != e->map_keys[i]))
+			e->map_keys[k++] = e->map_keys[i];
+	}
+	e->nr_maps = k;
+	for (i = 0; i < k; i++) {
+		uint64_t key = e->map_keys[i];
+		bool kernel = key == MAP_KEY_KERNEL;
+
+		pb_buf__reset(&e->msg);
+		pb_put_uint64(&e->msg, MA_ID, i + 1);
+		pb_put_int64(&e->msg, MA_FILENAME,
+			     kernel ? str_idx(e, PPROF_KERNEL_MAPPING) : (int64_t)(key >> 32));
+		if (!kernel && (key & 0xffffffff))
+			pb_put_int64(&e->msg, MA_BUILD_ID, (int64_t)(key & 0xffffffff));
+		pb_put_bool(&e->msg, MA_HAS_FUNCTIONS, true);
+		pb_put_message(&e->out, PF_MAPPING, &e->msg);
+	}
+	return 0;
+}
+
+/* The function name: the folded text, but kernel frames say so by their mapping. */
+static int64_t func_name(struct enc *e, const struct profile_frame *f)
+{
+	unsigned int flags = f->flags & ~FRAME_F_KERNEL;
+	char *s;
+	int64_t idx;
+
+	if (!*profile_frame_suffix(flags))
+		return str_idx(e, f->name);
+	if (asprintf(&s, "%s%s", f->name, profile_frame_suffix(flags)) < 0) {
+		e->err = -ENOMEM;
+		return 0;
+	}
+	idx = str_idx(e, s);
+	free(s);
+	return idx;
+}
+
+/* One Location and one Function per frame, both with id = frame id + 1. */
+static void put_locations(struct enc *e, const uint64_t *keys)
+{
+	size_t n = profile__nr_frames(e->p), i;
+	int64_t name;
+
+	for (i = 0; i < n; i++) {
+		pb_buf__reset(&e->msg);
+		pb_put_uint64(&e->msg, LO_ID, i + 1);
+		if (keys[i])
+			pb_put_uint64(&e->msg, LO_MAPPING_ID, map_id(e, keys[i]));
+		pb_buf__reset(&e->sub);
+		pb_put_uint64(&e->sub, LI_FUNCTION_ID, i + 1);
+		pb_put_message(&e->msg, LO_LINE, &e->sub);
+		pb_put_message(&e->out, PF_LOCATION, &e->msg);
+	}
+	for (i = 0; i < n; i++) {
+		name = func_name(e, profile__frame(e->p, (uint32_t)i));
+		pb_buf__reset(&e->msg);
+		pb_put_uint64(&e->msg, FU_ID, i + 1);
+		pb_put_int64(&e->msg, FU_NAME, name);
+		pb_put_int64(&e->msg, FU_SYSTEM_NAME, name);
+		pb_put_message(&e->out, PF_FUNCTION, &e->msg);
+	}
+}
+
+static void put_tail(struct enc *e)
+{
+	const char *def = e->period ? "cpu" : NULL;
+	size_t i;
+	int k;
+
+	for (k = 0; !def && k < PROFILE_KIND_NR; k++)
+		def = e->present[k] ? type_names[k] : NULL;
+	if (e->period) {
+		put_value_type(e, PF_PERIOD_TYPE, "cpu", "nanoseconds");
+		pb_put_int64(&e->out, PF_PERIOD, (int64_t)e->period);
+	}
+	pb_put_int64(&e->out, PF_DEFAULT_SAMPLE_TYPE, str_idx(e, def));
+	/* last: every index above must already be in the table */
+	for (i = 0; i < e->st.nr; i++)
+		pb_put_string(&e->out, PF_STRING_TABLE, e->st.v[i]);
+}
+
+int pprof_encode(const struct profile *p, unsigned char **data, size_t *len)
+{
+	struct enc e = { .p = p };
+	uint64_t *keys = calloc(profile__nr_frames(p) + 1, sizeof(*keys));
+	int err = keys ? layout(&e) : -ENOMEM;
+
+	pb_buf__init(&e.out);
+	pb_buf__init(&e.msg);
+	pb_buf__init(&e.sub);
+	str_idx(&e, "");	/* string_table[0] must be "" */
+	if (!err) {
+		put_sample_types(&e);
+		err = put_samples(&e);
+	}
+	if (!err)
+		err = put_mappings(&e, keys);
+	if (!err) {
+		put_locations(&e, keys);
+		put_tail(&e);
+		err = e.err ? e.err : e.out.err;
+	}
+	if (!err) {
+		*data = e.out.data;
+		*len = e.out.len;
+		e.out.data = NULL;
+	}
+	pb_buf__release(&e.out);
+	pb_buf__release(&e.msg);
+	pb_buf__release(&e.sub);
+	strings_release(&e.st);
+	free(e.map_keys);
+	free(keys);
+	return err;
+}
+
+/* gzip (deflate with a gzip header: windowBits 15 + 16) @data to @out. */
+static int gzip_write(const unsigned char *data, size_t len, FILE *out)
+{
+	unsigned char buf[16384];
+	z_stream zs = { 0 };
+	int rc, err = 0;
+	size_t n;
+
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	zs.next_in = (unsigned char *)data;
+	do {
+		/* avail_in is 32-bit: feed a message past 4 GiB in slices */
+		if (!zs.avail_in && len) {
+			zs.avail_in = len > (1u << 30) ? 1u << 30 : (unsigned int)len;
+			len -= zs.avail_in;
+		}
+		zs.next_out = buf;
+		zs.avail_out = sizeof(buf);
+		rc = deflate(&zs, len || zs.avail_in ? Z_NO_FLUSH : Z_FINISH);
+		n = sizeof(buf) - zs.avail_out;
+		if (rc == Z_STREAM_ERROR) {
+			err = -EINVAL;
+			break;
+		}
+		if (n && fwrite(buf, 1, n, out) != n) {
+			err = -EIO;
+			break;
+		}
+	} while (rc != Z_STREAM_END);
+	deflateEnd(&zs);
+	return err;
+}
+
+int pprof_write(const struct profile *p, FILE *out)
+{
+	unsigned char *data;
+	size_t len;
+	int err;
+
+	err = pprof_encode(p, &data, &len);
+	if (err)
+		return err;
+	err = gzip_write(data, len, out);
+	free(data);
+	if (!err && ferror(out))
+		err = -EIO;
+	return err;
+}

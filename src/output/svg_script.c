@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The stylesheet and script embedded in every flame graph, so the file works
+ * alone (no external resources). Plain ES5 plus classList; strings use single
+ * quotes so the C literal stays readable. The writer defines C = { w, pad,
+ * fs, inv, hl } before this script.
+ *
+ * Interaction: click a frame to zoom (it and its descendants fill the width,
+ * ancestors dimmed, everything else hidden), click the root or "Reset Zoom"
+ * to zoom out, "Search" / Ctrl-F / F3 asks for a regular expression, matches
+ * are highlighted and "Matched: P%" gives the share of the root they cover,
+ * each matched subtree counted once. Escape resets both. A "?s=REGEX" query
+ * in the URL searches on load.
+ */
+#include "output/svg_draw.h"
+
+const char svg_style[] =
+	"text{font-family:Verdana,Helvetica,sans-serif;font-size:12px;fill:#000}"
+	"#title{font-size:17px;text-anchor:middle}"
+	"#subtitle{text-anchor:middle;fill:#444}"
+	"#search,#matched{text-anchor:end}"
+	"#search,#unzoom{cursor:pointer;fill:#226}"
+	"#empty{text-anchor:middle}"
+	"#frames>g{cursor:pointer}"
+	"#frames rect{rx:2px;ry:2px}"
+	"#frames>g:hover>rect{stroke:#000;stroke-width:0.5}"
+	"#frames text{pointer-events:none}"
+	".hide{display:none}"
+	".parent{opacity:0.5}";
+
+const char svg_script[] =
+	"'use strict';\n"
+	"(function () {\n"
+	"var F = [], fr, det, mt, unz, sb, last = '', re = null;\n"
+	"function $(id) { return document.getElementById(id); }\n"
+	"function fit(f, w) {\n"
+	" var c = Math.floor((w - 3) / (C.fs * 0.59));\n"
+	" if (c < 3) return '';\n"
+	" return f.n.length <= c ? f.n : f.n.substring(0, c - 2) + '..';\n"
+	"}\n"
+	"function place(f, x, w) {\n"
+	" f.r.setAttribute('x', x.toFixed(2));\n"
+	" f.r.setAttribute('width', w.toFixed(2));\n"
+	" f.t.setAttribute('x', (x + 3).toFixed(2));\n"
+	" f.t.textContent = fit(f, w);\n"
+	"}\n"
+	/* ancestors lie below the frame (above it in an icicle graph) and cover its range */
+	"function zoom(z) {\n"
+	" var W = C.w - 2 * C.pad, s = W / z.w, e = z.x + z.w;\n"
+	" F.forEach(function (f) {\n"
+	"  var up = C.inv ? f.y < z.y : f.y > z.y;\n"
+	"  var anc = up && f.x <= z.x && f.x + f.w >= e;\n"
+	"  var inside = !up && f.x >= z.x && f.x + f.w <= e;\n"
+	"  f.g.classList.toggle('hide', !anc && !inside);\n"
+	"  f.g.classList.toggle('parent', anc);\n"
+	"  if (anc) place(f, C.pad, W);\n"
+	"  else if (inside) place(f, C.pad + (f.x - z.x) * s, f.w * s);\n"
+	" });\n"
+	" unz.classList.toggle('hide', z === F[0]);\n"
+	"}\n"
+	"function search(s) {\n"
+	" var r, m = [], sum = 0, end = -1, p;\n"
+	" try { r = new RegExp(s); }\n"
+	" catch (e) { mt.textContent = 'invalid regular expression'; return; }\n"
+	" re = s;\n"
+	" F.forEach(function (f) {\n"
+	"  var hit = r.test(f.n);\n"
+	"  f.r.setAttribute('fill', hit ? C.hl : f.c);\n"
+	"  if (hit) m.push(f);\n"
+	" });\n"
+	/* frames overlap only when nested: sorted by x, wider first, a frame that
+	 * starts before the end of the last counted one lies inside it */
+	" m.sort(function (a, b) { return a.x - b.x || b.w - a.w; });\n"
+	" m.forEach(function (f) { if (f.x >= end) { sum += f.w; end = f.x + f.w; } });\n"
+	" p = F.length ? 100 * sum / F[0].w : 0;\n"
+	" mt.textContent = 'Matched: ' + p.toFixed(2) + '%';\n"
+	" sb.textContent = 'Reset Search';\n"
+	"}\n"
+	"function reset() {\n"
+	" re = null;\n"
+	" F.forEach(function (f) { f.r.setAttribute('fill', f.c); });\n"
+	" mt.textContent = ' ';\n"
+	" sb.textContent = 'Search';\n"
+	"}\n"
+	"function ask() {\n"
+	" var s = prompt('Search frames (regular expression):', last);\n"
+	" if (s) { last = s; search(s); }\n"
+	"}\n"
+	"function frame(e) {\n"
+	" for (var n = e.target; n && n !== fr; n = n.parentNode) if (n.fg) return n.fg;\n"
+	" return null;\n"
+	"}\n"
+	"fr = $('frames'); det = $('details'); mt = $('matched');\n"
+	"unz = $('unzoom'); sb = $('search');\n"
+	"for (var g = fr.firstElementChild; g; g = g.nextElementSibling) {\n"
+	" var t = g.firstElementChild, r = t.nextElementSibling;\n"
+	" g.fg = { g: g, r: r, t: r.nextElementSibling, n: t.textContent.split('\\n')[0],\n"
+	"  x: +g.getAttribute('data-x'), w: +g.getAttribute('data-w'),\n"
+	"  y: +r.getAttribute('y'), c: r.getAttribute('fill') };\n"
+	" F.push(g.fg);\n"
+	"}\n"
+	"fr.addEventListener('click', function (e) { var f = frame(e); if (f) zoom(f); });\n"
+	"fr.addEventListener('mouseover', function (e) {\n"
+	" var f = frame(e);\n"
+	" if (f) det.textContent = f.g.firstElementChild.textContent.replace(/\\n/g, '  |  ');\n"
+	"});\n"
+	"fr.addEventListener('mouseout', function () { det.textContent = ' '; });\n"
+	"unz.addEventListener('click', function () { zoom(F[0]); });\n"
+	"sb.addEventListener('click', function () { if (re !== null) reset(); else ask(); });\n"
+	"window.addEventListener('keydown', function (e) {\n"
+	" if (e.key === 'F3' || ((e.ctrlKey || e.metaKey) && e.key === 'f')) {\n"
+	"  e.preventDefault(); ask();\n"
+	" }\n"
+	" else if (e.key === 'Escape') { reset(); if (F.length) zoom(F[0]); }\n"
+	"});\n"
+	"var q = /[?&]s=([^&]*)/.exec(location.search);\n"
+	"if (q) search(decodeURIComponent(q[1].replace(/\\+/g, ' ')));\n"
+	"})();\n";

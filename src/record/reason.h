@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Why a thread was off-CPU, from the syscall it blocked in and its task state. */
+#ifndef HC_RECORD_REASON_H
+#define HC_RECORD_REASON_H
+
+#include <stdint.h>
+
+enum offcpu_reason {
+	REASON_NONE = 0,	/* not an off-CPU stack */
+	REASON_FUTEX,		/* futex, futex_waitv: locks, condition variables, joins */
+	REASON_POLL,		/* epoll_wait, poll, select and their variants */
+	REASON_FSYNC,		/* fsync, fdatasync, sync_file_range, msync, sync, syncfs */
+	REASON_SLEEP,		/* nanosleep, clock_nanosleep, pause */
+	REASON_READ,		/* read, recv*, accept*: waiting for a socket or pipe */
+	REASON_WRITE,		/* write, send*: waiting for buffer space */
+	REASON_WAIT,		/* wait4, waitid: waiting for a child */
+	REASON_IO,		/* uninterruptible, not in one of the above: disk I/O, page fault */
+	REASON_OTHER,
+	REASON_NR,
+};
+
+/*
+ * @syscall: the syscall number it blocked in (this architecture's), -1 for
+ * none; @state: task state bits at switch-out (TASK_UNINTERRUPTIBLE = 2).
+ */
+enum offcpu_reason offcpu_reason(int32_t syscall, uint32_t state);
+
+/* "futex", "poll", ...; the frame hotcold prints next to the leaf is "[futex]". */
+const char *offcpu_reason_name(enum offcpu_reason r);
+
+#endif /* HC_RECORD_REASON_H */

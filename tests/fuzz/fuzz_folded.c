@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libFuzzer target: the folded reader on arbitrary bytes, then the model's
+ * invariants (totals add up, recursion counted once, write/read is stable).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/profile.h"
+#include "util/log.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char *write_text(const struct profile *p, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f || profile__write_folded(p, f))
+		abort();
+	fclose(f);
+	return buf;
+}
+
+static struct profile *read_mem(const void *data, size_t size, struct folded_read_stats *st)
+{
+	struct profile *p = profile__new();
+	/* fmemopen of 0 bytes fails: read an empty profile from /dev/null instead */
+	FILE *f = size ? fmemopen((void *)data, size, "r") : fopen("/dev/null", "r");
+
+	if (!p || !f || profile__read_folded(p, f, PROFILE_KIND_ONCPU, st))
+		abort();
+	fclose(f);
+	return p;
+}
+
+/* Self sums to the total; no frame's inclusive exceeds it or falls below its self. */
+static void check_totals(const struct profile *p)
+{
+	uint64_t total = profile__total(p, PROFILE_KIND_ONCPU), self = 0;
+	struct frame_total *t;
+	size_t nr, i;
+	uint32_t hot;
+
+	if (profile__frame_totals(p, PROFILE_KIND_ONCPU, &t, &nr))
+		abort();
+	for (i = 0; i < nr; i++) {
+		if (t[i].inclusive > total || t[i].self > t[i].inclusive)
+			abort();
+		if (i && t[i].self > t[i - 1].self)
+			abort();
+		self += t[i].self;
+	}
+	if (self != total)
+		abort();
+	if (profile__hottest(p, PROFILE_KIND_ONCPU, &hot, NULL) != (total > 0))
+		abort();
+	if (total && hot != t[0].frame)
+		abort();
+	free(t);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct folded_read_stats st;
+	struct profile *p, *q;
+	char *once, *twice;
+	size_t len1, len2;
+
+	log_set_level(LOG_WARN);
+	p = read_mem(data, size, &st);
+	if (st.malformed > st.lines || (st.malformed && !st.first_bad_line))
+		abort();
+	check_totals(p);
+	once = write_text(p, &len1);
+	q = read_mem(once, len1, &st);
+	if (st.malformed || profile__total(q, PROFILE_KIND_ONCPU) !=
+				    profile__total(p, PROFILE_KIND_ONCPU))
+		abort();
+	twice = write_text(q, &len2);
+	if (len1 != len2 || memcmp(once, twice, len1))
+		abort();
+	free(once);
+	free(twice);
+	profile__free(p);
+	profile__free(q);
+	return 0;
+}

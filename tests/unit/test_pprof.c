@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* output/pprof.c: the encoded profile.proto decoded again by a small reader here. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "analysis/profile.h"
+#include "output/pprof.h"
+
+#define MAXN 64
+
+/* The parts of a decoded Profile the tests look at; ids index the arrays directly. */
+struct dec {
+	const char *str[MAXN];
+	size_t nr_str;
+	int64_t type[MAXN][2];		/* sample_type: type, unit */
+	size_t nr_types;
+	struct {
+		uint64_t loc[MAXN];
+		size_t nr_loc;
+		int64_t val[MAXN];
+		size_t nr_val;
+		int64_t label[MAXN][3];	/* key, str, num */
+		size_t nr_label;
+	} sample[MAXN];
+	size_t nr_samples;
+	uint64_t loc_func[MAXN], loc_map[MAXN];	/* by location id */
+	int64_t func_name[MAXN];		/* by function id */
+	int64_t map_file[MAXN], map_bid[MAXN];	/* by mapping id */
+	int64_t period, default_type, period_type[2];
+	char *strbuf[MAXN];
+};
+
+struct field {
+	uint32_t num;
+	int wire;
+	uint64_t v;
+	const uint8_t *p;
+	size_t len;
+};
+
+static uint64_t varint(const uint8_t **p, const uint8_t *end)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	for (;;) {
+		assert_true(*p < end && shift < 64);
+		v |= (uint64_t)(**p & 0x7f) << shift;
+		shift += 7;
+		if (!(*(*p)++ & 0x80))
+			return v;
+	}
+}
+
+static bool next(const uint8_t **p, const uint8_t *end, struct field *f)
+{
+	uint64_t key;
+
+	if (*p >= end)
+		return false;
+	key = varint(p, end);
+	f->num = (uint32_t)(key >> 3);
+	f->wire = (int)(key & 7);
+	if (f->wire == 0) {
+		f->v = varint(p, end);
+		return true;
+	}
+	assert_int_equal(f->wire, 2);
+	f->len = varint(p, end);
+	assert_true(f->len <= (size_t)(end - *p));
+	f->p = *p;
+	*p += f->len;
+	return true;
+}
+
+/* Fields 1..7 of a small message: varints by value, others as their data pointer. */
+static void sub_varints(const struct field *m, uint64_t v[8])
+{
+	const uint8_t *p = m->p, *end = m->p + m->len;
+	struct field f;
+
+	memset(v, 0, 8 * sizeof(*v));
+	while (next(&p, end, &f)) {
+		assert_true(f.num < 8);
+		v[f.num] = f.wire == 0 ? f.v : (uint64_t)(uintptr_t)f.p;
+	}
+}
+
+static void dec_sample(struct dec *d, const struct field *m)
+{
+	const uint8_t *p = m->p, *end = m->p + m->len, *q;
+	struct field f;
+	uint64_t l[8];
+	size_t s = d->nr_samples++;
+
+	while (next(&p, end, &f)) {
+		q = f.p;
+		if (f.num == 1)
+			while (q < f.p + f.len)
+				d->sample[s].loc[d->sample[s].nr_loc++] = varint(&q, f.p + f.len);
+		if (f.num == 2)
+			while (q < f.p + f.len)
+				d->sample[s].val[d->sample[s].nr_val++] =
+					(int64_t)varint(&q, f.p + f.len);
+		if (f.num == 3) {
+			sub_varints(&f, l);
+			d->sample[s].label[d->sample[s].nr_label][0] = (int64_t)l[1];
+			d->sample[s].label[d->sample[s].nr_label][1] = (int64_t)l[2];
+			d->sample[s].label[d->sample[s].nr_label++][2] = (int64_t)l[3];
+		}
+	}
+}
+
+static void dec_location(struct dec *d, const struct field *m)
+{
+	const uint8_t *p = m->p, *end = m->p + m->len;
+	uint64_t id = 0, map = 0, func = 0, l[8];
+	struct field f;
+
+	while (next(&p, end, &f)) {
+		if (f.num == 1)
+			id = f.v;
+		if (f.num == 2)
+			map = f.v;
+		if (f.num == 4) {
+			sub_varints(&f, l);
+			func = l[1];
+		}
+	}
+	assert_true(id > 0 && id < MAXN);
+	d->loc_func[id] = func;
+	d->loc_map[id] = map;
+}
+
+static void dec_top(struct dec *d, const struct field *f)
+{
+	uint64_t v[8];
+
+	switch (f->num) {
+	case 1:
+		sub_varints(f, v);
+		d->type[d->nr_types][0] = (int64_t)v[1];
+		d->type[d->nr_types++][1] = (int64_t)v[2];
+		break;
+	case 2:
+		dec_sample(d, f);
+		break;
+	case 3:
+		sub_varints(f, v);
+		d->map_file[v[1]] = (int64_t)v[5];
+		d->map_bid[v[1]] = (int64_t)v[6];
+		break;
+	case 4:
+		dec_location(d, f);
+		break;
+	case 5:
+		sub_varints(f, v);
+		d->func_name[v[1]] = (int64_t)v[2];
+		break;
+	case 6:
+		d->strbuf[d->nr_str] = strndup((const char *)f->p, f->len);
+		d->str[d->nr_str] = d->strbuf[d->nr_str];
+		d->nr_str++;
+		break;
+	case 11:
+		sub_varints(f, v);
+		d->period_type[0] = (int64_t)v[1];
+		d->period_type[1] = (int64_t)v[2];
+		break;
+	case 12:
+		d->period = (int64_t)f->v;
+		break;
+	case 14:
+		d->default_type = (int64_t)f->v;
+		break;
+	}
+}
+
+static struct dec *decode(const struct profile *p)
+{
+	struct dec *d = calloc(1, sizeof(*d));
+	const uint8_t *q, *end;
+	unsigned char *data;
+	struct field f;
+	size_t len;
+
+	assert_int_equal(pprof_encode(p, &data, &len), 0);
+	for (q = data, end = data + len; next(&q, end, &f);)
+		dec_top(d, &f);
+	free(data);
+	return d;
+}
+
+static void dec_free(struct dec *d)
+{
+	for (size_t i = 0; i < d->nr_str; i++)
+		free(d->strbuf[i]);
+	free(d);
+}
+
+static const char *S(const struct dec *d, int64_t i)
+{
+	assert_true(i >= 0 && (size_t)i < d->nr_str);
+	return d->str[i];
+}
+
+/* Name of the function at location @loc. */
+static const char *loc_name(const struct dec *d, uint64_t loc)
+{
+	return S(d, d->func_name[d->loc_func[loc]]);
+}
+
+static struct profile *folded(const char *text, uint64_t period)
+{
+	struct profile *p = profile__new();
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	assert_int_equal(profile__read_folded(p, f, PROFILE_KIND_ONCPU, NULL), 0);
+	fclose(f);
+	profile__set_period_ns(p, period);
+	return p;
+}
+
+static void oncpu_samples_carry_count_and_cpu_nanoseconds(void **state)
+{
+	struct profile *p = folded("app;main;work 3\n", 10);
+	struct dec *d = decode(p);
+
+	(void)state;
+	assert_string_equal(S(d, 0), "");
+	assert_int_equal(d->nr_types, 2);
+	assert_string_equal(S(d, d->type[0][0]), "samples");
+	assert_string_equal(S(d, d->type[0][1]), "count");
+	assert_string_equal(S(d, d->type[1][0]), "cpu");
+	assert_string_equal(S(d, d->type[1][1]), "nanoseconds");
+	assert_int_equal(d->nr_samples, 1);
+	assert_int_equal(d->sample[0].nr_val, 2);
+	assert_int_equal(d->sample[0].val[0], 3);
+	assert_int_equal(d->sample[0].val[1], 30);
+	assert_string_equal(S(d, d->default_type), "cpu");
+	assert_string_equal(S(d, d->period_type[0]), "cpu");
+	assert_int_equal(d->period, 10);
+	dec_free(d);
+	profile__free(p);
+}
+
+static void locations_are_leaf_first(void **state)
+{
+	struct profile *p = folded("app;main;work 3\n", 10);
+	struct dec *d = decode(p);
+
+	(void)state;
+	assert_int_equal(d->sample[0].nr_loc, 3);
+	assert_string_equal(loc_name(d, d->sample[0].loc[0]), "work");
+	assert_string_equal(loc_name(d, d->sample[0].loc[1]), "main");
+	assert_string_equal(loc_name(d, d->sample[0].loc[2]), "app");
+	dec_free(d);
+	profile__free(p);
+}
+
+static void kernel_frames_sit_in_the_kernel_mapping_without_suffix(void **state)
+{
+	struct profile *p = folded("app;read;vfs_read_[k] 2\napp;jit_[j] 1\n", 10);
+	struct dec *d = decode(p);
+	uint64_t leaf = d->sample[0].loc[0];
+
+	(void)state;
+	assert_string_equal(loc_name(d, leaf), "vfs_read");
+	assert_true(d->loc_map[leaf] > 0);
+	assert_string_equal(S(d, d->map_file[d->loc_map[leaf]]), PPROF_KERNEL_MAPPING);
+	assert_int_equal(d->loc_map[d->sample[0].loc[1]], 0);
+	/* other suffixes stay in the name: pprof has no place for them */
+	assert_string_equal(loc_name(d, d->sample[1].loc[0]), "jit_[j]");
+	dec_free(d);
+	profile__free(p);
+}
+
+static void mixed_kinds_give_every_sample_every_value(void **state)
+{
+	struct profile_frame_in f[] = { { "app", NULL, NULL, 0 }, { "wait", NULL, NULL, 0 } };
+	struct profile_stack_in s = { .frames = f, .nr_frames = 2, .weight = 5 };
+	struct profile *p = profile__new();
+	struct dec *d;
+
+	(void)state;
+	profile__set_period_ns(p, 100);
+	assert_int_equal(profile__add(p, &s), 0);
+	s.kind = PROFILE_KIND_OFFCPU;
+	s.weight = 7000;
+	assert_int_equal(profile__add(p, &s), 0);
+	d = decode(p);
+	assert_int_equal(d->nr_types, 3);
+	assert_string_equal(S(d, d->type[2][0]), "off_cpu");
+	assert_string_equal(S(d, d->type[2][1]), "nanoseconds");
+	assert_int_equal(d->sample[0].nr_val, 3);
+	assert_int_equal(d->sample[0].val[1], 500);
+	assert_int_equal(d->sample[0].val[2], 0);
+	assert_int_equal(d->sample[1].val[0], 0);
+	assert_int_equal(d->sample[1].val[1], 0);
+	assert_int_equal(d->sample[1].val[2], 7000);
+	dec_free(d);
+	profile__free(p);
+}
+
+static void labels_carry_pid_tid_comm_and_reason(void **state)
+{
+	struct profile_frame_in f[] = { { "app", "/usr/bin/app", "abcd", 0 } };
+	struct profile_stack_in s = { .frames = f, .nr_frames = 1, .weight = 1, .pid = 42,
+				      .tid = 43, .comm = "app", .reason = "io",
+				      .kind = PROFILE_KIND_OFFCPU };
+	struct profile *p = profile__new();
+	struct dec *d;
+	uint64_t loc;
+
+	(void)state;
+	assert_int_equal(profile__add(p, &s), 0);
+	d = decode(p);
+	assert_int_equal(d->nr_types, 1);
+	assert_string_equal(S(d, d->default_type), "off_cpu");
+	assert_int_equal(d->sample[0].nr_label, 4);
+	assert_string_equal(S(d, d->sample[0].label[0][0]), "pid");
+	assert_int_equal(d->sample[0].label[0][2], 42);
+	assert_string_equal(S(d, d->sample[0].label[1][0]), "tid");
+	assert_int_equal(d->sample[0].label[1][2], 43);
+	assert_string_equal(S(d, d->sample[0].label[2][0]), "comm");
+	assert_string_equal(S(d, d->sample[0].label[2][1]), "app");
+	assert_string_equal(S(d, d->sample[0].label[3][1]), "io");
+	loc = d->sample[0].loc[0];
+	assert_string_equal(S(d, d->map_file[d->loc_map[loc]]), "/usr/bin/app");
+	assert_string_equal(S(d, d->map_bid[d->loc_map[loc]]), "abcd");
+	dec_free(d);
+	profile__free(p);
+}
+
+static void without_a_period_only_sample_counts_are_written(void **state)
+{
+	struct profile *p = folded("app 3\n", 0);
+	struct dec *d = decode(p);
+
+	(void)state;
+	assert_int_equal(d->nr_types, 1);
+	assert_string_equal(S(d, d->default_type), "samples");
+	assert_int_equal(d->period, 0);
+	dec_free(d);
+	profile__free(p);
+}
+
+static void values_beyond_int64_are_refused(void **state)
+{
+	struct profile *p = folded("app 9223372036854775807\n", 2);
+	unsigned char *data;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(pprof_encode(p, &data, &len), -EOVERFLOW);
+	profile__set_period_ns(p, 1);
+	assert_int_equal(pprof_encode(p, &data, &len), 0);
+	free(data);
+	profile__free(p);
+}
+
+static void the_file_is_gzip_of_the_encoded_message(void **state)
+{
+	struct profile *p = folded("app;main;work 3\napp;main 1\n", 10);
+	unsigned char *raw, out[4096];
+	char *buf = NULL;
+	size_t len, n = 0;
+	z_stream zs = { 0 };
+	FILE *f = open_memstream(&buf, &n);
+
+	(void)state;
+	assert_int_equal(pprof_write(p, f), 0);
+	fclose(f);
+	assert_true(n > 18);
+	assert_int_equal((unsigned char)buf[0], 0x1f);
+	assert_int_equal((unsigned char)buf[1], 0x8b);
+	assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = (unsigned char *)buf;
+	zs.avail_in = (unsigned int)n;
+	zs.next_out = out;
+	zs.avail_out = sizeof(out);
+	assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	inflateEnd(&zs);
+	assert_int_equal(pprof_encode(p, &raw, &len), 0);
+	assert_int_equal(zs.total_out, len);
+	assert_memory_equal(out, raw, len);
+	free(raw);
+	free(buf);
+	profile__free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(oncpu_samples_carry_count_and_cpu_nanoseconds),
+		cmocka_unit_test(locations_are_leaf_first),
+		cmocka_unit_test(kernel_frames_sit_in_the_kernel_mapping_without_suffix),
+		cmocka_unit_test(mixed_kinds_give_every_sample_every_value),
+		cmocka_unit_test(labels_carry_pid_tid_comm_and_reason),
+		cmocka_unit_test(without_a_period_only_sample_counts_are_written),
+		cmocka_unit_test(values_beyond_int64_are_refused),
+		cmocka_unit_test(the_file_is_gzip_of_the_encoded_message),
+	};
+
+	return cmocka_run_group_tests_name("pprof", tests, NULL, NULL);
+}

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* analysis/profile.c: one test per folded-format rule (SEEDS.md §1) and per model rule. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/profile.h"
+
+#define NR(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Read @text as on-CPU folded input into a new profile. */
+static struct profile *read_text(const char *text, struct folded_read_stats *st)
+{
+	struct profile *p = profile__new();
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	assert_non_null(p);
+	assert_non_null(f);
+	assert_int_equal(profile__read_folded(p, f, PROFILE_KIND_ONCPU, st), 0);
+	fclose(f);
+	return p;
+}
+
+static char *write_text(const struct profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(profile__write_folded(p, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static const char *leaf_name(const struct profile *p, size_t stack)
+{
+	const struct profile_stack *s = profile__stack(p, stack);
+
+	return profile__frame(p, s->frames[s->nr_frames - 1])->name;
+}
+
+/* The total of the frame named @name (any flags), or asserts if absent. */
+static struct frame_total totals_of(const struct profile *p, const char *name)
+{
+	struct frame_total *t, r;
+	size_t nr, i;
+
+	assert_int_equal(profile__frame_totals(p, PROFILE_KIND_ONCPU, &t, &nr), 0);
+	for (i = 0; i < nr; i++) {
+		if (!strcmp(profile__frame(p, t[i].frame)->name, name)) {
+			r = t[i];
+			free(t);
+			return r;
+		}
+	}
+	free(t);
+	fail_msg("frame %s not found", name);
+	return r;
+}
+
+static void reader_takes_the_count_after_the_last_space(void **state)
+{
+	struct profile *p = read_text("app;<String as core::fmt::Write>::write_str 7\n", NULL);
+
+	(void)state;
+	assert_int_equal(profile__nr_stacks(p), 1);
+	assert_string_equal(leaf_name(p, 0), "<String as core::fmt::Write>::write_str");
+	assert_int_equal(profile__stack(p, 0)->weight, 7);
+	profile__free(p);
+}
+
+static void reader_ignores_surrounding_whitespace(void **state)
+{
+	struct profile *p = read_text("  \tapp;main 3 \t\r\n", NULL);
+
+	(void)state;
+	assert_int_equal(profile__nr_stacks(p), 1);
+	assert_string_equal(profile__frame(p, profile__stack(p, 0)->frames[0])->name, "app");
+	assert_string_equal(leaf_name(p, 0), "main");
+	assert_int_equal(profile__total(p, PROFILE_KIND_ONCPU), 3);
+	profile__free(p);
+}
+
+static void reader_accepts_a_tab_before_the_count(void **state)
+{
+	struct profile *p = read_text("app;main\t4\n", NULL);
+
+	(void)state;
+	assert_int_equal(profile__total(p, PROFILE_KIND_ONCPU), 4);
+	assert_string_equal(leaf_name(p, 0), "main");
+	profile__free(p);
+}
+
+static void reader_ignores_blank_lines_without_counting_them(void **state)
+{
+	struct folded_read_stats st;
+	struct profile *p = read_text("\n   \n\t\r\napp;a 1\n\n", &st);
+
+	(void)state;
+	assert_int_equal(st.lines, 1);
+	assert_int_equal(st.malformed, 0);
+	assert_int_equal(st.first_bad_line, 0);
+	profile__free(p);
+}
+
+static void reader_skips_counts_and_locates_malformed_lines(void **state)
+{
+	static const char text[] = "app;ok 1\n"
+				   "app;nocount\n"	/* 2 */
+				   "app;neg -3\n"	/* 3 */
+				   "app;frac 1.5\n"	/* 4 */
+				   "app;;empty 2\n"	/* 5 */
+				   "app;junk 12x\n"	/* 6 */
+				   " 5\n"		/* 7: no frames */
+				   "app;b 2\n";
+	struct folded_read_stats st;
+	struct profile *p = read_text(text, &st);
+
+	(void)state;
+	assert_int_equal(st.lines, 8);
+	assert_int_equal(st.malformed, 6);
+	assert_int_equal(st.first_bad_line, 2);
+	assert_int_equal(profile__nr_stacks(p), 2);
+	assert_int_equal(profile__total(p, PROFILE_KIND_ONCPU), 3);
+	profile__free(p);
+}
+
+static void reader_treats_a_count_above_uint64_max_as_malformed(void **state)
+{
+	struct folded_read_stats st;
+	struct profile *p = read_text("app;big 18446744073709551616\n"
+				      "app;max 18446744073709551615\n", &st);
+
+	(void)state;
+	assert_int_equal(st.malformed, 1);
+	assert_int_equal(st.first_bad_line, 1);
+	assert_true(profile__total(p, PROFILE_KIND_ONCPU) == UINT64_MAX);
+	profile__free(p);
+}
+
+static void reader_skips_a_line_that_would_overflow_the_total(void **state)
+{
+	struct folded_read_stats st;
+	struct profile *p = read_text("app;a 18446744073709551615\napp;b 1\napp;a 1\n", &st);
+
+	(void)state;
+	assert_int_equal(st.malformed, 2);
+	assert_int_equal(st.first_bad_line, 2);
+	assert_true(profile__total(p, PROFILE_KIND_ONCPU) == UINT64_MAX);
+	assert_int_equal(profile__nr_stacks(p), 1);
+	profile__free(p);
+}
+
+static void reader_treats_a_nul_byte_as_malformed(void **state)
+{
+	static const char text[] = "app;a\0b 1\napp;c 2\n";
+	struct profile *p = profile__new();
+	struct folded_read_stats st;
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+
+	(void)state;
+	assert_int_equal(profile__read_folded(p, f, PROFILE_KIND_ONCPU, &st), 0);
+	fclose(f);
+	assert_int_equal(st.malformed, 1);
+	assert_int_equal(profile__total(p, PROFILE_KIND_ONCPU), 2);
+	profile__free(p);
+}
+
+static void reader_handles_a_line_longer_than_any_fixed_buffer(void **state)
+{
+	size_t frames = 200000, i, len = 0;
+	char *text = malloc(frames * 6 + 32);
+	struct profile *p;
+
+	(void)state;
+	assert_non_null(text);
+	for (i = 0; i < frames; i++)
+		len += sprintf(text + len, "%sf%zu", i ? ";" : "", i % 1000);
+	strcpy(text + len, " 9\n");
+	p = read_text(text, NULL);
+	assert_int_equal(profile__stack(p, 0)->nr_frames, frames);
+	assert_int_equal(profile__nr_frames(p), 1000);
+	/* f0..f999 repeat 200 times: still one inclusive count each */
+	assert_int_equal(totals_of(p, "f5").inclusive, 9);
+	free(text);
+	profile__free(p);
+}
+
+static void reader_treats_a_line_deeper_than_the_frame_bound_as_malformed(void **state)
+{
+	size_t n = FOLDED_MAX_FRAMES + 1, i;
+	char *text = malloc(2 * n + 16);
+	struct folded_read_stats st;
+	struct profile *p;
+
+	(void)state;
+	assert_non_null(text);
+	for (i = 0; i < n; i++)
+		memcpy(text + 2 * i, "a;", 2);
+	strcpy(text + 2 * n - 1, " 1\napp 2\n");
+	p = read_text(text, &st);
+	assert_int_equal(st.malformed, 1);
+	assert_int_equal(profile__total(p, PROFILE_KIND_ONCPU), 2);
+	free(text);
+	profile__free(p);
+}
+
+static void reader_merges_identical_stacks(void **state)
+{
+	struct profile *p = read_text("app;a;b 2\napp;a;c 1\napp;a;b 5\n", NULL);
+
+	(void)state;
+	assert_int_equal(profile__nr_stacks(p), 2);
+	assert_int_equal(profile__stack(p, 0)->weight, 7);
+	assert_int_equal(profile__nr_frames(p), 4);
+	profile__free(p);
+}
+
+static void reader_turns_suffixes_into_flags(void **state)
+{
+	struct profile *p = read_text("app;jit_[j];inl_[i];vfs_read_[k];wk_[w];_[k] 1\n", NULL);
+	const struct profile_stack *s;
+
+	(void)state;
+	s = profile__stack(p, 0);
+	assert_string_equal(profile__frame(p, s->frames[1])->name, "jit");
+	assert_int_equal(profile__frame(p, s->frames[1])->flags, FRAME_F_JIT);
+	assert_int_equal(profile__frame(p, s->frames[2])->flags, FRAME_F_INLINE);
+	assert_string_equal(profile__frame(p, s->frames[3])->name, "vfs_read");
+	assert_int_equal(profile__frame(p, s->frames[3])->flags, FRAME_F_KERNEL);
+	assert_int_equal(profile__frame(p, s->frames[4])->flags, FRAME_F_WAKER);
+	/* a bare suffix is a name, not an empty frame */
+	assert_string_equal(profile__frame(p, s->frames[5])->name, "_[k]");
+	assert_int_equal(profile__frame(p, s->frames[5])->flags, 0);
+	profile__free(p);
+}
+
+static void reader_marks_frames_without_a_symbol_unknown(void **state)
+{
+	struct profile *p = read_text("app;libc.so.6+0x1a2f;[unknown];x+0xzz 1\n", NULL);
+	const struct profile_stack *s;
+
+	(void)state;
+	s = profile__stack(p, 0);
+	assert_int_equal(profile__frame(p, s->frames[0])->flags, 0);
+	assert_int_equal(profile__frame(p, s->frames[1])->flags, FRAME_F_UNKNOWN);
+	assert_int_equal(profile__frame(p, s->frames[2])->flags, FRAME_F_UNKNOWN);
+	assert_int_equal(profile__frame(p, s->frames[3])->flags, 0);
+	profile__free(p);
+}
+
+static void reader_keeps_a_zero_count_line_valid_but_adds_nothing(void **state)
+{
+	struct folded_read_stats st;
+	struct profile *p = read_text("app;a 0\n", &st);
+
+	(void)state;
+	assert_int_equal(st.lines, 1);
+	assert_int_equal(st.malformed, 0);
+	assert_int_equal(profile__nr_stacks(p), 0);
+	profile__free(p);
+}
+
+static void reader_reports_a_read_error(void **state)
+{
+	struct profile *p = profile__new();
+	FILE *f = fopen("/dev/null", "w");	/* reading a write-only stream fails */
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(profile__read_folded(p, f, PROFILE_KIND_ONCPU, NULL), -EIO);
+	fclose(f);
+	profile__free(p);
+}
+
+static void total_is_the_sum_of_valid_counts(void **state)
+{
+	struct profile *p = read_text("a;b 3\nbad line\na;c 4\nx 10\n", NULL);
+
+	(void)state;
+	assert_int_equal(profile__total(p, PROFILE_KIND_ONCPU), 17);
+	assert_int_equal(profile__total(p, PROFILE_KIND_OFFCPU), 0);
+	assert_true(profile__has_kind(p, PROFILE_KIND_ONCPU));
+	assert_false(profile__has_kind(p, PROFILE_KIND_OFFCPU));
+	profile__free(p);
+}
+
+static void self_weight_is_credited_to_the_leaf_only(void **state)
+{
+	struct profile *p = read_text("app;main;work 5\napp;main 2\n", NULL);
+
+	(void)state;
+	assert_int_equal(totals_of(p, "work").self, 5);
+	assert_int_equal(totals_of(p, "main").self, 2);
+	assert_int_equal(totals_of(p, "app").self, 0);
+	profile__free(p);
+}
+
+static void inclusive_weight_counts_a_recursive_frame_once_per_stack(void **state)
+{
+	struct profile *p = read_text("app;fib;fib;fib 4\napp;fib;other 1\n", NULL);
+
+	(void)state;
+	assert_int_equal(totals_of(p, "fib").inclusive, 5);
+	assert_int_equal(totals_of(p, "fib").self, 4);
+	assert_int_equal(totals_of(p, "app").inclusive, 5);
+	profile__free(p);
+}
+
+static void totals_are_ordered_by_self_desc_then_name_asc(void **state)
+{
+	struct profile *p = read_text("r;b 3\nr;a 3\nr;c 5\nr;a_[k] 3\n", NULL);
+	static const char *const want[] = { "c", "a", "a_[k]", "b", "r" };
+	struct frame_total *t;
+	size_t nr, i;
+	char name[64];
+
+	(void)state;
+	assert_int_equal(profile__frame_totals(p, PROFILE_KIND_ONCPU, &t, &nr), 0);
+	assert_int_equal(nr, NR(want));
+	for (i = 0; i < nr; i++) {
+		const struct profile_frame *f = profile__frame(p, t[i].frame);
+
+		snprintf(name, sizeof(name), "%s%s", f->name, profile_frame_suffix(f->flags));
+		assert_string_equal(name, want[i]);
+	}
+	free(t);
+	profile__free(p);
+}
+
+static void frames_differing_only_in_module_are_one_frame_in_totals(void **state)
+{
+	struct profile_frame_in a[] = { { "app", NULL, NULL, 0 }, { "f", "liba.so", NULL, 0 } };
+	struct profile_frame_in b[] = { { "app", NULL, NULL, 0 }, { "f", "libb.so", NULL, 0 } };
+	struct profile_stack_in s = { .frames = a, .nr_frames = 2, .weight = 2 };
+	struct profile *p = profile__new();
+
+	(void)state;
+	assert_int_equal(profile__add(p, &s), 0);
+	s.frames = b;
+	assert_int_equal(profile__add(p, &s), 0);
+	assert_int_equal(profile__nr_frames(p), 3);
+	assert_int_equal(totals_of(p, "f").self, 4);
+	profile__free(p);
+}
+
+static void hottest_is_most_self_with_ties_to_the_smallest_name(void **state)
+{
+	struct profile *p = read_text("r;zeta 3\nr;alpha 3\nr;mid 2\n", NULL);
+	uint32_t id;
+	double pct;
+
+	(void)state;
+	assert_true(profile__hottest(p, PROFILE_KIND_ONCPU, &id, &pct));
+	assert_string_equal(profile__frame(p, id)->name, "alpha");
+	assert_float_equal(pct, 37.5, 1e-9);
+	profile__free(p);
+}
+
+static void an_empty_profile_has_no_hottest_frame(void **state)
+{
+	struct profile *p = read_text("\n\nnot valid\n", NULL);
+	uint32_t id = 77;
+
+	(void)state;
+	assert_false(profile__hottest(p, PROFILE_KIND_ONCPU, &id, NULL));
+	assert_int_equal(id, 77);
+	profile__free(p);
+}
+
+static void writer_orders_by_count_desc_then_text_asc_with_suffixes(void **state)
+{
+	struct profile *p = read_text("r;c 3\nr;b 2\nr;vfs_[k] 9\nr;a 2\n  r;b 1\n", NULL);
+	char *out = write_text(p);
+
+	(void)state;
+	assert_string_equal(out, "r;vfs_[k] 9\nr;b 3\nr;c 3\nr;a 2\n");
+	free(out);
+	profile__free(p);
+}
+
+static void writer_output_reads_back_to_the_same_text(void **state)
+{
+	struct profile *p = read_text("app;x y z;f_[i] 3\n[unknown] 2\nk;a_[k]_[w] 1\n", NULL);
+	char *once = write_text(p), *twice;
+	struct profile *q = read_text(once, NULL);
+
+	(void)state;
+	twice = write_text(q);
+	assert_string_equal(once, twice);
+	assert_string_equal(once, "app;x y z;f_[i] 3\n[unknown] 2\nk;a_[k]_[w] 1\n");
+	free(once);
+	free(twice);
+	profile__free(p);
+	profile__free(q);
+}
+
+static void add_merges_only_stacks_with_equal_frames_kind_and_labels(void **state)
+{
+	struct profile_frame_in f[] = { { "app", NULL, NULL, 0 }, { "main", NULL, NULL, 0 } };
+	struct profile_stack_in s = { .frames = f, .nr_frames = 2, .weight = 1, .pid = 10,
+				      .comm = "app" };
+	struct profile *p = profile__new();
+
+	(void)state;
+	assert_int_equal(profile__add(p, &s), 0);
+	assert_int_equal(profile__add(p, &s), 0);
+	assert_int_equal(profile__nr_stacks(p), 1);
+	assert_int_equal(profile__stack(p, 0)->weight, 2);
+	assert_string_equal(profile__stack(p, 0)->comm, "app");
+	s.pid = 11;
+	assert_int_equal(profile__add(p, &s), 0);
+	s.kind = PROFILE_KIND_OFFCPU;
+	assert_int_equal(profile__add(p, &s), 0);
+	assert_int_equal(profile__nr_stacks(p), 3);
+	assert_int_equal(profile__total(p, PROFILE_KIND_ONCPU), 3);
+	assert_int_equal(profile__total(p, PROFILE_KIND_OFFCPU), 1);
+	profile__free(p);
+}
+
+static void add_refuses_an_overflowing_weight_and_changes_nothing(void **state)
+{
+	struct profile_frame_in f[] = { { "app", NULL, NULL, 0 } };
+	struct profile_stack_in s = { .frames = f, .nr_frames = 1, .weight = UINT64_MAX };
+	struct profile *p = profile__new();
+
+	(void)state;
+	assert_int_equal(profile__add(p, &s), 0);
+	s.weight = 1;
+	assert_int_equal(profile__add(p, &s), -EOVERFLOW);
+	assert_true(profile__stack(p, 0)->weight == UINT64_MAX);
+	s.nr_frames = 0;
+	assert_int_equal(profile__add(p, &s), -EINVAL);
+	profile__free(p);
+}
+
+static void add_interns_strings_and_names_empty_frames_unknown(void **state)
+{
+	struct profile_frame_in f[] = { { "a", "m.so", "ab12", 0 }, { "", NULL, NULL, 0 },
+					{ NULL, NULL, NULL, 0 } };
+	struct profile_stack_in s = { .frames = f, .nr_frames = 3, .weight = 1 };
+	struct profile *p = profile__new();
+	const struct profile_stack *st;
+
+	(void)state;
+	assert_int_equal(profile__add(p, &s), 0);
+	st = profile__stack(p, 0);
+	assert_string_equal(profile__frame(p, st->frames[0])->build_id, "ab12");
+	assert_string_equal(profile__frame(p, st->frames[1])->name, "[unknown]");
+	assert_int_equal(profile__frame(p, st->frames[1])->flags, FRAME_F_UNKNOWN);
+	/* "" and NULL are the same unknown frame */
+	assert_int_equal(st->frames[1], st->frames[2]);
+	assert_null(profile__frame(p, 99));
+	assert_null(profile__stack(p, 1));
+	profile__free(p);
+}
+
+static void stack_text_joins_frames_with_their_suffixes(void **state)
+{
+	struct profile *p = read_text("app;x y;vfs_[k] 1\n", NULL);
+	char *buf = NULL;
+	size_t cap = 0, idx = 9;
+	struct profile_frame_in f[] = { { "app", NULL, NULL, 0 } };
+	struct profile_stack_in s = { .frames = f, .nr_frames = 1, .weight = 1 };
+
+	(void)state;
+	assert_int_equal(profile_stack_text(p, profile__stack(p, 0), &buf, &cap), 0);
+	assert_string_equal(buf, "app;x y;vfs_[k]");
+	assert_int_equal(profile__add_at(p, &s, &idx), 0);
+	assert_int_equal(idx, 1);
+	assert_int_equal(profile__add_at(p, &s, &idx), 0);
+	assert_int_equal(idx, 1);
+	free(buf);
+	profile__free(p);
+}
+
+static void kind_names_parse_back(void **state)
+{
+	enum profile_kind k;
+	int i;
+
+	(void)state;
+	for (i = 0; i < PROFILE_KIND_NR; i++) {
+		assert_int_equal(profile_kind_parse(profile_kind_name(i), &k), 0);
+		assert_int_equal(k, i);
+	}
+	assert_int_equal(profile_kind_parse("cpu", &k), -EINVAL);
+	assert_string_equal(profile_kind_unit(PROFILE_KIND_ONCPU), "samples");
+	assert_string_equal(profile_kind_unit(PROFILE_KIND_LOCK), "nanoseconds");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(reader_takes_the_count_after_the_last_space),
+		cmocka_unit_test(reader_ignores_surrounding_whitespace),
+		cmocka_unit_test(reader_accepts_a_tab_before_the_count),
+		cmocka_unit_test(reader_ignores_blank_lines_without_counting_them),
+		cmocka_unit_test(reader_skips_counts_and_locates_malformed_lines),
+		cmocka_unit_test(reader_treats_a_count_above_uint64_max_as_malformed),
+		cmocka_unit_test(reader_skips_a_line_that_would_overflow_the_total),
+		cmocka_unit_test(reader_treats_a_nul_byte_as_malformed),
+		cmocka_unit_test(reader_handles_a_line_longer_than_any_fixed_buffer),
+		cmocka_unit_test(reader_treats_a_line_deeper_than_the_frame_bound_as_malformed),
+		cmocka_unit_test(reader_merges_identical_stacks),
+		cmocka_unit_test(reader_turns_suffixes_into_flags),
+		cmocka_unit_test(reader_marks_frames_without_a_symbol_unknown),
+		cmocka_unit_test(reader_keeps_a_zero_count_line_valid_but_adds_nothing),
+		cmocka_unit_test(reader_reports_a_read_error),
+		cmocka_unit_test(total_is_the_sum_of_valid_counts),
+		cmocka_unit_test(self_weight_is_credited_to_the_leaf_only),
+		cmocka_unit_test(inclusive_weight_counts_a_recursive_frame_once_per_stack),
+		cmocka_unit_test(totals_are_ordered_by_self_desc_then_name_asc),
+		cmocka_unit_test(frames_differing_only_in_module_are_one_frame_in_totals),
+		cmocka_unit_test(hottest_is_most_self_with_ties_to_the_smallest_name),
+		cmocka_unit_test(an_empty_profile_has_no_hottest_frame),
+		cmocka_unit_test(writer_orders_by_count_desc_then_text_asc_with_suffixes),
+		cmocka_unit_test(writer_output_reads_back_to_the_same_text),
+		cmocka_unit_test(add_merges_only_stacks_with_equal_frames_kind_and_labels),
+		cmocka_unit_test(add_refuses_an_overflowing_weight_and_changes_nothing),
+		cmocka_unit_test(add_interns_strings_and_names_empty_frames_unknown),
+		cmocka_unit_test(stack_text_joins_frames_with_their_suffixes),
+		cmocka_unit_test(kind_names_parse_back),
+	};
+
+	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Off-CPU reasons from syscall numbers and task states. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <sys/syscall.h>
+
+#include "record/reason.h"
+
+static void futex_waits_are_futex(void **state)
+{
+	(void)state;
+	assert_int_equal(offcpu_reason(SYS_futex, 1), REASON_FUTEX);
+	assert_string_equal(offcpu_reason_name(REASON_FUTEX), "futex");
+}
+
+static void epoll_poll_and_select_are_poll(void **state)
+{
+	(void)state;
+	assert_int_equal(offcpu_reason(SYS_epoll_wait, 1), REASON_POLL);
+	assert_int_equal(offcpu_reason(SYS_epoll_pwait, 1), REASON_POLL);
+	assert_int_equal(offcpu_reason(SYS_poll, 1), REASON_POLL);
+	assert_int_equal(offcpu_reason(SYS_pselect6, 1), REASON_POLL);
+}
+
+static void fsync_family_is_fsync_even_in_d_state(void **state)
+{
+	(void)state;
+	assert_int_equal(offcpu_reason(SYS_fsync, 2), REASON_FSYNC);
+	assert_int_equal(offcpu_reason(SYS_fdatasync, 2), REASON_FSYNC);
+}
+
+static void sleeps_reads_writes_and_waits(void **state)
+{
+	(void)state;
+	assert_int_equal(offcpu_reason(SYS_nanosleep, 1), REASON_SLEEP);
+	assert_int_equal(offcpu_reason(SYS_clock_nanosleep, 1), REASON_SLEEP);
+	assert_int_equal(offcpu_reason(SYS_read, 1), REASON_READ);
+	assert_int_equal(offcpu_reason(SYS_accept4, 1), REASON_READ);
+	assert_int_equal(offcpu_reason(SYS_sendto, 1), REASON_WRITE);
+	assert_int_equal(offcpu_reason(SYS_wait4, 1), REASON_WAIT);
+}
+
+static void d_state_outside_a_known_syscall_is_io(void **state)
+{
+	(void)state;
+	assert_int_equal(offcpu_reason(-1, 2), REASON_IO);
+	assert_int_equal(offcpu_reason(SYS_getpid, 2), REASON_IO);
+}
+
+static void anything_else_is_other(void **state)
+{
+	(void)state;
+	assert_int_equal(offcpu_reason(-1, 1), REASON_OTHER);
+	assert_int_equal(offcpu_reason(SYS_getpid, 1), REASON_OTHER);
+	assert_string_equal(offcpu_reason_name(REASON_NR + 3), "other");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(futex_waits_are_futex),
+		cmocka_unit_test(epoll_poll_and_select_are_poll),
+		cmocka_unit_test(fsync_family_is_fsync_even_in_d_state),
+		cmocka_unit_test(sleeps_reads_writes_and_waits),
+		cmocka_unit_test(d_state_outside_a_known_syscall_is_io),
+		cmocka_unit_test(anything_else_is_other),
+	};
+
+	return cmocka_run_group_tests_name("reason", tests, NULL, NULL);
+}

@@ -8,7 +8,9 @@
 #
 #   base      the workload alone
 #   aa        the workload alone again (A/A: the machine's noise floor)
-#   hotcold   under `hotcold record -a -F HZ`
+#   hotcold   under `hotcold record -a -F HZ` (its default user unwinding)
+#   hotcold-fp  the same with `--unwind fp` (frame pointers only), if the
+#             binary has --unwind
 #   perf      under `perf record -F HZ -a -g`
 #   bpftrace  under `bpftrace -e 'profile:hz:HZ { @[kstack, ustack, comm] = count(); }'`
 #
@@ -26,10 +28,19 @@
 #     % of one core) and peak RSS (VmHWM); for hotcold also its `-v` line
 #     (whole life, including start-up and symbolization at the end).
 #
+# The hotcold binary is copied once at the start, so a rebuild during the
+# run cannot change what is measured. On a shared machine, arms during which
+# other tasks used more than --clean-max % of the CPUs are re-run (within a
+# time budget) and every table says how busy the rest of the machine was;
+# --nice runs the workload and the profilers at a higher priority than the
+# rest (both alike, so the profiler still competes with the workload as it
+# would on a quiet machine).
+#
 # Progress goes to stderr, the markdown tables to stdout. Needs root.
 #
-# usage: bench/oncpu.sh [--rounds N] [--seconds D] [--hotcold PATH]
-#                       [--freq HZ] [--arms LIST] [--keep]
+# usage: bench/oncpu.sh [--rounds N] [--seconds D] [--hotcold PATH] [--freq HZ]
+#                       [--arms LIST] [--nice N] [--clean-max PCT] [--retries N]
+#                       [--keep]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -37,11 +48,12 @@ ROUNDS=7
 DUR=5
 HZ=99
 HOTCOLD=$ROOT/hotcold
-ARMS_ARG=base,aa,hotcold,perf,bpftrace
+ARMS_ARG=base,aa,hotcold,hotcold-fp,perf,bpftrace
+NICE=0
 KEEP=0
 CLEAN_MAX=3		# % of the machine used by others for a ratio to count as clean
 RETRIES=2		# re-runs of an arm during which others used > CLEAN_MAX %
-RETRY_BUDGET=420	# seconds into the rounds after which nothing is re-run
+RETRY_BUDGET=150	# seconds spent on re-runs, at most (keeps a run < 10 min)
 SETTLE=0.5		# after a profiler says it is attached
 GAP=1			# between arms: let the previous one's exit work finish
 READY_TIMEOUT=30	# seconds for a profiler to attach
@@ -54,13 +66,15 @@ usage: $0 [options]
   --seconds D      workload duration per arm, seconds (default $DUR)
   --hotcold PATH   hotcold binary (default $ROOT/hotcold)
   --freq HZ        sampling frequency for all profilers (default $HZ)
-  --arms LIST      comma-separated subset of: base,aa,hotcold,perf,bpftrace
-                   (default $ARMS_ARG; base is always run)
+  --arms LIST      comma-separated subset of: base,aa,hotcold,hotcold-fp,perf,
+                   bpftrace (default $ARMS_ARG; base is always run)
+  --nice N         run the workload and every profiler under nice -n N (e.g. -20
+                   on a machine others are using; default $NICE)
   --clean-max PCT  a ratio is "clean" when, during both its arm and that round's
                    baseline, other tasks used <= PCT % of all CPUs (default $CLEAN_MAX)
   --retries N      re-run an arm up to N times while others used > --clean-max
                    % of the CPUs during it (default $RETRIES; the last attempt is
-                   kept; no re-runs once the rounds have taken ${RETRY_BUDGET}s)
+                   kept; at most ${RETRY_BUDGET}s in all are spent on re-runs)
   --keep           keep the temporary directory (profiles, logs, raw data)
 Markdown tables on stdout, progress on stderr. Needs root.
 EOF
@@ -78,6 +92,7 @@ while [[ $# -gt 0 ]]; do
 	--arms)    ARMS_ARG=${2:?}; shift 2 ;;
 	--clean-max) CLEAN_MAX=${2:?}; shift 2 ;;
 	--retries) RETRIES=${2:?}; shift 2 ;;
+	--nice)    NICE=${2:?}; shift 2 ;;
 	--keep)    KEEP=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -86,6 +101,7 @@ done
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 5 ]] || die "--rounds must be an integer >= 5"
 [[ $DUR =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--seconds must be a positive number"
 [[ $HZ =~ ^[1-9][0-9]*$ ]] || die "--freq must be a positive integer"
+[[ $NICE =~ ^-?[0-9]+$ && $NICE -ge -20 && $NICE -le 19 ]] || die "--nice must be an integer in -20..19"
 [[ $RETRIES =~ ^[0-9]+$ ]] || die "--retries must be a non-negative integer"
 [[ $CLEAN_MAX =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--clean-max must be a number"
 [[ $EUID -eq 0 ]] || die "needs root (BPF, system-wide perf events, sysctl)"
@@ -98,9 +114,13 @@ for a in "${want[@]}"; do
 	case $a in
 	base) ;;
 	aa) ARMS+=(aa) ;;
-	hotcold)
+	hotcold|hotcold-fp)
 		[[ -x $HOTCOLD ]] || die "hotcold binary '$HOTCOLD' not found or not executable (run make, pass --hotcold PATH, or leave hotcold out of --arms)"
-		ARMS+=(hotcold) ;;
+		if [[ $a == hotcold-fp ]] && ! "$HOTCOLD" record --help 2>&1 | grep -q -- '--unwind'; then
+			log "SKIP arm hotcold-fp: $HOTCOLD has no --unwind option (it unwinds with frame pointers only: see arm hotcold)"
+			continue
+		fi
+		ARMS+=("$a") ;;
 	perf)
 		if command -v perf >/dev/null 2>&1; then ARMS+=(perf)
 		else log "SKIP arm perf: 'perf' not on PATH (Debian: apt-get install linux-perf)"; fi ;;
@@ -112,7 +132,7 @@ for a in "${want[@]}"; do
 done
 NARMS=${#ARMS[@]}
 needs_bpftool=0
-for a in "${ARMS[@]}"; do [[ $a == hotcold || $a == bpftrace ]] && needs_bpftool=1; done
+for a in "${ARMS[@]}"; do [[ $a == hotcold* || $a == bpftrace ]] && needs_bpftool=1; done
 BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
 if ((needs_bpftool)); then
 	[[ -x $BPFTOOL ]] || die "bpftool not found (needed to read BPF run-time stats)"
@@ -126,6 +146,8 @@ RAW=$TMP/raw.tsv		# round  arm  key  value
 PREV_BPF_STATS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo "")
 PROF_PID=""
 WL_PID=""
+NICE_CMD=()
+if ((NICE != 0)); then NICE_CMD=(nice -n "$NICE"); fi
 
 cleanup() {
 	local rc=$? i
@@ -158,6 +180,21 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# ---- the hotcold binary under test: one copy for the whole run --------------
+HOTCOLD_SRC=$HOTCOLD
+HOTCOLD_ID=""
+for a in "${ARMS[@]}"; do
+	if [[ $a == hotcold* ]]; then
+		cp "$HOTCOLD_SRC" "$TMP/hotcold"
+		HOTCOLD=$TMP/hotcold
+		HOTCOLD_ID="sha256 $(sha256sum "$HOTCOLD" | cut -c1-12), built $(date -r "$HOTCOLD_SRC" '+%F %T')"
+		if commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null); then
+			HOTCOLD_ID+=", tree at commit $commit (plus any uncommitted changes)"
+		fi
+		break
+	fi
+done
+
 # ---- workload -------------------------------------------------------------
 BUILD=$ROOT/bench/.build
 WL=$BUILD/spin
@@ -181,7 +218,7 @@ OPS=""
 run_workload() {
 	local r=$1 arm=$2 out=$TMP/r$1.$2.spin s0 s1 t0 t1
 	s0=$(head -n1 /proc/stat); t0=$(now_ns)
-	"$WL" "$DUR" >"$out" 2>"$out.err" &
+	"${NICE_CMD[@]}" "$WL" "$DUR" >"$out" 2>"$out.err" &
 	WL_PID=$!
 	wait "$WL_PID" || die "workload failed in round $r arm $arm: $(cat "$out.err")"
 	WL_PID=""
@@ -267,7 +304,7 @@ wait_ready() {
 	while :; do
 		kill -0 "$pid" 2>/dev/null || return 1
 		case $arm in
-		hotcold)
+		hotcold*)
 			grep -q '^hotcold: recording' "$base.err" 2>/dev/null && return 0 ;;
 		perf)
 			(($(perf_fds "$pid") >= ncpu)) && return 0 ;;
@@ -291,9 +328,10 @@ run_profiled() {
 	local ids=() t_ready c_ready t_end c_end bs0="" bs1="" rc=0
 	local -a cmd
 	case $arm in
-	hotcold)
+	hotcold|hotcold-fp)
 		# -d is only a safety net: the run is stopped with SIGINT.
-		cmd=("$HOTCOLD" record -a -F "$HZ" -d "$(awk -v d="$DUR" 'BEGIN{print int(d) + 300}')" -v -o "$base.folded") ;;
+		cmd=("$HOTCOLD" record -a -F "$HZ" -d "$(awk -v d="$DUR" 'BEGIN{print int(d) + 300}')" -v -o "$base.folded")
+		if [[ $arm == hotcold-fp ]]; then cmd+=(--unwind fp); fi ;;
 	perf)
 		cmd=(perf record -F "$HZ" -a -g -o "$base.perf.data") ;;
 	bpftrace)
@@ -305,7 +343,7 @@ run_profiled() {
 		prog_ids >"$before"
 	fi
 
-	"${cmd[@]}" >"$base.out" 2>"$base.err" &
+	"${NICE_CMD[@]}" "${cmd[@]}" >"$base.out" 2>"$base.err" &
 	PROF_PID=$!
 	local t_start; t_start=$(now_ns)
 	if ! wait_ready "$arm" "$PROF_PID" "$before" "$base"; then
@@ -322,7 +360,7 @@ run_profiled() {
 	sleep "$SETTLE"
 	local progs=""
 	case $arm in
-	hotcold)  progs=$(new_perf_progs "$before" oncpu_sample) ;;
+	hotcold*) progs=$(new_perf_progs "$before" oncpu_sample) ;;
 	bpftrace) progs=$(new_perf_progs "$before") ;;
 	esac
 	if [[ -n $progs ]]; then
@@ -364,7 +402,7 @@ run_profiled() {
 		tail -n 5 "$base.err" >&2 || true
 	fi
 
-	if [[ $arm == hotcold ]]; then
+	if [[ $arm == hotcold* ]]; then
 		# hotcold: loader cpu X s user + Y s sys, max RSS N KiB
 		local vline
 		vline=$(grep -m1 'loader cpu' "$base.err" || true)
@@ -407,10 +445,12 @@ wait_exit() {
 NCPU=$(nproc)
 log "machine: $NCPU CPUs, kernel $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 log "arms: ${ARMS[*]}; $ROUNDS rounds x ${DUR}s at ${HZ} Hz; temp dir $TMP"
-log "hotcold: $HOTCOLD"
+if [[ -n $HOTCOLD_ID ]]; then log "hotcold: $HOTCOLD_SRC ($HOTCOLD_ID), copied to $HOTCOLD"; fi
+if ((NICE != 0)); then log "workload and profilers run under nice -n $NICE"; fi
 log "warm-up: workload 1 s"
 "$WL" 1 >/dev/null 2>&1
 T_BEGIN=$(date +%s)
+RETRY_SPENT=0
 
 for ((r = 1; r <= ROUNDS; r++)); do
 	order=()
@@ -420,6 +460,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	for arm in "${order[@]}"; do
 		attempt=0
 		while :; do
+			t_att=$(date +%s)
 			case $arm in
 			base|aa) run_workload "$r" "$arm" ;;
 			*) run_profiled "$r" "$arm" ;;
@@ -427,7 +468,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
 			other=$(awk -F'\t' -v r="$r" -v a="$arm" '$1 == r && $2 == a && $3 == "other_pct" {print $4}' "$RAW")
 			log "  $arm: $(awk -v o="$OPS" 'BEGIN{if (o == "") print "failed"; else printf "%.1f M ops/s", o / 1e6}'), others used ${other:-?} % of the CPUs"
 			sleep "$GAP"
-			if [[ -n $other ]] && ((attempt < RETRIES && $(date +%s) - T_BEGIN < RETRY_BUDGET)) &&
+			if ((attempt > 0)); then RETRY_SPENT=$((RETRY_SPENT + $(date +%s) - t_att)); fi
+			if [[ -n $other ]] && ((attempt < RETRIES && RETRY_SPENT < RETRY_BUDGET)) &&
 			   awk -v o="$other" -v m="$CLEAN_MAX" 'BEGIN{exit !(o > m)}'; then
 				attempt=$((attempt + 1))
 				log "  $arm: re-running (retry $attempt/$RETRIES): others used more than $CLEAN_MAX %"
@@ -480,6 +522,7 @@ label() {
 	base) echo "baseline (alone)" ;;
 	aa) echo "A/A (alone again)" ;;
 	hotcold) echo "hotcold record -a -F $HZ" ;;
+	hotcold-fp) echo "hotcold record -a -F $HZ --unwind fp" ;;
 	perf) echo "perf record -F $HZ -a -g" ;;
 	bpftrace) echo "bpftrace profile:hz:$HZ" ;;
 	esac
@@ -487,6 +530,8 @@ label() {
 
 echo "## On-CPU sampling overhead: $NCPU CPUs, $(uname -r), $ROUNDS rounds × ${DUR} s, ${HZ} Hz"
 echo
+if [[ -n $HOTCOLD_ID ]]; then echo "hotcold: \`$HOTCOLD_SRC\` ($HOTCOLD_ID)."; echo; fi
+if ((NICE != 0)); then echo "Workload and profilers ran under \`nice -n $NICE\`."; echo; fi
 echo "Workload: \`bench/workloads/spin.c\`, $NCPU threads (one per online CPU). Ratio = arm ÷ baseline of the same round; median and min–max over rounds."
 echo
 echo "| arm | M ops/s median | throughput ratio median | min–max | rounds | clean rounds: ratio median | min–max | n | ops per CPU-s ratio median | min–max |"
@@ -543,13 +588,13 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	echo "$line |"
 done
 
-if have hotcold || have bpftrace; then
+if have hotcold || have hotcold-fp || have bpftrace; then
 	echo
 	echo "BPF program run time per sample (kernel.bpf_stats_enabled=1; deltas of run_time_ns / run_cnt over the workload window):"
 	echo
 	echo "| program | ns/sample median | min–max | samples/s (all CPUs) median | ≈ % of each CPU | rounds |"
 	echo "| --- | ---: | ---: | ---: | ---: | ---: |"
-	for arm in hotcold bpftrace; do
+	for arm in hotcold hotcold-fp bpftrace; do
 		have "$arm" || continue
 		s=$(vals "$arm" bpf_ns | stats)
 		rate=$(vals "$arm" bpf_rate | stats | awk '{print $1}')
@@ -563,7 +608,7 @@ if have hotcold || have bpftrace; then
 fi
 
 profs=()
-for a in hotcold perf bpftrace; do have "$a" && profs+=("$a"); done
+for a in hotcold hotcold-fp perf bpftrace; do if have "$a"; then profs+=("$a"); fi; done
 if ((${#profs[@]})); then
 	echo
 	echo "Profiler process cost, from attached to workload done (schedstat of all its threads; VmHWM):"
@@ -576,19 +621,22 @@ if ((${#profs[@]})); then
 			"$(fmt %.1f "$(vals "$arm" hwm_kib | awk '{print $1 / 1024}' | stats)")" \
 			"$(vals "$arm" stop_s | stats | awk '{printf "%.2f", $1}')"
 	done
-	if have hotcold; then
-		s=$(vals hotcold life_cpu_pct | stats)
+	for hc in hotcold hotcold-fp; do
+		have "$hc" || continue
+		echo
+		echo "\`$(label "$hc")\`:"
+		echo
+		s=$(vals "$hc" life_cpu_pct | stats)
 		if [[ $(awk '{print $4}' <<<"$s") != 0 ]]; then
-			echo
-			echo "hotcold \`-v\` line (whole life: start-up, recording, symbolization, writing): CPU $(fmt %.3f "$s" | sed 's/ | / % of one core, min–max /') %, max RSS $(fmt %.1f "$(vals hotcold maxrss_kib | awk '{print $1 / 1024}' | stats)" | sed 's/ | / MiB, min–max /') MiB."
+			echo "- \`-v\` line (whole life: start-up, recording, symbolization, writing): CPU $(fmt %.3f "$s" | sed 's/ | / % of one core, min–max /') %; max RSS $(fmt %.1f "$(vals "$hc" maxrss_kib | awk '{print $1 / 1024}' | stats)" | sed 's/ | / MiB, min–max /') MiB."
 		fi
-		parts=$(vals hotcold rss_parts | tail -n1)
-		if [[ -n $parts ]]; then echo "hotcold RSS just before SIGINT (last round): $parts."; fi
-		s=$(vals hotcold samples | stats)
+		parts=$(vals "$hc" rss_parts | tail -n1)
+		if [[ -n $parts ]]; then echo "- RSS just before SIGINT (last round): $parts."; fi
+		s=$(vals "$hc" samples | stats)
 		if [[ $(awk '{print $4}' <<<"$s") != 0 ]]; then
-			echo "hotcold samples written per run: median $(awk '{printf "%.0f", $1}' <<<"$s"); ring-full losses (sum over runs): $(vals hotcold lost | awk '{s += $1} END {print s + 0}')."
+			echo "- samples written per run: median $(awk '{printf "%.0f", $1}' <<<"$s"); ring-full losses (sum over runs): $(vals "$hc" lost | awk '{s += $1} END {print s + 0}')."
 		fi
-	fi
+	done
 fi
 fails=$(awk -F'\t' '$3 == "failed"' "$RAW" | wc -l)
 ((fails == 0)) || { echo; echo "**$fails profiler arm run(s) failed to attach; see stderr.**"; }

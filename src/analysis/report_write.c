@@ -118,8 +118,9 @@ static void notes(const struct report *r, FILE *out)
 		return;
 	fprintf(out, "\nnotes\n");
 	if (r->flat)
-		fprintf(out, "profile is flat: no frame above %.0f%% self (hottest %.2f%%); "
-			     "no single fix will pay off much, look at the architecture\n",
+		fprintf(out, "profile is flat: no frame above %.0f%% self (hottest %.2f%%)\n"
+			     "  the stop rule: no single fix pays off much here; the rest is "
+			     "architecture\n",
 			REPORT_FLAT_PCT, r->hottest_pct);
 	if (!r->contaminated)
 		return;

@@ -201,6 +201,7 @@ static int session_open_unwind(struct session *s)
 		return 0;
 	}
 	s->env.unwind_cfi = true;
+	unwind_tables__preload_runtime(s->ut);
 	s->env.unwind_procs_fd = unwind_tables__procs_fd(s->ut);
 	s->env.unwind_objs_fd = unwind_tables__objs_fd(s->ut);
 	for (size_t i = 0; i < s->o->nr_pids; i++)

@@ -427,6 +427,46 @@ int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 	return 0;
 }
 
+static bool is_runtime_object(const char *path)
+{
+	static const char *const prefixes[] = { "libc.so", "ld-linux", "libm.so", "libstdc++.so",
+						"libgcc_s.so" };
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+int unwind_tables__preload_runtime(struct unwind_tables *ut)
+{
+	uint32_t self = getpid();
+	struct procmaps *pm;
+	const struct procmap *m;
+	struct uobj *ob;
+	char path[4096];
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/%u/maps", ut->o.proc_root, self);
+	pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
+	if (!pm)
+		return -errno;
+	for (size_t i = 0; i < procmaps__nr(pm); i++) {
+		m = procmaps__entry(pm, i);
+		if (m->kind != PROCMAP_FILE || !m->inode || !is_runtime_object(m->path))
+			continue;
+		ob = get_obj(ut, self, m);
+		if (!ob || ob->refs)
+			continue;
+		ob->refs = 1;	/* never dropped: freed with the tables */
+		n++;
+	}
+	procmaps__free(pm);
+	return n;
+}
+
 void unwind_tables__remove_process(struct unwind_tables *ut, uint32_t tgid)
 {
 	__u32 key = tgid;

@@ -50,6 +50,15 @@ int unwind_tables__objs_fd(const struct unwind_tables *ut);
  */
 int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid);
 
+/*
+ * Build, and keep for the whole run, the tables of the C runtime objects this
+ * process maps (libc, ld.so, libm, libstdc++, libgcc_s): nearly every target
+ * maps the same files, so a new process then only needs its own binary's
+ * table and is published within a millisecond or two instead of ~50 ms.
+ * Returns the number of objects preloaded.
+ */
+int unwind_tables__preload_runtime(struct unwind_tables *ut);
+
 /* Unpublish @tgid and release objects nobody maps any more. */
 void unwind_tables__remove_process(struct unwind_tables *ut, uint32_t tgid);
 

@@ -60,7 +60,7 @@ expect "bad input: truncated gzip to convert" 2 "gzip-compressed" \
 	"$HC" convert "$tmp/trunc.gz" -o "$tmp/x.pb.gz"
 [ ! -e "$tmp/x.pb.gz" ] && ok "bad input: no output file left behind" ||
 	ko "bad input: no output file left behind" "$tmp/x.pb.gz exists"
-expect "bad input: -v lists malformed line numbers" 0 "line 6: count is not an integer" \
+expect "bad input: -v lists malformed line numbers" 0 "line 6: empty frame" \
 	"$HC" report -v tests/golden/messy.in
 expect "bad input: missing file" 1 "cannot open" "$HC" report "$tmp/none"
 expect "bad input: a directory" 1 "cannot read" "$HC" report "$tmp"

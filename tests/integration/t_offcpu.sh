@@ -1,0 +1,47 @@
+#!/bin/bash
+# --off-cpu on threads that block in known ways: each thread's off-CPU total
+# is within 2% of the off-CPU time the workload measured inside its own
+# blocking calls (wall - thread CPU time), >= 95% of its stack-carrying time
+# has the expected reason, and >= 99% of that names the application function
+# that made the call (CFI through glibc, which has no frame pointers; the
+# exception is a thread's first blocks, which can end before the loader has
+# published the process's unwind tables and are walked by frame pointer).
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p /var/tmp/hotcold-it && fsdir=$(mktemp -d /var/tmp/hotcold-it/fsync.XXXXXX)
+cleanup_hooks+=("rm -rf '$fsdir'")
+"$HOTCOLD" record --off-cpu --per-thread -o "$TMP/out.folded" -- \
+	"$WL/blockers" 3 "$fsdir" "$TMP/truth" 2>"$TMP/err"
+rc=$?
+cat "$TMP/err"
+[ $rc -eq 0 ] && ok "exit 0" || { bad "exit $rc"; finish; }
+grep -q 'unit microseconds' "$TMP/err" && ok "unit stated: microseconds" || bad "no unit in summary"
+
+while read -r name tid reason ns calls; do
+	root="$name-$tid"
+	want=$(awk -v n="$ns" 'BEGIN { printf "%.0f", n / 1000 }')
+	all=$(folded_with_root "$TMP/out.folded" "$root")
+	got=$(awk -v r="$root" -v why="[$reason]" '{
+		n = $NF; line = $0; sub(/ [0-9]+$/, "", line); k = split(line, fr, ";")
+		if (fr[1] == r && fr[k] == why) t += n } END { print t + 0 }' "$TMP/out.folded")
+	short=$(awk -v r="$root" '{ split($0, fr, ";"); if (fr[1] == r && $0 ~ /\[short blocks\] [0-9]+$/) t += $NF } END { print t + 0 }' "$TMP/out.folded")
+	dev=$(awk -v a="$all" -v b="$want" 'BEGIN { printf "%.2f", b ? 100 * (a - b) / b : 100 }')
+	if awk -v d="$dev" 'BEGIN { exit !(d >= -2 && d <= 2) }'; then
+		ok "$root: $all us off-CPU vs $want us measured ($dev%, $calls calls)"
+	else
+		bad "$root: $all us off-CPU vs $want us measured ($dev%)"
+	fi
+	p=$(pct "$got" "$((all - short))")
+	awk -v p="$p" 'BEGIN { exit !(p >= 95) }' && ok "$root: $p% of its stacked time is [$reason]" ||
+		bad "$root: only $p% of its stacked time is [$reason]"
+	fn=$(case $reason in futex) echo wait_futex;; poll) echo wait_epoll;;
+		fsync) echo wait_fsync;; sleep) echo wait_sleep;; esac)
+	with=$(awk -v r="$root" -v why="[$reason]" -v f="$fn" '{
+		n = $NF; line = $0; sub(/ [0-9]+$/, "", line); k = split(line, fr, ";")
+		if (fr[1] != r || fr[k] != why) next
+		for (i = 1; i <= k; i++) if (fr[i] == f) { t += n; break } } END { print t + 0 }' "$TMP/out.folded")
+	p=$(pct "$with" "$got")
+	awk -v p="$p" 'BEGIN { exit !(p >= 99) }' && ok "$root: $fn in $p% of its [$reason] time" ||
+		bad "$root: $fn in only $p% of its [$reason] time"
+done < "$TMP/truth"
+finish

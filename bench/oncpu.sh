@@ -417,8 +417,11 @@ run_profiled() {
 			}' <<<"$vline" | while read -r k v; do rec "$r" "$arm" "$k" "$v"; done
 		fi
 		local sline
-		sline=$(grep -Eo '[0-9]+ samples in [0-9]+ stacks' "$base.err" | tail -n1 || true)
-		if [[ -n $sline ]]; then rec "$r" "$arm" samples "${sline%% *}"; fi
+		# "hotcold: N samples in M stacks" or "hotcold: N on-CPU samples; ..."
+		sline=$(grep -Eo '^hotcold: [0-9]+ (on-CPU )?samples' "$base.err" | tail -n1 || true)
+		if [[ -n $sline ]]; then rec "$r" "$arm" samples "$(awk '{print $2}' <<<"$sline")"; fi
+		sline=$(grep -E '^unwind: [0-9]+ tables built' "$base.err" | tail -n1 || true)
+		if [[ -n $sline ]]; then rec "$r" "$arm" unwind_line "$sline"; fi
 		sline=$(grep -Eo 'oncpu: [0-9]+ lost' "$base.err" | tail -n1 || true)
 		if [[ -n $sline ]]; then rec "$r" "$arm" lost "$(awk '{print $2}' <<<"$sline")"; fi
 	fi
@@ -630,6 +633,8 @@ if ((${#profs[@]})); then
 		if [[ $(awk '{print $4}' <<<"$s") != 0 ]]; then
 			echo "- \`-v\` line (whole life: start-up, recording, symbolization, writing): CPU $(fmt %.3f "$s" | sed 's/ | / % of one core, min–max /') %; max RSS $(fmt %.1f "$(vals "$hc" maxrss_kib | awk '{print $1 / 1024}' | stats)" | sed 's/ | / MiB, min–max /') MiB."
 		fi
+		parts=$(vals "$hc" unwind_line | tail -n1)
+		if [[ -n $parts ]]; then echo "- its CFI summary (last round): \`$parts\`."; fi
 		parts=$(vals "$hc" rss_parts | tail -n1)
 		if [[ -n $parts ]]; then echo "- RSS just before SIGINT (last round): $parts."; fi
 		s=$(vals "$hc" samples | stats)

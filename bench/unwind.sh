@@ -22,8 +22,9 @@
 # 2. Table memory of one process linking libc + libstdc++ (a small C++
 #    program built here with g++), and of a C process for comparison: the
 #    "unwind: N tables built (peak R rows, X MiB ...)" line, next to what the
-#    kernel charges for the maps (bpftool map show: bytes_memlock of the
-#    hc_rows arrays and unwind_procs).
+#    kernel charges (bpftool: bytes_memlock of the row arrays, found as the
+#    inner maps of the program's unwind_objs, and of unwind_objs and
+#    unwind_procs themselves).
 # 3. Sharing: two processes of one binary, then three processes of three
 #    binaries (C no-FP, C FP, C++) recorded together with -p: tables built
 #    must equal the number of distinct executable objects (dev:inode) mapped
@@ -116,11 +117,15 @@ g++ -O2 -g "$TMP/cxx.cpp" -o "$TMP/cxx"
 # start CMD...: run in the background, remember its pid in LAST
 start() { "$@" >/dev/null 2>&1 & LAST=$!; PIDS+=("$LAST"); }
 
-# our_prog HOTCOLD_PID: id of the oncpu_sample program that process holds
+# oncpu_progs: ids of the loaded programs named oncpu_sample, one a line
+oncpu_progs() {
+	"$BPFTOOL" prog show -j 2>/dev/null | jq -r '.[] | select(.name == "oncpu_sample") | .id'
+}
+
+# our_prog BEFORE_FILE: the newest oncpu_sample program not listed in BEFORE_FILE
+# (Debian's bpftool does not show which process holds a program.)
 our_prog() {
-	"$BPFTOOL" prog show -j 2>/dev/null | jq -r --argjson p "$1" \
-		'.[] | select(.name == "oncpu_sample") | select(any(.pids[]?; .pid == $p)) | .id' |
-		head -1
+	oncpu_progs | grep -vxF -f "$1" | sort -n | tail -1 || true
 }
 
 prog_stats() {
@@ -138,13 +143,13 @@ cpu_ticks() {
 
 now_ns() { date +%s%N; }
 
-# wait_prog HOTCOLD_PID: prints the program id once attached (or nothing)
+# wait_prog HOTCOLD_PID ERR_FILE BEFORE_FILE: prints the program id once attached (or nothing)
 wait_prog() {
 	local id="" i
 	for i in $(seq 200); do
 		kill -0 "$1" 2>/dev/null || return 0
 		if grep -q '^hotcold: recording' "$2" 2>/dev/null; then
-			id=$(our_prog "$1")
+			id=$(our_prog "$3")
 			[[ -n $id ]] && { echo "$id"; return 0; }
 		fi
 		sleep 0.05
@@ -176,10 +181,11 @@ one_arm() {
 	base=$TMP/cost.$build.$depth.$mode.r$r
 	start "$TMP/gc_$build" $(((SECS + 4) * 1000)) "$TMP" "$depth"; a=$LAST
 	start "$TMP/gc_$build" $(((SECS + 4) * 1000)) "$TMP" "$depth"; b=$LAST
+	oncpu_progs >"$base.before"
 	"$HOTCOLD" record -p "$a,$b" --unwind="$mode" -e cpu-clock -F "$HZ" -d $((SECS + 2)) \
 		-o "$base.folded" 2>"$base.err" &
 	hc=$!
-	id=$(wait_prog "$hc" "$base.err")
+	id=$(wait_prog "$hc" "$base.err" "$base.before")
 	if [[ -z $id ]]; then
 		log "$build depth $depth --unwind=$mode: no oncpu_sample program; stderr:"
 		tail -5 "$base.err" >&2
@@ -239,12 +245,23 @@ done
 echo
 
 # ---- 2. table memory -------------------------------------------------------------
-# kernel_mem HOTCOLD_PID: bytes_memlock of the hc_rows arrays and unwind_procs
+# kernel_mem PROG_ID: "rows_bytes maps_bytes": bytes_memlock of the row arrays
+# (inner maps of unwind_objs) and of unwind_objs + unwind_procs themselves
 kernel_mem() {
-	"$BPFTOOL" map show -j 2>/dev/null | jq -r --argjson p "$1" '
-		[.[] | select(.name == "hc_rows" or .name == "unwind_procs" or .name == "unwind_objs")
-		     | select(.name == "hc_rows" or any(.pids[]?; .pid == $p))
-		     | .bytes_memlock // 0] | add // 0'
+	local m objs="" procs="" rows=0 inner
+	for m in $("$BPFTOOL" prog show id "$1" -j | jq '.map_ids[]'); do
+		case $("$BPFTOOL" map show id "$m" -j | jq -r .name) in
+		unwind_objs) objs=$m ;;
+		unwind_procs) procs=$m ;;
+		esac
+	done
+	[[ -n $objs && -n $procs ]] || { echo "0 0"; return; }
+	for inner in $("$BPFTOOL" map dump id "$objs" -j | jq -r '.[] | .value |
+			map(ltrimstr("0x")) | reverse | join("")'); do
+		rows=$((rows + $("$BPFTOOL" map show id $((16#$inner)) -j | jq '.bytes_memlock // 0')))
+	done
+	echo "$rows $(( $("$BPFTOOL" map show id "$objs" -j | jq '.bytes_memlock // 0') +
+		$("$BPFTOOL" map show id "$procs" -j | jq '.bytes_memlock // 0') ))"
 }
 
 # distinct_objects PID...: distinct (dev, inode) of executable file mappings
@@ -256,59 +273,53 @@ distinct_objects() {
 }
 
 # record_tables NAME PID...: records the processes for 2 s; prints
-# "tables rows MiB kernel_bytes distinct_objects"
+# "tables rows MiB distinct_objects kernel_rows_bytes kernel_maps_bytes"
 record_tables() {
-	local name=$1 hc km=0 i; shift
+	local name=$1 hc id i km="0 0"; shift
 	local pids; pids=$(IFS=,; echo "$*")
 	local objs; objs=$(distinct_objects "$@")
+	oncpu_progs >"$TMP/mem.$name.before"
 	"$HOTCOLD" record -p "$pids" --unwind=cfi -e cpu-clock -F "$HZ" -d 2 \
 		-o "$TMP/mem.$name.folded" 2>"$TMP/mem.$name.err" &
 	hc=$!
-	# hc_rows maps are only this run's while no other hotcold builds tables
-	for i in $(seq 30); do
-		grep -q '^hotcold: recording' "$TMP/mem.$name.err" 2>/dev/null && break
-		sleep 0.05
-	done
-	sleep 1
-	km=$(kernel_mem "$hc")
+	id=$(wait_prog "$hc" "$TMP/mem.$name.err" "$TMP/mem.$name.before")
+	sleep 0.5
+	[[ -n $id ]] && km=$(kernel_mem "$id")
 	wait "$hc" || true
 	sed -n 's/^unwind: \([0-9]*\) tables built (peak \([0-9]*\) rows, \([0-9.]*\) MiB.*/\1 \2 \3/p' \
-		"$TMP/mem.$name.err" | awk -v k="$km" -v o="$objs" '{ print $1, $2, $3, k, o }'
+		"$TMP/mem.$name.err" | awk -v k="$km" -v o="$objs" '{ print $1, $2, $3, o, k }'
 }
-
-# Stop if another hotcold holds hc_rows arrays: their memory would be counted.
-others=$("$BPFTOOL" map show -j 2>/dev/null | jq '[.[] | select(.name == "hc_rows")] | length')
-[[ $others == 0 ]] || log "warning: $others hc_rows maps exist before the memory runs (another hotcold?); kernel bytes will include them"
 
 start "$TMP/gc_nofp" 6000 "$TMP" 40; c1=$LAST
 start "$TMP/cxx" 6; x1=$LAST
 sleep 0.3
-read -r c_t c_r c_m c_k c_o < <(record_tables c "$c1")
-read -r x_t x_r x_m x_k x_o < <(record_tables cxx "$x1")
+read -r c_t c_r c_m c_o c_kr c_km < <(record_tables c "$c1")
+read -r x_t x_r x_m x_o x_kr x_km < <(record_tables cxx "$x1")
 x_libs=$(awk '$2 ~ /x/ && $6 ~ /\// { n = $6; sub(/.*\//, "", n); print n }' "/proc/$x1/maps" | sort -u | paste -sd' ')
 wait "$c1" "$x1" 2>/dev/null || true
 
 echo "## Table memory (--unwind=cfi, one process)"
 echo
-echo "| process | objects mapped executable | tables built | rows (peak) | hotcold's figure | kernel: bytes_memlock of hc_rows + unwind_procs + unwind_objs |"
-echo "|---|---|---|---|---|---|"
-printf '| C (glibc_calls) | %s | %s | %s | %s MiB | %s MiB |\n' "$c_o" "$c_t" "$c_r" "$c_m" \
-	"$(awk -v b="$c_k" 'BEGIN { printf "%.2f", b / 1048576 }')"
-printf '| C++ (%s) | %s | %s | %s | %s MiB | %s MiB |\n' "$x_libs" "$x_o" "$x_t" "$x_r" "$x_m" \
-	"$(awk -v b="$x_k" 'BEGIN { printf "%.2f", b / 1048576 }')"
+echo "| process | executable objects | tables built | rows | hotcold's figure (rows x 12 B + 8 KiB per process) | kernel: row arrays | kernel: unwind_objs + unwind_procs |"
+echo "|---|---|---|---|---|---|---|"
+mib() { awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'; }
+printf '| C (glibc_calls) | %s | %s | %s | %s MiB | %s | %s |\n' "$c_o" "$c_t" "$c_r" "$c_m" \
+	"$(mib "$c_kr")" "$(mib "$c_km")"
+printf '| C++ (%s) | %s | %s | %s | %s MiB | %s | %s |\n' "$x_libs" "$x_o" "$x_t" "$x_r" "$x_m" \
+	"$(mib "$x_kr")" "$(mib "$x_km")"
 echo
 
 # ---- 3. sharing ------------------------------------------------------------------
 start "$TMP/gc_nofp" 6000 "$TMP" 40; s1=$LAST
 start "$TMP/gc_nofp" 6000 "$TMP" 40; s2=$LAST
 sleep 0.3
-read -r s_t s_r s_m _ s_o < <(record_tables same "$s1" "$s2")
+read -r s_t s_r s_m s_o _ _ < <(record_tables same "$s1" "$s2")
 wait "$s1" "$s2" 2>/dev/null || true
 start "$TMP/gc_nofp" 6000 "$TMP" 40; d1=$LAST
 start "$TMP/gc_fp" 6000 "$TMP" 40; d2=$LAST
 start "$TMP/cxx" 6; d3=$LAST
 sleep 0.3
-read -r d_t d_r d_m _ d_o < <(record_tables diff "$d1" "$d2" "$d3")
+read -r d_t d_r d_m d_o _ _ < <(record_tables diff "$d1" "$d2" "$d3")
 wait "$d1" "$d2" "$d3" 2>/dev/null || true
 
 verdict() { [[ $1 == "$2" ]] && echo "yes" || echo "**no**"; }

@@ -15,7 +15,8 @@ struct cmd {
 };
 
 static const struct cmd cmds[] = {
-	{ "record", cmd_record, "sample on-CPU stacks into a profile" },
+	{ "record", cmd_record, "on-CPU samples, off-CPU time, run-queue waits by stack" },
+	{ "runqlat", cmd_runqlat, "run-queue (scheduler) latency histograms" },
 	{ "report", cmd_report, "top frames, hottest frame and per-process totals of a profile" },
 	{ "flamegraph", cmd_flamegraph, "render a profile as an interactive SVG flame graph" },
 	{ "diff", cmd_diff, "compare two profiles (table, differential flame graph)" },

@@ -23,6 +23,8 @@ TEST_PKGS=(
 	g++ binutils		# ELF fixtures built at test time (C++, objcopy, nm)
 	libc6-dbg		# libc's local symbols by build-id (symbolizer tests)
 	chromium		# headless browser: clicks and searches flame graphs (tests/browser)
+	golang-go		# `go tool pprof`, the reference pprof reader (tests/golden/pprof_check.sh)
+	libclang-rt-14-dev	# libFuzzer + ASan/UBSan runtimes for `make fuzz` / `make fuzz-smoke`
 )
 
 install_missing() {

@@ -101,6 +101,7 @@ enum hc_stat {
 	HC_STAT_UNWIND_BAD_SP,	/* walk went down the stack (corrupt frame): stopped */
 	HC_STAT_TASK_STORAGE_ERR,/* off-CPU: no task storage for a task: block not timed */
 	HC_STAT_SHORT_FULL,	/* off-CPU: short-block map full: that time lost */
+	HC_STAT_RUNQ_FULL,	/* run queue: histogram map full: that wait not counted */
 	HC_STAT_NR,
 };
 

@@ -21,7 +21,8 @@ enum {
 static const struct cli_opt opts[] = {
 	{ { "output", required_argument, NULL, 'o' }, 'o', "FILE",
 	  "also write the differential: *.folded (difffolded.pl format; - for stdout)" },
-	{ { "top", required_argument, NULL, 'n' }, 'n', "N", "rows in the table (default 20; 0 = all)" },
+	{ { "top", required_argument, NULL, 'n' }, 'n', "N",
+	  "rows in the table (default 20; 0 = all)" },
 	{ { "raw", no_argument, NULL, OPT_RAW }, 0, NULL,
 	  "-o: keep A's counts as recorded (default: scaled to B's total, difffolded.pl -n)" },
 	{ { "kind", required_argument, NULL, OPT_KIND }, 0, "KIND",

@@ -30,6 +30,7 @@ enum {
 	OPT_MAX_BLOCK,
 	OPT_STATE,
 	OPT_KTHREADS,
+	OPT_RUNQ,
 };
 
 struct opt_doc {
@@ -57,6 +58,8 @@ static const struct opt_doc docs[] = {
 	  "off-CPU task states to record (default S,D)" },
 	{ { "kthreads", no_argument, NULL, OPT_KTHREADS }, 0, NULL,
 	  "off-CPU: include kernel threads" },
+	{ { "runq", no_argument, NULL, OPT_RUNQ }, 0, NULL,
+	  "record run-queue waits after preemption by stack ([runq], microseconds)" },
 	{ { "freq", required_argument, NULL, 'F' }, 'F', "HZ",
 	  "samples per second per CPU (default 99; odd avoids lockstep)" },
 	{ { "event", required_argument, NULL, 'e' }, 'e', "EVENT",
@@ -251,6 +254,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case OPT_KTHREADS:
 			o->kthreads = true;
 			break;
+		case OPT_RUNQ:
+			o->runq = true;
+			o->min_runq_ns = 0;	/* every preemption wait carries its stack */
+			break;
 		case OPT_NO_DEMANGLE:
 			o->no_demangle = true;
 			break;
@@ -288,8 +295,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (optind < argc)
 		o->cmd_argv = &argv[optind];
-	/* --off-cpu alone records only off-CPU time; add --on-cpu for both */
-	o->oncpu = !o->offcpu || oncpu_asked;
+	/* --off-cpu / --runq alone record only that; add --on-cpu for both */
+	o->oncpu = !(o->offcpu || o->runq) || oncpu_asked;
 	return 0;
 }
 

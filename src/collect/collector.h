@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "record/opts.h"
 
@@ -58,6 +59,8 @@ struct collector_ops {
 	void (*stats)(const struct collector *c, struct collector_stats *st);
 	/* one line on stderr describing what it records, e.g. the event used */
 	void (*describe)(const struct collector *c, char *buf, size_t len);
+	/* a text report of non-stack data (histograms) to @out; may be NULL */
+	int (*report)(struct collector *c, FILE *out);
 	void (*close)(struct collector *c);	/* NULL-safe, after stop or failed open */
 };
 
@@ -68,7 +71,7 @@ struct collector {
 
 /* Registry */
 extern const struct collector_ops oncpu_ops;
-extern const struct collector_ops offcpu_ops;
+extern const struct collector_ops sched_ops;	/* off-CPU time and run-queue latency */
 
 /* A stack sample decoded from the ring; pointers valid during the callback only. */
 struct sample_view {
@@ -98,6 +101,7 @@ struct sample_view {
 enum sample_kind {
 	SAMPLE_ONCPU = 1,	/* weight: samples */
 	SAMPLE_OFFCPU = 2,	/* weight: nanoseconds blocked */
+	SAMPLE_RUNQ = 3,	/* weight: nanoseconds waiting for a CPU after a preemption */
 };
 
 #endif /* HC_COLLECT_COLLECTOR_H */

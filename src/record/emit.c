@@ -99,7 +99,9 @@ static int emit_one(const struct stack_entry *e, void *arg)
 		count_flags(x, flags);
 		x->frames[n++] = buf;
 	}
-	if (e->key.kind == SAMPLE_OFFCPU) {
+	if (e->key.kind == SAMPLE_RUNQ) {
+		x->frames[n++] = "[runq]";
+	} else if (e->key.kind == SAMPLE_OFFCPU) {
 		buf = x->names[n];
 		snprintf(buf, EMIT_NAME_LEN, "[%s]",
 			 e->key.aux2 ? "short blocks" : offcpu_reason_name(e->key.aux));

@@ -16,6 +16,8 @@ void record_opts_init(struct record_opts *o)
 	o->min_block_ns = 50000;	/* every block of 50 us or more carries its stack */
 	o->max_block_ns = UINT64_MAX;
 	o->offcpu_states = 0x3;		/* S and D */
+	o->runq_per = 1;
+	o->min_runq_ns = UINT64_MAX;
 	o->freq_hz = 99;	/* odd: no lockstep with 100 Hz timers (SEEDS §1) */
 	o->user_stacks = true;
 	o->kernel_stacks = true;
@@ -45,7 +47,7 @@ int record_opts_validate(const struct record_opts *o)
 		pr_warn("record: a command cannot be combined with -p or -t\n");
 		return -EINVAL;
 	}
-	if (!o->oncpu && !o->offcpu) {
+	if (!o->oncpu && !o->offcpu && !o->runq) {
 		pr_warn("record: nothing to record\n");
 		return -EINVAL;
 	}

@@ -49,6 +49,7 @@ struct session {
 	uint64_t samples;	/* on-CPU */
 	uint64_t off_ns, off_blocks;		/* off-CPU blocks with stacks */
 	uint64_t short_ns, short_blocks;	/* off-CPU blocks below --min-block */
+	uint64_t runq_ns, runq_waits;		/* run-queue waits with stacks */
 	uint64_t procs_late;	/* first sample arrived after the process exited */
 	struct outfile out;	/* created before recording: fail early, not after */
 	bool out_open;
@@ -111,6 +112,10 @@ static int on_sample(const struct sample_view *v, void *arg)
 		session_add_process(s, v->tgid);
 	memset(&key, 0, sizeof(key));
 	key.kind = v->kind;
+	if (v->kind == SAMPLE_RUNQ) {
+		s->runq_ns += v->weight;
+		s->runq_waits++;
+	}
 	if (v->kind == SAMPLE_OFFCPU) {
 		key.aux = v->short_blocks ? REASON_NONE : offcpu_reason(v->syscall, v->state);
 		key.aux2 = v->short_blocks;
@@ -258,8 +263,8 @@ static int session_open(struct session *s)
 
 	if (o->oncpu)
 		s->cols[s->nr_cols++].ops = &oncpu_ops;
-	if (o->offcpu)
-		s->cols[s->nr_cols++].ops = &offcpu_ops;
+	if (o->offcpu || o->runq)
+		s->cols[s->nr_cols++].ops = &sched_ops;
 	for (size_t i = 0; i < s->nr_cols; i++) {
 		err = s->cols[i].ops->open(&s->cols[i], o, &s->env);
 		if (err) {
@@ -431,15 +436,23 @@ static void report_stats(struct session *s, bool final)
 static int session_write(struct session *s)
 {
 	struct emit_stats es;
-	int err;
+	int err = 0;
 
 	struct emit_opts eo = {
 		.root = s->o->root,
 		.period_ns = 1000000000ull / s->o->freq_hz,
-		.mixed = s->o->oncpu && s->o->offcpu,
+		.mixed = s->o->oncpu && (s->o->offcpu || s->o->runq),
 	};
 
-	err = emit_folded(s->agg, s->sym, &eo, s->out.f, &es);
+	if (s->o->runq_report) {
+		/* `hotcold runqlat`: the histograms are the data */
+		memset(&es, 0, sizeof(es));
+		for (size_t i = 0; !err && i < s->nr_cols; i++)
+			if (s->cols[i].ops->report)
+				err = s->cols[i].ops->report(&s->cols[i], s->out.f);
+	} else {
+		err = emit_folded(s->agg, s->sym, &eo, s->out.f, &es);
+	}
 	if (!err)
 		err = outfile_commit(&s->out);
 	else
@@ -481,10 +494,19 @@ static void report_written(struct session *s)
 				"%s%.3f s off-CPU in %llu blocks with stacks + %.3f s in %llu short blocks",
 				off ? ", " : "", s->off_ns / 1e9, (unsigned long long)s->off_blocks,
 				s->short_ns / 1e9, (unsigned long long)s->short_blocks);
+	if (o->runq && !o->runq_report)
+		off += snprintf(what + off, sizeof(what) - off,
+				"%s%.3f s run-queue wait in %llu preemptions with stacks",
+				off ? ", " : "", s->runq_ns / 1e9, (unsigned long long)s->runq_waits);
+	if (o->runq_report) {
+		pr_info("hotcold: run-queue latency histograms -> %s\n",
+			strcmp(o->output, "-") ? o->output : "stdout");
+		return;
+	}
 	pr_info("hotcold: %s; %llu stacks (%llu of %llu frames unnamed), unit %s -> %s\n", what,
 		(unsigned long long)s->written.lines, (unsigned long long)s->written.frames_unknown,
 		(unsigned long long)s->written.frames,
-		o->offcpu ? "microseconds" : "samples", strcmp(o->output, "-") ? o->output : "stdout");
+		o->offcpu || o->runq ? "microseconds" : "samples", strcmp(o->output, "-") ? o->output : "stdout");
 }
 
 static void session_close(struct session *s)

@@ -11,7 +11,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "offcpu.skel.h"
+#include "sched.skel.h"
 #include "oncpu.skel.h"
 #include "proc.skel.h"
 
@@ -39,7 +39,7 @@ int main(void)
 	}
 	CHECK_SKEL(proc);
 	CHECK_SKEL(oncpu);
-	CHECK_SKEL(offcpu);
+	CHECK_SKEL(sched);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
+ * The scheduler collectors: off-CPU time by stack and run-queue latency,
+ * from one sched_switch program (one hook per switch whatever is enabled).
+ *
  * Off-CPU time by stack. At switch-out of a blocking task we only note the
  * time, state and syscall (task storage: survives migration, dies with the
  * task). At switch-in the duration is known: a short block is summed per
@@ -14,7 +17,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
-#include "abi/offcpu.h"
+#include "abi/sched.h"
 #include "abi/unwind.h"
 #include "lib/stats.bpf.h"
 #include "lib/target.bpf.h"
@@ -30,6 +33,10 @@ const volatile __u64 cfg_max_block_ns = ~0ull;	/* longer blocks are ignored */
 const volatile __u32 cfg_states = HC_OFFCPU_STATE_S | HC_OFFCPU_STATE_D;
 const volatile __u32 cfg_stacks = 0x3;		/* bit 0 kernel, bit 1 user */
 const volatile __u32 cfg_unwind = HC_UNWIND_FP;
+const volatile bool cfg_offcpu = true;
+const volatile bool cfg_runq = false;
+const volatile __u32 cfg_runq_per = HC_RUNQ_PER_PROCESS;
+const volatile __u64 cfg_min_runq_ns = ~0ull;	/* preemption waits >= this carry a stack */
 
 #define TASK_RUNNING		0x0
 #define TASK_INTERRUPTIBLE	0x1
@@ -97,7 +104,10 @@ struct offcpu_task {
 	__s32 syscall;
 	__u32 pending_state;
 	__s32 pending_syscall;
-	__u32 nr_kstack;	/* kernel stack of the pending block */
+	__u64 enq_ts;		/* run queue: woken or preempted at, 0 if not waiting */
+	__u32 runq_stacks;	/* kstack/ustack hold the preemption point's stacks */
+	__u32 pad;
+	__u32 nr_kstack;	/* kernel stack of the pending block (or preemption) */
 	__u32 nr_ustack;	/* > 0: user stack taken at switch-out (not in a syscall) */
 	__u64 kstack[HC_MAX_STACK_DEPTH];
 	__u64 ustack[HC_MAX_STACK_DEPTH];
@@ -117,6 +127,13 @@ struct {
 	__type(key, struct hc_offcpu_thread);
 	__type(value, struct hc_offcpu_short);
 } offcpu_short SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct hc_offcpu_thread);
+	__type(value, struct hc_runq_hist);
+} runq_hist SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -256,6 +273,107 @@ static __always_inline void add_short(struct task_struct *t, __u64 delta)
 	__sync_fetch_and_add(&v->count, 1);
 }
 
+static struct hc_runq_hist runq_zero;
+
+static __always_inline __u32 log2_slot(__u64 v)
+{
+	__u32 r = 0;
+
+	/* bounded shifts instead of a loop: the verifier sees one path */
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) r += 1;
+	return r;
+}
+
+/* Count one run-queue wait of @t in its histogram. */
+static __always_inline void runq_account(struct task_struct *t, __u64 delta)
+{
+	struct hc_offcpu_thread key = {};
+	struct hc_runq_hist *h;
+	__u32 slot = log2_slot(delta);
+
+	if (cfg_runq_per != HC_RUNQ_PER_ALL)
+		key.tgid = BPF_CORE_READ(t, tgid);
+	if (cfg_runq_per == HC_RUNQ_PER_THREAD)
+		key.pid = BPF_CORE_READ(t, pid);
+	h = bpf_map_lookup_elem(&runq_hist, &key);
+	if (!h) {
+		/* from a zeroed global: the value is too big for the 512-byte stack */
+		if (bpf_map_update_elem(&runq_hist, &key, &runq_zero, BPF_NOEXIST) == -7 /* E2BIG */)
+			stat_inc(&offcpu_stats, HC_STAT_RUNQ_FULL);
+		h = bpf_map_lookup_elem(&runq_hist, &key);
+		if (!h)
+			return;
+		if (cfg_runq_per == HC_RUNQ_PER_THREAD)
+			BPF_CORE_READ_STR_INTO(&h->comm, t, comm);
+		else if (cfg_runq_per == HC_RUNQ_PER_PROCESS)
+			BPF_CORE_READ_STR_INTO(&h->comm, t, group_leader, comm);
+	}
+	if (slot >= HC_RUNQ_SLOTS)
+		slot = HC_RUNQ_SLOTS - 1;
+	__sync_fetch_and_add(&h->slots[slot], 1);
+	__sync_fetch_and_add(&h->count, 1);
+	__sync_fetch_and_add(&h->total_ns, delta);
+	if (delta > h->max_ns)
+		h->max_ns = delta;	/* racy max: at worst a concurrent larger one is lost */
+}
+
+/* @prev (current) was preempted: it waits on the run queue from now. */
+static __always_inline void runq_preempted(void *ctx, struct task_struct *prev,
+					   struct offcpu_task *ot, __u64 now)
+{
+	long n;
+
+	ot->enq_ts = now;
+	ot->runq_stacks = 0;
+	if (cfg_min_runq_ns == ~0ull)
+		return;
+	/* prev is current: its stacks are readable now, and nowhere later */
+	ot->nr_kstack = 0;
+	ot->nr_ustack = 0;
+	if (cfg_stacks & 0x1) {
+		n = bpf_get_stack(ctx, ot->kstack, sizeof(ot->kstack), 0);
+		ot->nr_kstack = n > 0 ? n / sizeof(__u64) : 0;
+	}
+	if ((cfg_stacks & 0x2) && !task_is_kthread(prev)) {
+		n = bpf_get_stack(ctx, ot->ustack, sizeof(ot->ustack), BPF_F_USER_STACK);
+		ot->nr_ustack = n > 0 ? n / sizeof(__u64) : 0;
+	}
+	ot->runq_stacks = 1;
+}
+
+/* A preemption wait long enough for a stack: emit it from the stored stacks. */
+static __always_inline void runq_emit(struct task_struct *t, struct offcpu_task *ot, __u64 delta)
+{
+	__u32 zero = 0, nk, nu;
+	struct uw_scratch *s;
+	struct hc_stack_rec *r;
+
+	s = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	if (!s)
+		return;
+	r = &s->rec;
+	rec_fill_header(r, t, BPF_CORE_READ(t, tgid), BPF_CORE_READ(t, pid), HC_KIND_RUNQ);
+	r->weight = delta;
+	nk = ot->nr_kstack;
+	if (nk > HC_MAX_STACK_DEPTH)
+		nk = HC_MAX_STACK_DEPTH;
+	nu = ot->nr_ustack;
+	if (nu > HC_MAX_STACK_DEPTH)
+		nu = HC_MAX_STACK_DEPTH;
+	bpf_probe_read_kernel(r->ips, nk * sizeof(__u64), ot->kstack);
+	bpf_probe_read_kernel(&r->ips[nk], nu * sizeof(__u64), ot->ustack);
+	r->nr_kstack = nk;
+	r->nr_ustack = nu;
+	r->hdr.size = rec_size(r);
+	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), BPF_RB_NO_WAKEUP))
+		stat_inc(&offcpu_stats, HC_STAT_RB_FULL);
+}
+
 /* @prev leaves the CPU. Current task == prev. */
 static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u64 now)
 {
@@ -273,7 +391,13 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 		flush_pending(ctx, prev, ot);
 	state = BPF_CORE_READ(prev, __state);
 	/* still runnable: preempted or yielding, which is run-queue time, not blocking */
-	if (state == TASK_RUNNING || !state_wanted(state)) {
+	if (state == TASK_RUNNING) {
+		ot->off_ts = 0;
+		if (cfg_runq)
+			runq_preempted(ctx, prev, ot, now);
+		return;
+	}
+	if (!cfg_offcpu || !state_wanted(state)) {
 		ot->off_ts = 0;
 		return;
 	}
@@ -297,7 +421,17 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	long n;
 
 	ot = bpf_task_storage_get(&offcpu_tasks, next, NULL, 0);
-	if (!ot || !ot->off_ts)
+	if (!ot)
+		return;
+	if (cfg_runq && ot->enq_ts) {
+		delta = now - ot->enq_ts;
+		ot->enq_ts = 0;
+		runq_account(next, delta);
+		if (ot->runq_stacks && delta >= cfg_min_runq_ns)
+			runq_emit(next, ot, delta);
+		ot->runq_stacks = 0;
+	}
+	if (!ot->off_ts)
 		return;
 	delta = now - ot->off_ts;
 	ot->off_ts = 0;
@@ -343,6 +477,35 @@ static __always_inline int on_sys_exit(void *ctx)
 	if (ot && ot->pending_ns)
 		flush_pending(ctx, t, ot);
 	return 0;
+}
+
+/* A tracked task becomes runnable: its run-queue wait starts. */
+static __always_inline int on_wakeup(struct task_struct *p)
+{
+	struct offcpu_task *ot;
+
+	if (!tracked(p))
+		return 0;
+	ot = bpf_task_storage_get(&offcpu_tasks, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ot) {
+		stat_inc(&offcpu_stats, HC_STAT_TASK_STORAGE_ERR);
+		return 0;
+	}
+	ot->enq_ts = bpf_ktime_get_ns();
+	ot->runq_stacks = 0;
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(runq_wakeup, struct task_struct *p)
+{
+	return on_wakeup(p);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(runq_wakeup_new, struct task_struct *p)
+{
+	return on_wakeup(p);
 }
 
 SEC("tp_btf/sched_switch")

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Off-CPU collector: owns bpf/offcpu.bpf.c and drains its per-thread short-block sums. */
+/*
+ * Scheduler collector: owns bpf/sched.bpf.c (off-CPU time, run-queue
+ * latency), drains the per-thread short-block sums and reports the run-queue
+ * histograms.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,23 +12,25 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "abi/offcpu.h"
+#include "abi/sched.h"
 #include "abi/unwind.h"
 #include "collect/collector.h"
 #include "collect/proc.h"
-#include "offcpu.skel.h"
+#include "sched.skel.h"
 #include "util/log.h"
 
 _Static_assert(sizeof(struct hc_offcpu_short) == 48, "hc_offcpu_short ABI changed");
 
 struct offcpu {
-	struct offcpu_bpf *skel;
+	struct sched_bpf *skel;
+	bool offcpu, runq;
+	unsigned int runq_per;
 	int nr_cpus;
 	uint64_t min_block_ns;
 	uint64_t short_drained;	/* short-block entries moved out */
 };
 
-static int reuse_shared_maps(struct offcpu_bpf *skel, const struct collector_env *env)
+static int reuse_shared_maps(struct sched_bpf *skel, const struct collector_env *env)
 {
 	int err;
 
@@ -40,7 +46,7 @@ static int reuse_shared_maps(struct offcpu_bpf *skel, const struct collector_env
 	return err;
 }
 
-static void configure(struct offcpu_bpf *skel, const struct record_opts *o,
+static void configure(struct sched_bpf *skel, const struct record_opts *o,
 		      const struct collector_env *env)
 {
 	skel->rodata->cfg_filter = env->filter;
@@ -50,6 +56,14 @@ static void configure(struct offcpu_bpf *skel, const struct record_opts *o,
 	skel->rodata->cfg_states = o->offcpu_states;
 	skel->rodata->cfg_stacks = (o->kernel_stacks ? 0x1 : 0) | (o->user_stacks ? 0x2 : 0);
 	skel->rodata->cfg_unwind = env->unwind_cfi ? HC_UNWIND_CFI : HC_UNWIND_FP;
+	skel->rodata->cfg_offcpu = o->offcpu;
+	skel->rodata->cfg_runq = o->runq;
+	skel->rodata->cfg_runq_per = o->runq_per;
+	skel->rodata->cfg_min_runq_ns = o->min_runq_ns;
+	/* wakeups matter only for the run queue, sys_exit only for off-CPU stacks */
+	bpf_program__set_autoload(skel->progs.runq_wakeup, o->runq);
+	bpf_program__set_autoload(skel->progs.runq_wakeup_new, o->runq);
+	bpf_program__set_autoload(skel->progs.offcpu_sys_exit, o->offcpu);
 }
 
 static int offcpu_open(struct collector *c, const struct record_opts *o,
@@ -63,7 +77,10 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 		return -ENOMEM;
 	oc->nr_cpus = env->nr_cpus;
 	oc->min_block_ns = o->min_block_ns;
-	oc->skel = offcpu_bpf__open();
+	oc->offcpu = o->offcpu;
+	oc->runq = o->runq;
+	oc->runq_per = o->runq_per;
+	oc->skel = sched_bpf__open();
 	if (!oc->skel) {
 		err = -errno;
 		pr_warn("offcpu: cannot open BPF skeleton: %s\n", strerror(-err));
@@ -75,7 +92,7 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 		pr_warn("offcpu: cannot share the proc maps: %s\n", strerror(-err));
 		goto err_destroy;
 	}
-	err = offcpu_bpf__load(oc->skel);
+	err = sched_bpf__load(oc->skel);
 	if (err) {
 		pr_warn("offcpu: cannot load BPF programs (needs BTF, tp_btf and task storage): %s\n",
 			strerror(-err));
@@ -85,7 +102,7 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 	return 0;
 
 err_destroy:
-	offcpu_bpf__destroy(oc->skel);
+	sched_bpf__destroy(oc->skel);
 err_free:
 	free(oc);
 	return err;
@@ -94,7 +111,7 @@ err_free:
 static int offcpu_start(struct collector *c)
 {
 	struct offcpu *oc = c->priv;
-	int err = offcpu_bpf__attach(oc->skel);
+	int err = sched_bpf__attach(oc->skel);
 
 	if (err)
 		pr_warn("offcpu: cannot attach to sched_switch/sys_exit: %s\n", strerror(-err));
@@ -105,7 +122,7 @@ static int offcpu_stop(struct collector *c)
 {
 	struct offcpu *oc = c->priv;
 
-	offcpu_bpf__detach(oc->skel);
+	sched_bpf__detach(oc->skel);
 	return 0;
 }
 
@@ -178,6 +195,8 @@ static void offcpu_stats(const struct collector *c, struct collector_stats *st)
 						   true };
 	st->s[st->nr++] = (struct collector_stat){ "user stack errors", v[HC_STAT_USTACK_ERR],
 						   true };
+	st->s[st->nr++] = (struct collector_stat){ "run-queue waits lost (histogram map full)",
+						   v[HC_STAT_RUNQ_FULL], true };
 	st->s[st->nr++] = (struct collector_stat){ "CFI walks ended early",
 						   v[HC_STAT_UNWIND_NO_MAPPING] + v[HC_STAT_UNWIND_UNSUP] +
 						   v[HC_STAT_UNWIND_READ_ERR] + v[HC_STAT_UNWIND_BAD_SP],
@@ -188,8 +207,114 @@ static void offcpu_describe(const struct collector *c, char *buf, size_t len)
 {
 	const struct offcpu *oc = c->priv;
 
-	snprintf(buf, len, "off-CPU (stacks for blocks >= %llu us)",
-		 (unsigned long long)(oc->min_block_ns / 1000));
+	if (oc->offcpu && oc->runq)
+		snprintf(buf, len, "off-CPU (stacks for blocks >= %llu us) + run-queue latency",
+			 (unsigned long long)(oc->min_block_ns / 1000));
+	else if (oc->offcpu)
+		snprintf(buf, len, "off-CPU (stacks for blocks >= %llu us)",
+			 (unsigned long long)(oc->min_block_ns / 1000));
+	else
+		snprintf(buf, len, "run-queue latency");
+}
+
+struct runq_entry {
+	struct hc_offcpu_thread key;
+	struct hc_runq_hist h;
+};
+
+/* The value below which @pct percent of the waits fall: upper edge of its log2 slot. */
+static uint64_t runq_percentile(const struct hc_runq_hist *h, double pct)
+{
+	uint64_t want = (uint64_t)(h->count * pct / 100.0 + 0.5), seen = 0;
+
+	for (int i = 0; i < HC_RUNQ_SLOTS; i++) {
+		seen += h->slots[i];
+		if (seen >= want && seen)
+			return i >= 63 ? UINT64_MAX : (2ull << i) - 1;
+	}
+	return h->max_ns;
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+	const struct runq_entry *x = a, *y = b;
+
+	if (x->h.total_ns != y->h.total_ns)
+		return x->h.total_ns < y->h.total_ns ? 1 : -1;
+	if (x->key.tgid != y->key.tgid)
+		return x->key.tgid < y->key.tgid ? -1 : 1;
+	return x->key.pid < y->key.pid ? -1 : x->key.pid > y->key.pid;
+}
+
+static void print_hist(FILE *out, const struct runq_entry *e, unsigned int per)
+{
+	const struct hc_runq_hist *h = &e->h;
+	uint64_t peak = 0;
+	int lo = HC_RUNQ_SLOTS, hi = -1;
+	char comm[HC_COMM_LEN + 1];
+
+	memcpy(comm, h->comm, HC_COMM_LEN);
+	comm[HC_COMM_LEN] = '\0';
+	if (per == 2)
+		fprintf(out, "tid %u (pid %u, %s)", e->key.pid, e->key.tgid, comm);
+	else if (per == 1)
+		fprintf(out, "pid %u (%s)", e->key.tgid, comm);
+	else
+		fprintf(out, "all tasks");
+	fprintf(out, ": %llu waits, total %.3f ms, avg %.1f us, p50 < %.1f us, p99 < %.1f us, "
+		     "max %.1f us\n",
+		(unsigned long long)h->count, h->total_ns / 1e6,
+		h->count ? h->total_ns / 1e3 / h->count : 0.0, runq_percentile(h, 50) / 1e3,
+		runq_percentile(h, 99) / 1e3, h->max_ns / 1e3);
+	for (int i = 0; i < HC_RUNQ_SLOTS; i++) {
+		if (!h->slots[i])
+			continue;
+		lo = i < lo ? i : lo;
+		hi = i;
+		peak = h->slots[i] > peak ? h->slots[i] : peak;
+	}
+	fprintf(out, "  %24s : %-10s distribution\n", "nsecs", "count");
+	for (int i = lo; i <= hi; i++) {
+		int bar = peak ? (int)(h->slots[i] * 40 / peak) : 0;
+
+		fprintf(out, "  %11llu -> %-10llu : %-10llu |%-40.*s|\n",
+			i ? 1ull << i : 0ull, (2ull << i) - 1, (unsigned long long)h->slots[i],
+			bar, "****************************************");
+	}
+	fputc('\n', out);
+}
+
+/* `hotcold runqlat`: histograms, largest total wait first. */
+static int runq_report(struct collector *c, FILE *out)
+{
+	struct offcpu *oc = c->priv;
+	int fd = bpf_map__fd(oc->skel->maps.runq_hist);
+	struct runq_entry *v = NULL, *n;
+	struct hc_offcpu_thread key, *prev = NULL;
+	size_t nr = 0, cap = 0;
+
+	if (!oc->runq)
+		return 0;
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		if (nr == cap) {
+			cap = cap ? cap * 2 : 64;
+			n = realloc(v, cap * sizeof(*v));
+			if (!n) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = n;
+		}
+		v[nr].key = key;
+		if (!bpf_map_lookup_elem(fd, &key, &v[nr].h))
+			nr++;
+		prev = &v[nr ? nr - 1 : 0].key;
+	}
+	qsort(v, nr, sizeof(*v), cmp_total);
+	for (size_t i = 0; i < nr; i++)
+		print_hist(out, &v[i], oc->runq_per);
+	free(v);
+	return ferror(out) ? -EIO : 0;
 }
 
 static void offcpu_close(struct collector *c)
@@ -198,13 +323,14 @@ static void offcpu_close(struct collector *c)
 
 	if (!oc)
 		return;
-	offcpu_bpf__destroy(oc->skel);
+	sched_bpf__destroy(oc->skel);
 	free(oc);
 	c->priv = NULL;
 }
 
-const struct collector_ops offcpu_ops = {
-	.name = "offcpu",
+const struct collector_ops sched_ops = {
+	.name = "sched",
+	.report = runq_report,
 	.open = offcpu_open,
 	.start = offcpu_start,
 	.stop = offcpu_stop,

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* `hotcold runqlat`: run-queue latency histograms, bcc runqlat's habits (-P, -L). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "cli/parse.h"
+#include "record/opts.h"
+#include "record/session.h"
+#include "util/compiler.h"
+#include "util/log.h"
+
+static const struct option longopts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "per-process", no_argument, NULL, 'P' },
+	{ "per-thread", no_argument, NULL, 'L' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "kthreads", no_argument, NULL, 'k' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hotcold runqlat [options] [-- COMMAND [ARGS...]]\n\n"
+		"Time from wakeup or preemption to running, as log2 histograms with p50, p99\n"
+		"and max, largest total wait first.\n\n"
+		"  -p, --pid PID[,PID...]   these processes (default: every task)\n"
+		"  -t, --tid TID[,TID...]   these threads\n"
+		"  -a, --all-cpus           every task (default)\n"
+		"  -d, --duration DUR       stop after DUR (default: Ctrl-C, or COMMAND's exit)\n"
+		"  -P, --per-process        one histogram per process\n"
+		"  -L, --per-thread         one histogram per thread\n"
+		"  -k, --kthreads           include kernel threads\n"
+		"  -o, --output FILE        default: stdout\n"
+		"  -v, -q, -h               verbose, quiet, this help\n\n"
+		"Exit status: 0 ok, 1 runtime error, 2 usage error; with COMMAND, its status.\n");
+}
+
+static int parse(int argc, char **argv, struct record_opts *o)
+{
+	int c, err;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:t:ad:PLo:kvqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+		case 't':
+			err = parse_id_list(optarg, 4194304, 4096, c == 'p' ? &o->pids : &o->tids,
+					    c == 'p' ? &o->nr_pids : &o->nr_tids);
+			if (err) {
+				pr_warn("runqlat: invalid value '%s' for -%c\n", optarg, c);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'a':
+			o->system_wide = true;
+			break;
+		case 'd':
+			if (parse_duration_ns(optarg, 1000000000ull, 1000000ull,
+					      366ull * 86400 * 1000000000ull, &o->duration_ns)) {
+				pr_warn("runqlat: invalid value '%s' for -d\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'P':
+			o->runq_per = 1;
+			break;
+		case 'L':
+			o->runq_per = 2;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'k':
+			o->kthreads = true;
+			break;
+		case 'v':
+			log_set_level(LOG_DEBUG);
+			break;
+		case 'q':
+			log_set_level(LOG_WARN);
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		case ':':
+			pr_warn("runqlat: option '%s' needs a value\n", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			pr_warn("runqlat: unknown option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		o->cmd_argv = &argv[optind];
+	return 0;
+}
+
+int cmd_runqlat(int argc, char **argv)
+{
+	struct record_opts o;
+	int ret, err, cmd_status;
+
+	record_opts_init(&o);
+	o.oncpu = false;
+	o.runq = true;
+	o.runq_report = true;
+	o.runq_per = 0;
+	o.output = "-";
+	log_hook_libbpf();
+	optind = 1;
+	ret = parse(argc, argv, &o);
+	if (ret || record_opts_validate(&o)) {
+		record_opts_release(&o);
+		return ret < 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	err = session_run(&o, &cmd_status);
+	record_opts_release(&o);
+	if (fflush(stdout) || ferror(stdout))
+		return EXIT_RUNTIME;
+	if (err && cmd_status >= 0)
+		return cmd_status;
+	if (err == -ESRCH || err == -EINVAL)
+		return EXIT_USAGE;
+	if (err)
+		return EXIT_RUNTIME;
+	return cmd_status >= 0 ? cmd_status : EXIT_OK;
+}

@@ -80,8 +80,9 @@ trap 'exit 130' INT TERM
 
 # ---- workloads -------------------------------------------------------------------
 SRC=$ROOT/tests/workloads/nofp/glibc_calls.c
-gcc -O2 -g -pthread -fomit-frame-pointer "$SRC" -o "$TMP/gc_nofp"
-gcc -O2 -g -pthread -fno-omit-frame-pointer "$SRC" -o "$TMP/gc_fp"
+mkdir -p "$TMP/nofp" "$TMP/fp"
+gcc -O2 -g -pthread -fomit-frame-pointer "$SRC" -o "$TMP/nofp/glibc_calls"
+gcc -O2 -g -pthread -fno-omit-frame-pointer "$SRC" -o "$TMP/fp/glibc_calls"
 cat >"$TMP/cxx.cpp" <<'EOF'
 // libc + libstdc++ (+ libm, libgcc_s): spins sorting strings for argv[1] seconds.
 #include <algorithm>
@@ -143,6 +144,9 @@ cpu_ticks() {
 
 now_ns() { date +%s%N; }
 
+# busy_ticks: clock ticks all CPUs spent not idle (user+nice+system+irq+softirq+steal)
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+
 # wait_prog HOTCOLD_PID ERR_FILE BEFORE_FILE: prints the program id once attached (or nothing)
 wait_prog() {
 	local id="" i
@@ -175,12 +179,13 @@ for build in nofp fp; do
 	done
 done
 
-# one_arm ROUND BUILD DEPTH MODE: appends "arm round ns_per_inv share ub depth stops" to $TMP/cost
+# one_arm ROUND BUILD DEPTH MODE: appends
+# "arm round ns_per_inv share upper_bound depth stops others" to $TMP/cost; 1 if no data
 one_arm() {
-	local r=$1 build=$2 depth=$3 mode=$4 base a b hc id t0 c0 t1 c1 w0 w1 n0 n1 share
+	local r=$1 build=$2 depth=$3 mode=$4 base a b hc id t0 c0 t1 c1 w0 w1 n0 n1 b0 b1 share others
 	base=$TMP/cost.$build.$depth.$mode.r$r
-	start "$TMP/gc_$build" $(((SECS + 4) * 1000)) "$TMP" "$depth"; a=$LAST
-	start "$TMP/gc_$build" $(((SECS + 4) * 1000)) "$TMP" "$depth"; b=$LAST
+	start "$TMP/$build/glibc_calls" $(((SECS + 4) * 1000)) "$TMP" "$depth"; a=$LAST
+	start "$TMP/$build/glibc_calls" $(((SECS + 4) * 1000)) "$TMP" "$depth"; b=$LAST
 	oncpu_progs >"$base.before"
 	"$HOTCOLD" record -p "$a,$b" --unwind="$mode" -e cpu-clock -F "$HZ" -d $((SECS + 2)) \
 		-o "$base.folded" 2>"$base.err" &
@@ -190,24 +195,31 @@ one_arm() {
 		log "$build depth $depth --unwind=$mode: no oncpu_sample program; stderr:"
 		tail -5 "$base.err" >&2
 		wait "$hc" || true
-		return 0
+		return 1
 	fi
 	sleep 1
+	# set again: another benchmark may have restored it meanwhile
+	sysctl -qw kernel.bpf_stats_enabled=1
 	read -r t0 c0 < <(prog_stats "$id")
-	w0=$(cpu_ticks "$a" "$b"); n0=$(now_ns)
+	w0=$(cpu_ticks "$a" "$b"); b0=$(busy_ticks); n0=$(now_ns)
 	sleep "$SECS"
 	read -r t1 c1 < <(prog_stats "$id")
-	w1=$(cpu_ticks "$a" "$b"); n1=$(now_ns)
+	w1=$(cpu_ticks "$a" "$b"); b1=$(busy_ticks); n1=$(now_ns)
 	wait "$hc" || log "$build depth $depth --unwind=$mode: hotcold exited $?"
 	wait "$a" "$b" 2>/dev/null || true
-	# the targets' CPU time as a share of all CPUs over the window
-	share=$(awk -v w=$((w1 - w0)) -v tk="$TICK" -v dt=$((n1 - n0)) -v nc="$NCPU" \
-		'BEGIN { s = (w / tk) / (dt / 1e9 * nc); if (s > 1) s = 1; printf "%.3f", s }')
+	if [[ $(sysctl -n kernel.bpf_stats_enabled) != 1 || $((c1 - c0)) -le 0 ]]; then
+		log "$build depth $depth --unwind=$mode: kernel.bpf_stats_enabled was turned off during the window (another benchmark?)"
+		return 1
+	fi
+	# the targets' CPU time, and everything else's, as a share of all CPUs over the window
+	read -r share others < <(awk -v w=$((w1 - w0)) -v bz=$((b1 - b0)) -v tk="$TICK" \
+		-v dt=$((n1 - n0)) -v nc="$NCPU" 'BEGIN { all = dt / 1e9 * nc * tk
+			s = w / all; o = (bz - w) / all; if (s > 1) s = 1; if (o < 0) o = 0
+			printf "%.3f %.3f\n", s, o }')
 	awk -v arm="$build:$depth:$mode" -v r="$r" -v dt=$((t1 - t0)) -v dc=$((c1 - c0)) \
-		-v s="$share" -v d="$(user_depth "$base.folded")" \
+		-v s="$share" -v o="$others" -v d="$(user_depth "$base.folded")" \
 		-v stop="$(grep -o '[0-9]* walks ended[^,]*' "$base.err" | awk '{ t += $1 } END { print t + 0 }')" \
-		'BEGIN { if (dc == 0) exit
-			printf "%s %s %.0f %s %.0f %s %s\n", arm, r, dt / dc, s, dt / (dc * s), d, stop }' \
+		'BEGIN { printf "%s %s %.0f %s %.0f %s %s %s\n", arm, r, dt / dc, s, dt / (dc * s), d, stop, o }' \
 		>>"$TMP/cost"
 }
 
@@ -220,7 +232,8 @@ for r in $(seq "$ROUNDS"); do
 	for i in $(seq 0 $((n - 1))); do
 		IFS=: read -r build depth mode <<<"${ARMS[$(((i + r) % n))]}"
 		log "round $r/$ROUNDS: $build build, depth $depth, --unwind=$mode"
-		one_arm "$r" "$build" "$depth" "$mode"
+		one_arm "$r" "$build" "$depth" "$mode" || one_arm "$r" "$build" "$depth" "$mode" ||
+			log "round $r: $build depth $depth --unwind=$mode: no data"
 	done
 done
 sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS"
@@ -229,17 +242,18 @@ echo "## BPF cost per sample (median of $ROUNDS rounds, ${SECS} s windows, $HZ H
 echo
 echo "kernel.bpf_stats_enabled=1 (was $PREV_SHOWN, restored); two workload processes, one busy thread each."
 echo
-echo "| workload build | stack depth (user frames) | --unwind | ns / invocation | target CPU share | ns / target sample (upper bound) | walks ended early |"
-echo "|---|---|---|---|---|---|---|"
+echo "| workload build | user frames per sample | --unwind | ns / invocation: median (min..max) | target CPU share | ns / target sample (upper bound) | walks ended early | other tasks' CPU share (incl. hotcold) |"
+echo "|---|---|---|---|---|---|---|---|"
 for arm in "${ARMS[@]}"; do
 	IFS=: read -r build depth mode <<<"$arm"
 	awk -v a="$arm" '$1 == a' "$TMP/cost" | sort -k3 -n | awk -v b="$build" -v m="$mode" '
-		{ ns[NR] = $3; sh[NR] = $4; ub[NR] = $5; d[NR] = $6; st[NR] = $7 }
+		{ ns[NR] = $3; sh[NR] = $4; ub[NR] = $5; d[NR] = $6; st[NR] = $7; o[NR] = $8 }
 		END {
-			if (!NR) { printf "| %s | - | %s | (no data) | | | |\n", b, m; exit }
+			bn = b == "nofp" ? "no frame pointers" : "frame pointers"
+			if (!NR) { printf "| %s | - | %s | (no data) | | | | |\n", bn, m; exit }
 			k = int((NR + 1) / 2)
-			printf "| %s | %s | %s | %s (%s..%s) | %s | %s | %s |\n", b == "nofp" ? "no frame pointers" : "frame pointers",
-				d[k], m, ns[k], ns[1], ns[NR], sh[k], ub[k], st[k]
+			printf "| %s | %s | %s | %s (%s..%s) | %s | %s | %s | %s |\n", bn,
+				d[k], m, ns[k], ns[1], ns[NR], sh[k], ub[k], st[k], o[k]
 		}'
 done
 echo
@@ -290,7 +304,7 @@ record_tables() {
 		"$TMP/mem.$name.err" | awk -v k="$km" -v o="$objs" '{ print $1, $2, $3, o, k }'
 }
 
-start "$TMP/gc_nofp" 6000 "$TMP" 40; c1=$LAST
+start "$TMP/nofp/glibc_calls" 6000 "$TMP" 40; c1=$LAST
 start "$TMP/cxx" 6; x1=$LAST
 sleep 0.3
 read -r c_t c_r c_m c_o c_kr c_km < <(record_tables c "$c1")
@@ -310,13 +324,13 @@ printf '| C++ (%s) | %s | %s | %s | %s MiB | %s | %s |\n' "$x_libs" "$x_o" "$x_t
 echo
 
 # ---- 3. sharing ------------------------------------------------------------------
-start "$TMP/gc_nofp" 6000 "$TMP" 40; s1=$LAST
-start "$TMP/gc_nofp" 6000 "$TMP" 40; s2=$LAST
+start "$TMP/nofp/glibc_calls" 6000 "$TMP" 40; s1=$LAST
+start "$TMP/nofp/glibc_calls" 6000 "$TMP" 40; s2=$LAST
 sleep 0.3
 read -r s_t s_r s_m s_o _ _ < <(record_tables same "$s1" "$s2")
 wait "$s1" "$s2" 2>/dev/null || true
-start "$TMP/gc_nofp" 6000 "$TMP" 40; d1=$LAST
-start "$TMP/gc_fp" 6000 "$TMP" 40; d2=$LAST
+start "$TMP/nofp/glibc_calls" 6000 "$TMP" 40; d1=$LAST
+start "$TMP/fp/glibc_calls" 6000 "$TMP" 40; d2=$LAST
 start "$TMP/cxx" 6; d3=$LAST
 sleep 0.3
 read -r d_t d_r d_m d_o _ _ < <(record_tables diff "$d1" "$d2" "$d3")

@@ -37,6 +37,7 @@ const volatile bool cfg_offcpu = true;
 const volatile bool cfg_runq = false;
 const volatile __u32 cfg_runq_per = HC_RUNQ_PER_PROCESS;
 const volatile __u64 cfg_min_runq_ns = ~0ull;	/* preemption waits >= this carry a stack */
+const volatile bool cfg_wakers = false;		/* stacks of who woke long blocks */
 
 #define TASK_RUNNING		0x0
 #define TASK_INTERRUPTIBLE	0x1
@@ -479,33 +480,83 @@ static __always_inline int on_sys_exit(void *ctx)
 	return 0;
 }
 
-/* A tracked task becomes runnable: its run-queue wait starts. */
-static __always_inline int on_wakeup(struct task_struct *p)
+/*
+ * The current task wakes @p, blocked since off_ts: if that is already a long
+ * block, emit the waker's stacks now (only the waker's context has them).
+ */
+static __always_inline void emit_waker(void *ctx, struct task_struct *p, struct offcpu_task *ot,
+				       __u64 now)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u32 zero = 0, nk = 0;
+	struct uw_scratch *s;
+	struct hc_stack_rec *r;
+	long n;
+
+	if (!ot->off_ts || now - ot->off_ts < cfg_min_block_ns)
+		return;
+	s = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	if (!s)
+		return;
+	r = &s->rec;
+	rec_fill_header(r, cur, BPF_CORE_READ(p, tgid), BPF_CORE_READ(p, pid), HC_KIND_WAKER);
+	r->time_ns = ot->off_ts;
+	r->state = BPF_CORE_READ(cur, tgid);
+	r->syscall = BPF_CORE_READ(cur, pid);
+	if (cfg_stacks & 0x1) {
+		n = bpf_get_stack(ctx, r->ips, HC_MAX_STACK_DEPTH * sizeof(__u64), 0);
+		nk = n > 0 ? n / sizeof(__u64) : 0;
+		if (nk > HC_MAX_STACK_DEPTH)
+			nk = HC_MAX_STACK_DEPTH;
+		r->nr_kstack = nk;
+	}
+	/*
+	 * Woken from an interrupt, the current task is just whoever was
+	 * interrupted: the loader drops the user part when the kernel stack
+	 * shows interrupt entry (no portable in_interrupt() for BPF here).
+	 */
+	if ((cfg_stacks & 0x2) && !task_is_kthread(cur))
+		ustack_capture(ctx, s, cur, r->state, nk, &offcpu_stats);
+	r->hdr.size = rec_size(r);
+	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), BPF_RB_NO_WAKEUP))
+		stat_inc(&offcpu_stats, HC_STAT_RB_FULL);
+}
+
+/* A tracked task becomes runnable: its run-queue wait starts; maybe note its waker. */
+static __always_inline int on_wakeup(void *ctx, struct task_struct *p)
 {
 	struct offcpu_task *ot;
+	__u64 now;
 
 	if (!tracked(p))
 		return 0;
-	ot = bpf_task_storage_get(&offcpu_tasks, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	ot = bpf_task_storage_get(&offcpu_tasks, p, NULL,
+				  cfg_runq ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	if (!ot) {
-		stat_inc(&offcpu_stats, HC_STAT_TASK_STORAGE_ERR);
+		if (cfg_runq)
+			stat_inc(&offcpu_stats, HC_STAT_TASK_STORAGE_ERR);
 		return 0;
 	}
-	ot->enq_ts = bpf_ktime_get_ns();
-	ot->runq_stacks = 0;
+	now = bpf_ktime_get_ns();
+	if (cfg_wakers)
+		emit_waker(ctx, p, ot, now);
+	if (cfg_runq) {
+		ot->enq_ts = now;
+		ot->runq_stacks = 0;
+	}
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(runq_wakeup, struct task_struct *p)
 {
-	return on_wakeup(p);
+	return on_wakeup(ctx, p);
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(runq_wakeup_new, struct task_struct *p)
 {
-	return on_wakeup(p);
+	return on_wakeup(ctx, p);
 }
 
 SEC("tp_btf/sched_switch")

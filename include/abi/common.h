@@ -26,7 +26,16 @@ enum hc_sample_kind {
 	HC_KIND_ONCPU = 1,	/* weight = 1 sample */
 	HC_KIND_OFFCPU = 2,	/* weight = nanoseconds blocked */
 	HC_KIND_RUNQ = 3,	/* weight = nanoseconds runnable but not running */
+	HC_KIND_WAKER = 4,	/* the stack that woke a blocked task (see below) */
 };
+
+/*
+ * HC_KIND_WAKER records carry the waker's stacks and comm/pcomm, but tgid,
+ * pid and time_ns of the *wakee* and of its block (the off-CPU record of that
+ * block, which follows in the ring, has the same pid and time_ns): the
+ * loader joins the two. The waker's own tgid and pid are in state and
+ * syscall.
+ */
 
 /* hc_stack_rec::flags */
 #define HC_SF_NEW_TGID		0x1	/* first record of this tgid: snapshot its maps now */

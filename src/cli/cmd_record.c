@@ -31,6 +31,7 @@ enum {
 	OPT_STATE,
 	OPT_KTHREADS,
 	OPT_RUNQ,
+	OPT_WAKERS,
 };
 
 struct opt_doc {
@@ -58,6 +59,8 @@ static const struct opt_doc docs[] = {
 	  "off-CPU task states to record (default S,D)" },
 	{ { "kthreads", no_argument, NULL, OPT_KTHREADS }, 0, NULL,
 	  "off-CPU: include kernel threads" },
+	{ { "wakers", no_argument, NULL, OPT_WAKERS }, 0, NULL,
+	  "off-CPU: add who woke each long block (frames after '--', suffix _[w])" },
 	{ { "runq", no_argument, NULL, OPT_RUNQ }, 0, NULL,
 	  "record run-queue waits after preemption by stack ([runq], microseconds)" },
 	{ { "freq", required_argument, NULL, 'F' }, 'F', "HZ",
@@ -253,6 +256,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_KTHREADS:
 			o->kthreads = true;
+			break;
+		case OPT_WAKERS:
+			o->wakers = true;
 			break;
 		case OPT_RUNQ:
 			o->runq = true;

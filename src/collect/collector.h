@@ -102,6 +102,8 @@ enum sample_kind {
 	SAMPLE_ONCPU = 1,	/* weight: samples */
 	SAMPLE_OFFCPU = 2,	/* weight: nanoseconds blocked */
 	SAMPLE_RUNQ = 3,	/* weight: nanoseconds waiting for a CPU after a preemption */
+	SAMPLE_WAKER = 4,	/* stacks that woke task pid's block started at time_ns;
+				 * the waker is tgid state, pid syscall */
 };
 
 #endif /* HC_COLLECT_COLLECTOR_H */

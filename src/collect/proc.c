@@ -67,7 +67,8 @@ static int decode_stack(struct proc_tracker *pt, const struct hc_stack_rec *r, s
 	memset(&v, 0, sizeof(v));
 	v.kind = r->kind == HC_KIND_ONCPU ? SAMPLE_ONCPU :
 		 r->kind == HC_KIND_OFFCPU ? SAMPLE_OFFCPU :
-		 r->kind == HC_KIND_RUNQ ? SAMPLE_RUNQ : 0;
+		 r->kind == HC_KIND_RUNQ ? SAMPLE_RUNQ :
+		 r->kind == HC_KIND_WAKER ? SAMPLE_WAKER : 0;
 	v.state = r->state;
 	v.syscall = r->syscall;
 	v.count = r->count;

@@ -61,8 +61,9 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 	skel->rodata->cfg_runq_per = o->runq_per;
 	skel->rodata->cfg_min_runq_ns = o->min_runq_ns;
 	/* wakeups matter only for the run queue, sys_exit only for off-CPU stacks */
-	bpf_program__set_autoload(skel->progs.runq_wakeup, o->runq);
-	bpf_program__set_autoload(skel->progs.runq_wakeup_new, o->runq);
+	skel->rodata->cfg_wakers = o->wakers;
+	bpf_program__set_autoload(skel->progs.runq_wakeup, o->runq || o->wakers);
+	bpf_program__set_autoload(skel->progs.runq_wakeup_new, o->runq || o->wakers);
 	bpf_program__set_autoload(skel->progs.offcpu_sys_exit, o->offcpu);
 }
 

@@ -11,12 +11,30 @@
 
 int outfile_open(struct outfile *of, const char *path, mode_t mode)
 {
+	struct stat st;
 	int fd, err;
 
 	memset(of, 0, sizeof(*of));
 	of->mode = mode;
 	if (!strcmp(path, "-")) {
 		of->f = stdout;
+		return 0;
+	}
+	/*
+	 * A device or FIFO (-o /dev/null, a named pipe) is written in place:
+	 * renaming a file over it would replace the node itself, as root even
+	 * /dev/null. Users cannot plant device nodes; a symlink is still replaced.
+	 */
+	if (!lstat(path, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		of->f = fd < 0 ? NULL : fdopen(fd, "w");
+		if (!of->f) {
+			err = -errno;
+			if (fd >= 0)
+				close(fd);
+			return err;
+		}
+		of->direct = true;
 		return 0;
 	}
 	of->path = strdup(path);
@@ -52,8 +70,10 @@ int outfile_commit(struct outfile *of)
 
 	if (!of->path) {
 		if (fflush(of->f) || ferror(of->f))
-			return -EIO;
-		return 0;
+			err = -EIO;
+		if (of->direct && fclose(of->f) && !err)
+			err = -EIO;
+		return err;
 	}
 	if (fflush(of->f) || ferror(of->f))
 		err = -EIO;
@@ -75,8 +95,12 @@ int outfile_commit(struct outfile *of)
 
 void outfile_discard(struct outfile *of)
 {
-	if (!of->path)
+	if (of->direct && of->f)
+		fclose(of->f);
+	if (!of->path) {
+		memset(of, 0, sizeof(*of));
 		return;
+	}
 	if (of->f)
 		fclose(of->f);
 	unlink(of->tmp);

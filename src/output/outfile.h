@@ -3,11 +3,13 @@
  * Writing a result file safely as root: a fresh temporary file next to the
  * target (O_EXCL, so no symlink or existing file is ever followed), mode 0600
  * then chmod'ed to @mode, renamed over the target only when complete. "-" is
- * stdout.
+ * stdout; an existing character device or FIFO (/dev/null, a named pipe) is
+ * opened and written in place, never replaced.
  */
 #ifndef HC_OUTPUT_OUTFILE_H
 #define HC_OUTPUT_OUTFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -16,6 +18,7 @@ struct outfile {
 	char *path;	/* final path; NULL for stdout */
 	char *tmp;	/* temporary path; NULL for stdout */
 	mode_t mode;
+	bool direct;	/* a device or FIFO written in place: closed by commit, never renamed */
 };
 
 /* 0 or -errno (e.g. the directory does not exist). */

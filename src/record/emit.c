@@ -13,7 +13,8 @@
 
 #define EMIT_NAME_LEN 512
 /* root + user frames + kernel frames, each at most HC_MAX_STACK_DEPTH (127) */
-#define EMIT_MAX_FRAMES (2 + 2 * 128)	/* + a reason frame */
+/* root, user, kernel, reason, "--", waker kernel and user frames */
+#define EMIT_MAX_FRAMES (4 + 4 * 128)
 
 struct emit_ctx {
 	struct symbolizer *sym;
@@ -55,6 +56,98 @@ static void count_flags(struct emit_ctx *x, unsigned int flags)
 		x->st->frames_unknown++;
 }
 
+
+/* User frames [@w, @w + nu frames) named into x->names from slot @n, root first. */
+static size_t name_user(struct emit_ctx *x, const uint64_t *w, size_t nu, size_t n,
+			const char *suffix)
+{
+	unsigned int flags;
+	struct sym_ufr f;
+	char *buf;
+
+	for (size_t i = nu; i-- > 0;) {
+		buf = x->names[n];
+		emit_ufr_unpack(w + i * EMIT_UFR_WORDS, &f);
+		flags = 0;
+		symbolizer__user_name(x->sym, &f, buf, EMIT_NAME_LEN - 8, &flags);
+		if (flags & SYM_F_JIT)
+			strcat(buf, "_[j]");
+		strcat(buf, suffix);
+		count_flags(x, flags);
+		x->frames[n++] = buf;
+	}
+	return n;
+}
+
+/* Kernel ips [@w, @w + nk) from slot @n, root first; above the leaf, name the call site. */
+static size_t name_kernel(struct emit_ctx *x, const uint64_t *w, size_t nk, size_t n,
+			  const char *suffix)
+{
+	unsigned int flags;
+	char *buf;
+
+	for (size_t i = nk; i-- > 0;) {
+		buf = x->names[n];
+		flags = 0;
+		symbolizer__kernel_name(x->sym, i ? w[i] - 1 : w[i], buf, EMIT_NAME_LEN - 8, &flags);
+		strcat(buf, "_[k]");
+		strcat(buf, suffix);
+		count_flags(x, flags);
+		x->frames[n++] = buf;
+	}
+	return n;
+}
+
+/* The outermost frame of an interrupt or softirq entry on a waker's kernel stack. */
+static bool interrupt_frame(const char *name)
+{
+	return strstr(name, "asm_sysvec_") || strstr(name, "asm_common_interrupt") ||
+	       strstr(name, "do_softirq") || strstr(name, "handle_softirqs");
+}
+
+/*
+ * Waker frames after "--", FlameGraph's wakeup convention: leaf first, so
+ * the waker's outermost frame tops the flame. Woken from an interrupt, the
+ * interrupted task's user stack is unrelated and left out.
+ */
+static size_t name_waker(struct emit_ctx *x, const uint64_t *w, size_t wk, size_t wu_frames,
+			 size_t n)
+{
+	size_t k;
+
+	x->frames[n++] = "--";
+	k = name_kernel(x, w, wk, n, "_[w]");
+	/* name_kernel wrote root first; the waker part reads leaf first */
+	for (size_t a = n, b = k; a + 1 < b; a++, b--) {
+		const char *t = x->frames[a];
+
+		x->frames[a] = x->frames[b - 1];
+		x->frames[b - 1] = t;
+	}
+	/* the program's own frames (bpf_prog_*, bpf_trace_run*) are not the waker's */
+	while (n < k && (!strncmp(x->frames[n], "bpf_prog_", 9) ||
+			 !strncmp(x->frames[n], "bpf_trace_run", 13) ||
+			 !strncmp(x->frames[n], "__bpf_trace_", 12)))
+		memmove(&x->frames[n], &x->frames[n + 1], (--k - n) * sizeof(x->frames[0]));
+	/* from an interrupt: stop at its entry, the rest belongs to the interrupted task */
+	for (size_t i = n; i < k; i++)
+		if (interrupt_frame(x->frames[i]))
+			return i + 1;
+	n = k;
+	for (size_t i = 0; i < wu_frames; i++) {
+		unsigned int flags = 0;
+		struct sym_ufr f;
+		char *buf = x->names[n];
+
+		emit_ufr_unpack(w + wk + i * EMIT_UFR_WORDS, &f);
+		symbolizer__user_name(x->sym, &f, buf, EMIT_NAME_LEN - 8, &flags);
+		strcat(buf, "_[w]");
+		count_flags(x, flags);
+		x->frames[n++] = buf;
+	}
+	return n;
+}
+
 /* Folded counts are integers: samples, or microseconds (rounded) when time is involved. */
 static uint64_t emit_weight(const struct emit_opts *o, const struct stack_entry *e)
 {
@@ -66,46 +159,34 @@ static uint64_t emit_weight(const struct emit_opts *o, const struct stack_entry 
 static int emit_one(const struct stack_entry *e, void *arg)
 {
 	struct emit_ctx *x = arg;
-	size_t nk = e->key.nr_kernel, nu = e->key.nr_user / EMIT_UFR_WORDS, n = 0;
-	const uint64_t *uw = e->words + nk;
-	unsigned int flags;
-	struct sym_ufr f;
+	bool offcpu = e->key.kind == SAMPLE_OFFCPU, shortb = offcpu && e->key.aux2 == EMIT_AUX2_SHORT;
+	size_t wk = offcpu && !shortb ? e->key.aux2 >> 16 : 0;
+	size_t wu = offcpu && !shortb ? e->key.aux2 & 0xffff : 0;
+	size_t nk = e->key.nr_kernel, n = 0, nu;
 	uint64_t weight;
 	char *buf;
 
-	if (nk + nu + 2 > EMIT_MAX_FRAMES)
+	if (wk + wu > e->key.nr_user)
+		return -EINVAL;
+	nu = (e->key.nr_user - wk - wu) / EMIT_UFR_WORDS;
+	if (nk + nu + wk + wu / EMIT_UFR_WORDS + 3 > EMIT_MAX_FRAMES)
 		return -E2BIG;
 	name_root(x, e, x->names[n]);
 	x->frames[n] = x->names[n];
 	n++;
 	/* root -> leaf: outermost user frame first, kernel leaf last */
-	for (size_t i = nu; i-- > 0;) {
-		buf = x->names[n];
-		emit_ufr_unpack(uw + i * EMIT_UFR_WORDS, &f);
-		flags = 0;
-		symbolizer__user_name(x->sym, &f, buf, EMIT_NAME_LEN - 4, &flags);
-		if (flags & SYM_F_JIT)
-			strcat(buf, "_[j]");
-		count_flags(x, flags);
-		x->frames[n++] = buf;
-	}
-	for (size_t i = nk; i-- > 0;) {
-		buf = x->names[n];
-		flags = 0;
-		/* as for user frames: above the leaf, name the call, not the return site */
-		symbolizer__kernel_name(x->sym, i ? e->words[i] - 1 : e->words[i], buf,
-					EMIT_NAME_LEN - 4, &flags);
-		strcat(buf, "_[k]");
-		count_flags(x, flags);
-		x->frames[n++] = buf;
-	}
+	n = name_user(x, e->words + nk, nu, n, "");
+	n = name_kernel(x, e->words, nk, n, "");
 	if (e->key.kind == SAMPLE_RUNQ) {
 		x->frames[n++] = "[runq]";
-	} else if (e->key.kind == SAMPLE_OFFCPU) {
+	} else if (offcpu) {
 		buf = x->names[n];
 		snprintf(buf, EMIT_NAME_LEN, "[%s]",
-			 e->key.aux2 ? "short blocks" : offcpu_reason_name(e->key.aux));
+			 shortb ? "short blocks" : offcpu_reason_name(e->key.aux));
 		x->frames[n++] = buf;
+		if (wk || wu)
+			n = name_waker(x, e->words + nk + nu * EMIT_UFR_WORDS, wk,
+				       wu / EMIT_UFR_WORDS, n);
 	}
 	weight = emit_weight(x->o, e);
 	if (!weight)

@@ -30,6 +30,14 @@ static inline void emit_ufr_unpack(const uint64_t *w, struct sym_ufr *f)
 	f->addr = w[1];
 }
 
+/*
+ * stack_key.aux2 of off-CPU stacks: EMIT_AUX2_SHORT for the per-thread sum of
+ * short blocks; else (waker kernel words << 16 | waker user words), the
+ * waker's stack stored after the blocked stack's words (and counted in
+ * nr_user).
+ */
+#define EMIT_AUX2_SHORT 0x80000000u
+
 struct emit_stats {
 	uint64_t lines;		/* folded lines written */
 	uint64_t total;		/* sum of counts written */

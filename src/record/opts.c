@@ -51,6 +51,10 @@ int record_opts_validate(const struct record_opts *o)
 		pr_warn("record: nothing to record\n");
 		return -EINVAL;
 	}
+	if (o->wakers && !o->offcpu) {
+		pr_warn("record: --wakers needs --off-cpu\n");
+		return -EINVAL;
+	}
 	if (o->min_block_ns > o->max_block_ns) {
 		pr_warn("record: --min-block is above --max-block\n");
 		return -EINVAL;

@@ -37,6 +37,7 @@ struct record_opts {
 	uint64_t max_block_ns;
 	unsigned int offcpu_states;	/* HC_OFFCPU_STATE_* style bits: 1 S, 2 D, 4 other */
 	bool kthreads;		/* off-CPU: include kernel threads */
+	bool wakers;		/* off-CPU: join the waker's stack to each long block */
 	bool runq;		/* run-queue latency */
 	unsigned int runq_per;	/* 0 all, 1 per process, 2 per thread (histograms) */
 	uint64_t min_runq_ns;	/* preemption waits >= this carry a stack; UINT64_MAX: none */

@@ -23,13 +23,15 @@
 #include "record/emit.h"
 #include "record/reason.h"
 #include "record/target.h"
+#include "record/wakers.h"
 #include "unwind/tables.h"
 #include "util/log.h"
 
 #define SESSION_MAX_COLLECTORS 4
 #define SESSION_POLL_MS 100
-/* kernel ips + user frames of EMIT_UFR_WORDS each; the ring caps both at 127 */
-#define SESSION_MAX_WORDS (128 + 128 * EMIT_UFR_WORDS)
+/* kernel ips + user frames of EMIT_UFR_WORDS each, for the stack and its waker */
+#define SESSION_MAX_WORDS (2 * (128 + 128 * EMIT_UFR_WORDS))
+#define SESSION_WAKER_SLOTS 4096
 
 struct session {
 	const struct record_opts *o;
@@ -41,6 +43,7 @@ struct session {
 	struct symbolizer *sym;
 	struct unwind_tables *ut;	/* NULL: frame pointers only */
 	struct stack_agg *agg;
+	struct wakers *wakers;		/* NULL without --wakers */
 	struct target_child child;
 	int child_wstatus;
 	bool child_done;
@@ -101,15 +104,47 @@ static int on_seen(uint32_t tgid, void *arg)
 	return 0;
 }
 
-static int on_sample(const struct sample_view *v, void *arg)
+/* Kernel ips then normalized user frames (of @tgid) into @w; returns the word count. */
+static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_view *v,
+			  uint64_t *w, uint16_t *nr_kernel)
 {
-	struct session *s = arg;
-	struct stack_key key;
 	struct sym_ufr f;
 	size_t n = 0;
 
+	for (size_t i = 0; i < v->nr_kips; i++)
+		w[n++] = v->kips[i];
+	*nr_kernel = n;
+	for (size_t i = 0; i < v->nr_uips; i++) {
+		/*
+		 * Frames above the leaf are return addresses: ip - 1 lies in the
+		 * call instruction, so a call to a noreturn function at the very end
+		 * of a function is not named after the next function.
+		 */
+		symbolizer__normalize(s->sym, tgid, i ? v->uips[i] - 1 : v->uips[i], &f);
+		emit_ufr_pack(&f, &w[n]);
+		n += EMIT_UFR_WORDS;
+	}
+	return n;
+}
+
+static int on_sample(const struct sample_view *v, void *arg)
+{
+	struct session *s = arg;
+	struct waker_stack wk;
+	struct stack_key key;
+	uint16_t nk;
+	size_t n;
+
 	if (v->new_tgid && !v->kthread)
 		session_add_process(s, v->tgid);
+	if (v->kind == SAMPLE_WAKER) {
+		/* the waker's stack waits for the record of the block it ended */
+		if (s->wakers) {
+			n = stack_words(s, v->state, v, s->words, &nk);
+			wakers__put(s->wakers, v->pid, v->time_ns, s->words, nk, n - nk);
+		}
+		return 0;
+	}
 	memset(&key, 0, sizeof(key));
 	key.kind = v->kind;
 	if (v->kind == SAMPLE_RUNQ) {
@@ -118,7 +153,7 @@ static int on_sample(const struct sample_view *v, void *arg)
 	}
 	if (v->kind == SAMPLE_OFFCPU) {
 		key.aux = v->short_blocks ? REASON_NONE : offcpu_reason(v->syscall, v->state);
-		key.aux2 = v->short_blocks;
+		key.aux2 = v->short_blocks ? EMIT_AUX2_SHORT : 0;
 		if (v->short_blocks) {
 			s->short_ns += v->weight;
 			s->short_blocks += v->count;
@@ -131,18 +166,14 @@ static int on_sample(const struct sample_view *v, void *arg)
 	key.pid = v->pid;
 	memcpy(key.comm, v->comm, sizeof(key.comm));
 	memcpy(key.pcomm, v->pcomm, sizeof(key.pcomm));
-	for (size_t i = 0; i < v->nr_kips; i++)
-		s->words[n++] = v->kips[i];
-	key.nr_kernel = n;
-	for (size_t i = 0; i < v->nr_uips; i++) {
-		/*
-		 * Frames above the leaf are return addresses: ip - 1 lies in the
-		 * call instruction, so a call to a noreturn function at the very end
-		 * of a function is not named after the next function.
-		 */
-		symbolizer__normalize(s->sym, v->tgid, i ? v->uips[i] - 1 : v->uips[i], &f);
-		emit_ufr_pack(&f, &s->words[n]);
-		n += EMIT_UFR_WORDS;
+	n = stack_words(s, v->tgid, v, s->words, &nk);
+	key.nr_kernel = nk;
+	if (v->kind == SAMPLE_OFFCPU && !v->short_blocks && s->wakers &&
+	    wakers__take(s->wakers, v->pid, v->time_ns, &wk)) {
+		/* the waker's words follow; nr_user covers them, aux2 says how many */
+		memcpy(&s->words[n], wk.words, ((size_t)wk.nr_kernel + wk.nr_user) * sizeof(uint64_t));
+		n += wk.nr_kernel + wk.nr_user;
+		key.aux2 = (uint32_t)wk.nr_kernel << 16 | wk.nr_user;
 	}
 	key.nr_user = n - key.nr_kernel;
 	if (v->kind == SAMPLE_ONCPU)
@@ -228,6 +259,11 @@ static int session_open(struct session *s)
 	s->agg = stack_agg__new(o->max_stacks);
 	if (!s->words || !s->sym || !s->agg)
 		return -ENOMEM;
+	if (o->wakers) {
+		s->wakers = wakers__new(SESSION_WAKER_SLOTS);
+		if (!s->wakers)
+			return -ENOMEM;
+	}
 	err = outfile_open(&s->out, o->output, 0644);
 	if (err) {
 		pr_warn("record: cannot create '%s': %s\n", o->output, strerror(-err));
@@ -521,6 +557,7 @@ static void session_close(struct session *s)
 	symbolizer__free(s->sym);
 	unwind_tables__free(s->ut);
 	stack_agg__free(s->agg);
+	wakers__free(s->wakers);
 	free(s->online);
 	free(s->words);
 }

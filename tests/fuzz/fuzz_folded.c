@@ -27,10 +27,17 @@ static char *write_text(const struct profile *p, size_t *len)
 static struct profile *read_mem(const void *data, size_t size, struct folded_read_stats *st)
 {
 	struct profile *p = profile__new();
-	/* fmemopen of 0 bytes fails: read an empty profile from /dev/null instead */
-	FILE *f = size ? fmemopen((void *)data, size, "r") : fopen("/dev/null", "r");
+	FILE *f;
 
-	if (!p || !f || profile__read_folded(p, f, PROFILE_KIND_ONCPU, st))
+	if (!p)
+		abort();
+	/* fmemopen() refuses 0 bytes; no input is an empty profile */
+	if (!size) {
+		memset(st, 0, sizeof(*st));
+		return p;
+	}
+	f = fmemopen((void *)data, size, "r");
+	if (!f || profile__read_folded(p, f, PROFILE_KIND_ONCPU, st))
 		abort();
 	fclose(f);
 	return p;

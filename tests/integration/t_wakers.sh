@@ -1,0 +1,28 @@
+#!/bin/bash
+# --wakers: a thread woken through a condition variable shows the waker's
+# function after the "--" separator with _[w] frames; wakeups from a timer
+# interrupt keep only the interrupt's kernel path. And a hot/cold run
+# (--off-cpu --on-cpu) puts both kinds in one file, in microseconds.
+. "$(dirname "$0")/lib.sh"
+
+"$HOTCOLD" record --off-cpu --wakers -o "$TMP/w.folded" -- "$WL/wakeup" 200 2>"$TMP/err"
+rc=$?
+[ $rc -eq 0 ] && ok "exit 0" || { bad "exit $rc: $(cat "$TMP/err")"; finish; }
+waits=$(awk '/;wait_for_token;.*\[futex\]/ { t += $NF } END { print t + 0 }' "$TMP/w.folded")
+woken=$(awk '/;wait_for_token;.*\[futex\];--;.*;wake_the_waiter_\[w\]/ { t += $NF } END { print t + 0 }' "$TMP/w.folded")
+p=$(pct "$woken" "$waits")
+# the first blocks may end before the loader published the tables (FP walks)
+awk -v p="$p" 'BEGIN { exit !(p >= 95) }' && ok "wake_the_waiter_[w] in $p% of the waiter's futex time ($waits us)" ||
+	bad "wake_the_waiter_[w] in only $p% of $waits us: $(grep wait_for_token "$TMP/w.folded" | head -2)"
+irq_user=$(awk '/\[sleep\];--;.*asm_sysvec_apic_timer_interrupt_\[k\]_\[w\];/ { t += $NF } END { print t + 0 }' "$TMP/w.folded")
+[ "$irq_user" -eq 0 ] && ok "timer-interrupt wakeups end at the interrupt entry" ||
+	bad "$irq_user us of interrupt wakers carry the interrupted task's frames"
+grep -q 'bpf_prog_' "$TMP/w.folded" && bad "BPF program frames in waker stacks" || ok "no BPF frames in waker stacks"
+
+"$HOTCOLD" record --off-cpu --on-cpu -F 999 -o "$TMP/hc.folded" -- "$WL/split" 1 "$TMP/t" 2>"$TMP/err"
+on=$(awk '!/\[[a-z ]+\] [0-9]+$/ && /^split;/ { t += $NF } END { print t + 0 }' "$TMP/hc.folded")
+# ~1 s of CPU at 999 Hz: ~1000 samples x 1001 us each
+awk -v t="$on" 'BEGIN { exit !(t > 700000 && t < 1300000) }' && ok "hot/cold: on-CPU part is $on us for ~1 s of CPU" ||
+	bad "hot/cold: on-CPU part $on us"
+grep -q 'unit microseconds' "$TMP/err" && ok "hot/cold unit is microseconds" || bad "unit not stated"
+finish

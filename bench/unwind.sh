@@ -14,11 +14,12 @@
 #    (-fno-omit-frame-pointer). With kernel.bpf_stats_enabled=1, the deltas of
 #    run_time_ns and run_cnt of hotcold's `oncpu_sample` program over a window
 #    that starts 1 s after attach give ns per invocation. Invocations include
-#    the timer ticks of other tasks (filtered out in a few instructions), so
-#    the script also reports the share of the window's CPU time the targets
-#    had, and an upper bound per target sample: run_time / (run_cnt * share),
-#    which charges all BPF time to the target samples. The median over
-#    ROUNDS rounds is reported; arms are interleaved within a round.
+#    the timer ticks of other tasks and of idle CPUs (filtered out in a few
+#    instructions), so the script also reads the program's own count of
+#    records emitted (HC_STAT_SAMPLES in oncpu_stats) over the same window and
+#    reports run_time / emitted: an upper bound per target sample, which
+#    charges all BPF time to the samples actually walked and sent. The median
+#    over ROUNDS rounds is reported; the order of the arms rotates each round.
 # 2. Table memory of one process linking libc + libstdc++ (a small C++
 #    program built here with g++), and of a C process for comparison: the
 #    "unwind: N tables built (peak R rows, X MiB ...)" line, next to what the
@@ -129,6 +130,24 @@ our_prog() {
 	oncpu_progs | grep -vxF -f "$1" | sort -n | tail -1 || true
 }
 
+# emitted STATS_MAP_ID: records emitted so far (HC_STAT_SAMPLES, u64 at offset 0, all CPUs)
+emitted() {
+	local t=0 h
+	for h in $("$BPFTOOL" map dump id "$1" -j | jq -r '.[0].values[].value[0:8] |
+			map(ltrimstr("0x")) | reverse | join("")'); do
+		t=$((t + 16#$h))
+	done
+	echo "$t"
+}
+
+# prog_map PROG_ID NAME: id of the program's map called NAME
+prog_map() {
+	local m
+	for m in $("$BPFTOOL" prog show id "$1" -j | jq '.map_ids[]'); do
+		[[ $("$BPFTOOL" map show id "$m" -j | jq -r .name) == "$2" ]] && { echo "$m"; return; }
+	done
+}
+
 prog_stats() {
 	"$BPFTOOL" prog show id "$1" -j 2>/dev/null | jq -r '"\(.run_time_ns // 0) \(.run_cnt // 0)"'
 }
@@ -180,9 +199,10 @@ for build in nofp fp; do
 done
 
 # one_arm ROUND BUILD DEPTH MODE: appends
-# "arm round ns_per_inv share upper_bound depth stops others" to $TMP/cost; 1 if no data
+# "arm round ns_per_inv emitted_share ns_per_emitted depth stops others" to $TMP/cost;
+# returns 1 if there is no data
 one_arm() {
-	local r=$1 build=$2 depth=$3 mode=$4 base a b hc id t0 c0 t1 c1 w0 w1 n0 n1 b0 b1 share others
+	local r=$1 build=$2 depth=$3 mode=$4 base a b hc id sm t0 c0 e0 t1 c1 e1 n0 n1 b0 b1 w0 w1 others
 	base=$TMP/cost.$build.$depth.$mode.r$r
 	start "$TMP/$build/glibc_calls" $(((SECS + 4) * 1000)) "$TMP" "$depth"; a=$LAST
 	start "$TMP/$build/glibc_calls" $(((SECS + 4) * 1000)) "$TMP" "$depth"; b=$LAST
@@ -191,7 +211,8 @@ one_arm() {
 		-o "$base.folded" 2>"$base.err" &
 	hc=$!
 	id=$(wait_prog "$hc" "$base.err" "$base.before")
-	if [[ -z $id ]]; then
+	sm=${id:+$(prog_map "$id" oncpu_stats)}
+	if [[ -z $id || -z $sm ]]; then
 		log "$build depth $depth --unwind=$mode: no oncpu_sample program; stderr:"
 		tail -5 "$base.err" >&2
 		wait "$hc" || true
@@ -200,26 +221,24 @@ one_arm() {
 	sleep 1
 	# set again: another benchmark may have restored it meanwhile
 	sysctl -qw kernel.bpf_stats_enabled=1
-	read -r t0 c0 < <(prog_stats "$id")
+	read -r t0 c0 < <(prog_stats "$id"); e0=$(emitted "$sm")
 	w0=$(cpu_ticks "$a" "$b"); b0=$(busy_ticks); n0=$(now_ns)
 	sleep "$SECS"
-	read -r t1 c1 < <(prog_stats "$id")
+	read -r t1 c1 < <(prog_stats "$id"); e1=$(emitted "$sm")
 	w1=$(cpu_ticks "$a" "$b"); b1=$(busy_ticks); n1=$(now_ns)
 	wait "$hc" || log "$build depth $depth --unwind=$mode: hotcold exited $?"
 	wait "$a" "$b" 2>/dev/null || true
-	if [[ $(sysctl -n kernel.bpf_stats_enabled) != 1 || $((c1 - c0)) -le 0 ]]; then
-		log "$build depth $depth --unwind=$mode: kernel.bpf_stats_enabled was turned off during the window (another benchmark?)"
+	if [[ $(sysctl -n kernel.bpf_stats_enabled) != 1 || $((c1 - c0)) -le 0 || $((e1 - e0)) -le 0 ]]; then
+		log "$build depth $depth --unwind=$mode: no run-time stats over the window (kernel.bpf_stats_enabled turned off by another benchmark?)"
 		return 1
 	fi
-	# the targets' CPU time, and everything else's, as a share of all CPUs over the window
-	read -r share others < <(awk -v w=$((w1 - w0)) -v bz=$((b1 - b0)) -v tk="$TICK" \
-		-v dt=$((n1 - n0)) -v nc="$NCPU" 'BEGIN { all = dt / 1e9 * nc * tk
-			s = w / all; o = (bz - w) / all; if (s > 1) s = 1; if (o < 0) o = 0
-			printf "%.3f %.3f\n", s, o }')
+	# everything but the targets, as a share of all CPUs over the window (hotcold included)
+	others=$(awk -v w=$((w1 - w0)) -v bz=$((b1 - b0)) -v tk="$TICK" -v dt=$((n1 - n0)) \
+		-v nc="$NCPU" 'BEGIN { o = (bz - w) / (dt / 1e9 * nc * tk); if (o < 0) o = 0; printf "%.2f", o }')
 	awk -v arm="$build:$depth:$mode" -v r="$r" -v dt=$((t1 - t0)) -v dc=$((c1 - c0)) \
-		-v s="$share" -v o="$others" -v d="$(user_depth "$base.folded")" \
+		-v de=$((e1 - e0)) -v o="$others" -v d="$(user_depth "$base.folded")" \
 		-v stop="$(grep -o '[0-9]* walks ended[^,]*' "$base.err" | awk '{ t += $1 } END { print t + 0 }')" \
-		'BEGIN { printf "%s %s %.0f %s %.0f %s %s %s\n", arm, r, dt / dc, s, dt / (dc * s), d, stop, o }' \
+		'BEGIN { printf "%s %s %.0f %.2f %.0f %s %s %s\n", arm, r, dt / dc, de / dc, dt / de, d, stop, o }' \
 		>>"$TMP/cost"
 }
 
@@ -242,7 +261,7 @@ echo "## BPF cost per sample (median of $ROUNDS rounds, ${SECS} s windows, $HZ H
 echo
 echo "kernel.bpf_stats_enabled=1 (was $PREV_SHOWN, restored); two workload processes, one busy thread each."
 echo
-echo "| workload build | user frames per sample | --unwind | ns / invocation: median (min..max) | target CPU share | ns / target sample (upper bound) | walks ended early | other tasks' CPU share (incl. hotcold) |"
+echo "| workload build | user frames per sample | --unwind | ns / invocation: median (min..max) | samples emitted / invocations | ns / emitted sample (upper bound): median (min..max) | walks ended early | CPU share of other tasks (incl. hotcold) |"
 echo "|---|---|---|---|---|---|---|---|"
 for arm in "${ARMS[@]}"; do
 	IFS=: read -r build depth mode <<<"$arm"
@@ -252,8 +271,13 @@ for arm in "${ARMS[@]}"; do
 			bn = b == "nofp" ? "no frame pointers" : "frame pointers"
 			if (!NR) { printf "| %s | - | %s | (no data) | | | | |\n", bn, m; exit }
 			k = int((NR + 1) / 2)
-			printf "| %s | %s | %s | %s (%s..%s) | %s | %s | %s | %s |\n", bn,
-				d[k], m, ns[k], ns[1], ns[NR], sh[k], ub[k], st[k], o[k]
+			# upper bounds sorted on their own (mawk has no asort)
+			n = NR
+			for (i = 1; i <= n; i++) us[i] = ub[i]
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && us[j - 1] + 0 > us[j] + 0; j--) { x = us[j]; us[j] = us[j - 1]; us[j - 1] = x }
+			printf "| %s | %s | %s | %s (%s..%s) | %s | %s (%s..%s) | %s | %s |\n", bn,
+				d[k], m, ns[k], ns[1], ns[NR], sh[k], us[int((n + 1) / 2)], us[1], us[n], st[k], o[k]
 		}'
 done
 echo

@@ -16,6 +16,7 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{ "record", cmd_record, "on-CPU samples, off-CPU time, run-queue waits by stack" },
+	{ "locks", cmd_locks, "the most contended locks: user futexes and kernel locks" },
 	{ "runqlat", cmd_runqlat, "run-queue (scheduler) latency histograms" },
 	{ "report", cmd_report, "top frames, hottest frame and per-process totals of a profile" },
 	{ "flamegraph", cmd_flamegraph, "render a profile as an interactive SVG flame graph" },

@@ -19,6 +19,7 @@ PKGS=(
 	libiberty-dev		# C++/Rust demangling
 )
 TEST_PKGS=(
+	python3			# JSON output checks in the integration tests
 	libcmocka-dev		# unit tests
 	g++ binutils		# ELF fixtures built at test time (C++, objcopy, nm)
 	libc6-dbg		# libc's local symbols by build-id (symbolizer tests)

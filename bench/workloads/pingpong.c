@@ -14,7 +14,10 @@
  * Both threads are created, pinned and parked (blocked in read) before the
  * timed phase. With -w the process prints "ready PID" on stderr and waits for
  * SIGUSR1 before it starts the clock, so a tracer can attach with -p PID to a
- * process whose threads already exist; without -w it starts at once.
+ * process whose threads already exist; without -w it starts at once. With -w
+ * it also waits for a second SIGUSR1 after printing its result before it
+ * exits, so a tracer that stops when its target exits (hotcold -p, perf -p)
+ * can still be inspected (BPF run-time stats) and stopped by the caller.
  *
  * After SECONDS of wall time it prints one line on stdout:
  *   RT_PER_S  ROUND_TRIPS  ELAPSED_S  CPU_S  VCSW  IVCSW
@@ -224,6 +227,13 @@ int main(int argc, char **argv)
 	printf("%.1f %llu %.6f %.6f %ld %ld\n", ping_st.round_trips / el,
 	       (unsigned long long)ping_st.round_trips, el, ping_st.cpu_s + pong_st.cpu_s,
 	       ping_st.vcsw + pong_st.vcsw, ping_st.ivcsw + pong_st.ivcsw);
+	fflush(stdout);
+	if (wait_sig) {
+		int sig;
+
+		if (sigwait(&usr1, &sig))
+			die("sigwait");
+	}
 	return 0;
 usage:
 	fprintf(stderr, "usage: pingpong [-c CPU] [-w] SECONDS\n");

@@ -24,6 +24,7 @@ static __always_inline void rec_fill_header(struct hc_stack_rec *r, struct task_
 	r->state = 0;
 	r->syscall = -1;
 	r->count = 1;
+	r->addr = 0;
 	r->weight = 1;
 	r->time_ns = bpf_ktime_get_ns();
 	BPF_CORE_READ_STR_INTO(&r->comm, task, comm);

@@ -27,6 +27,7 @@ enum hc_sample_kind {
 	HC_KIND_OFFCPU = 2,	/* weight = nanoseconds blocked */
 	HC_KIND_RUNQ = 3,	/* weight = nanoseconds runnable but not running */
 	HC_KIND_WAKER = 4,	/* the stack that woke a blocked task (see below) */
+	HC_KIND_LOCK = 5,	/* weight = nanoseconds waiting for a lock (abi/locks.h) */
 };
 
 /*
@@ -84,6 +85,7 @@ struct hc_stack_rec {
 	__u32 state;		/* off-CPU: task state at switch-out (TASK_* bits) */
 	__s32 syscall;		/* off-CPU: syscall in progress (-1: none) */
 	__u32 count;		/* events merged into weight (1 for a sample) */
+	__u64 addr;		/* HC_KIND_LOCK: the lock's address; else 0 */
 	__u64 weight;		/* units depend on kind */
 	__u64 time_ns;		/* bpf_ktime_get_ns() */
 	char comm[HC_COMM_LEN];		/* thread name */
@@ -111,6 +113,8 @@ enum hc_stat {
 	HC_STAT_TASK_STORAGE_ERR,/* off-CPU: no task storage for a task: block not timed */
 	HC_STAT_SHORT_FULL,	/* off-CPU: short-block map full: that time lost */
 	HC_STAT_RUNQ_FULL,	/* run queue: histogram map full: that wait not counted */
+	HC_STAT_LOCK_AGG_FULL,	/* locks: per-lock map full: that wait not counted */
+	HC_STAT_LOCK_NEST_LOST,	/* locks: kernel contention nested too deep or unmatched */
 	HC_STAT_NR,
 };
 

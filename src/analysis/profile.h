@@ -78,8 +78,9 @@ void profile__free(struct profile *p);		/* NULL is a no-op */
 
 /*
  * Add a stack. Stacks with the same frames, kind and labels merge (weights
- * add; -EOVERFLOW if the sum would pass UINT64_MAX, nothing changed).
- * 0 or -errno.
+ * add). -EOVERFLOW, nothing changed, if the kind's total would pass
+ * UINT64_MAX: so no per-stack or per-frame sum can overflow either.
+ * -EINVAL: no frames or a bad kind. 0 or -errno.
  */
 int profile__add(struct profile *p, const struct profile_stack_in *s);
 /* Same, and *@index (optional) gets the index of the stack added or merged into. */
@@ -103,10 +104,11 @@ const char *profile_frame_suffix(unsigned int flags);
  * flags: <0, 0 (same name and flags), >0. The order every listing uses.
  */
 int profile_frame_cmp(const struct profile *p, uint32_t a, uint32_t b);
+
 uint64_t profile__total(const struct profile *p, enum profile_kind kind);
 bool profile__has_kind(const struct profile *p, enum profile_kind kind);
 
-/* Metadata: sampling period for on-CPU weights (0 = unknown), a title line. */
+/* Metadata: sampling period for on-CPU weights (0 = unknown). */
 void profile__set_period_ns(struct profile *p, uint64_t ns);
 uint64_t profile__period_ns(const struct profile *p);
 
@@ -122,7 +124,7 @@ uint64_t profile__period_ns(const struct profile *p);
 
 struct folded_read_stats {
 	uint64_t lines;		/* non-blank lines seen */
-	uint64_t malformed;	/* skipped: no count, bad count, no frames */
+	uint64_t malformed;	/* skipped: no count, bad count, empty frame, ... */
 	uint64_t first_bad_line;/* line number of the first malformed line, 0 if none */
 };
 
@@ -135,11 +137,10 @@ struct folded_read_stats {
  *
  * Details: a tab before the count separates like a space (flamegraph.pl's
  * \s); the count is decimal digits only (no sign, no fraction, at most
- * UINT64_MAX); a line with an empty frame ("a;;b 1"), a NUL byte, or a count
- * that would take its kind's total past UINT64_MAX, or more than
- * FOLDED_MAX_FRAMES frames is malformed. A count of 0
- * is a valid line that adds nothing. "[unknown]" and "module+0xHEX" frames
- * get FRAME_F_UNKNOWN.
+ * UINT64_MAX); a line with an empty frame ("a;;b 1"), a NUL byte, more than
+ * FOLDED_MAX_FRAMES frames, or a count that would take its kind's total past
+ * UINT64_MAX is malformed. A count of 0 is a valid line that adds nothing.
+ * "[unknown]" and "module+0xHEX" frames get FRAME_F_UNKNOWN.
  */
 int profile__read_folded(struct profile *p, FILE *in, enum profile_kind kind,
 			 struct folded_read_stats *st);

@@ -14,5 +14,6 @@ int cmd_diff(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_runqlat(int argc, char **argv);
+int cmd_locks(int argc, char **argv);
 
 #endif /* HC_CLI_CMD_H */

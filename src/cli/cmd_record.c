@@ -32,6 +32,7 @@ enum {
 	OPT_KTHREADS,
 	OPT_RUNQ,
 	OPT_WAKERS,
+	OPT_LOCKS,
 };
 
 struct opt_doc {
@@ -61,6 +62,8 @@ static const struct opt_doc docs[] = {
 	  "off-CPU: include kernel threads" },
 	{ { "wakers", no_argument, NULL, OPT_WAKERS }, 0, NULL,
 	  "off-CPU: add who woke each long block (frames after '--', suffix _[w])" },
+	{ { "locks", no_argument, NULL, OPT_LOCKS }, 0, NULL,
+	  "record lock waits (futex + kernel locks) by stack, '[lock NAME]' frames, microseconds" },
 	{ { "runq", no_argument, NULL, OPT_RUNQ }, 0, NULL,
 	  "record run-queue waits after preemption by stack ([runq], microseconds)" },
 	{ { "freq", required_argument, NULL, 'F' }, 'F', "HZ",
@@ -257,6 +260,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case OPT_KTHREADS:
 			o->kthreads = true;
 			break;
+		case OPT_LOCKS:
+			o->locks = true;
+			break;
 		case OPT_WAKERS:
 			o->wakers = true;
 			break;
@@ -302,7 +308,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	if (optind < argc)
 		o->cmd_argv = &argv[optind];
 	/* --off-cpu / --runq alone record only that; add --on-cpu for both */
-	o->oncpu = !(o->offcpu || o->runq) || oncpu_asked;
+	o->oncpu = !(o->offcpu || o->runq || o->locks) || oncpu_asked;
 	return 0;
 }
 

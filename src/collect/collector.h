@@ -23,6 +23,7 @@ struct collector_env {
 	bool unwind_cfi;	/* walk user stacks with the CFI tables below */
 	int unwind_procs_fd;	/* owned by the session's unwind tables */
 	int unwind_objs_fd;
+	struct locknames *locknames;	/* the session's lock registry (collect/locknames.h) */
 	int nr_cpus;		/* possible CPUs */
 	const bool *online;	/* [nr_cpus] */
 };
@@ -43,6 +44,7 @@ struct collector_stats {
 
 struct collector;
 struct sample_view;
+struct locknames;
 
 /* Receives decoded samples; non-zero stops the producer and is returned. */
 typedef int (*sample_fn)(const struct sample_view *v, void *arg);
@@ -72,6 +74,7 @@ struct collector {
 /* Registry */
 extern const struct collector_ops oncpu_ops;
 extern const struct collector_ops sched_ops;	/* off-CPU time and run-queue latency */
+extern const struct collector_ops locks_ops;	/* futex waits and kernel lock contention */
 
 /* A stack sample decoded from the ring; pointers valid during the callback only. */
 struct sample_view {
@@ -89,6 +92,7 @@ struct sample_view {
 	int32_t syscall;	/* off-CPU: syscall it blocked in, -1 if none */
 	uint64_t weight;
 	uint64_t count;		/* events summed in weight */
+	uint64_t addr;		/* SAMPLE_LOCK: the lock's address */
 	uint64_t time_ns;
 	const char *comm;	/* NUL-terminated */
 	const char *pcomm;
@@ -102,6 +106,7 @@ enum sample_kind {
 	SAMPLE_ONCPU = 1,	/* weight: samples */
 	SAMPLE_OFFCPU = 2,	/* weight: nanoseconds blocked */
 	SAMPLE_RUNQ = 3,	/* weight: nanoseconds waiting for a CPU after a preemption */
+	SAMPLE_LOCK = 5,	/* weight: nanoseconds waiting for lock addr (state: type bits) */
 	SAMPLE_WAKER = 4,	/* stacks that woke task pid's block started at time_ns;
 				 * the waker is tgid state, pid syscall */
 };

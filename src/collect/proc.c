@@ -14,7 +14,7 @@
 #include "proc.skel.h"
 #include "util/log.h"
 
-_Static_assert(sizeof(struct hc_stack_rec) == 88 + 2 * HC_MAX_STACK_DEPTH * 8,
+_Static_assert(sizeof(struct hc_stack_rec) == 96 + 2 * HC_MAX_STACK_DEPTH * 8,
 	       "hc_stack_rec ABI changed");
 _Static_assert(sizeof(struct hc_proc_rec) == 32, "hc_proc_rec ABI changed");
 
@@ -68,7 +68,9 @@ static int decode_stack(struct proc_tracker *pt, const struct hc_stack_rec *r, s
 	v.kind = r->kind == HC_KIND_ONCPU ? SAMPLE_ONCPU :
 		 r->kind == HC_KIND_OFFCPU ? SAMPLE_OFFCPU :
 		 r->kind == HC_KIND_RUNQ ? SAMPLE_RUNQ :
-		 r->kind == HC_KIND_WAKER ? SAMPLE_WAKER : 0;
+		 r->kind == HC_KIND_WAKER ? SAMPLE_WAKER :
+		 r->kind == HC_KIND_LOCK ? SAMPLE_LOCK : 0;
+	v.addr = r->addr;
 	v.state = r->state;
 	v.syscall = r->syscall;
 	v.count = r->count;

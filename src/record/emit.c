@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collect/collector.h"
+#include "collect/locknames.h"
 #include "output/folded.h"
 #include "record/reason.h"
 
@@ -98,6 +99,12 @@ static size_t name_kernel(struct emit_ctx *x, const uint64_t *w, size_t nk, size
 	return n;
 }
 
+static bool bpf_frame(const char *name)
+{
+	return !strncmp(name, "bpf_prog_", 9) || !strncmp(name, "bpf_trace_run", 13) ||
+	       !strncmp(name, "__bpf_trace_", 12);
+}
+
 /* The outermost frame of an interrupt or softirq entry on a waker's kernel stack. */
 static bool interrupt_frame(const char *name)
 {
@@ -125,9 +132,7 @@ static size_t name_waker(struct emit_ctx *x, const uint64_t *w, size_t wk, size_
 		x->frames[b - 1] = t;
 	}
 	/* the program's own frames (bpf_prog_*, bpf_trace_run*) are not the waker's */
-	while (n < k && (!strncmp(x->frames[n], "bpf_prog_", 9) ||
-			 !strncmp(x->frames[n], "bpf_trace_run", 13) ||
-			 !strncmp(x->frames[n], "__bpf_trace_", 12)))
+	while (n < k && bpf_frame(x->frames[n]))
 		memmove(&x->frames[n], &x->frames[n + 1], (--k - n) * sizeof(x->frames[0]));
 	/* from an interrupt: stop at its entry, the rest belongs to the interrupted task */
 	for (size_t i = n; i < k; i++)
@@ -156,14 +161,13 @@ static uint64_t emit_weight(const struct emit_opts *o, const struct stack_entry 
 	return (e->weight + 500) / 1000;
 }
 
-static int emit_one(const struct stack_entry *e, void *arg)
+/* Frames of @e into x->frames, root first; returns how many or -errno. */
+static int build_frames(struct emit_ctx *x, const struct stack_entry *e)
 {
-	struct emit_ctx *x = arg;
 	bool offcpu = e->key.kind == SAMPLE_OFFCPU, shortb = offcpu && e->key.aux2 == EMIT_AUX2_SHORT;
 	size_t wk = offcpu && !shortb ? e->key.aux2 >> 16 : 0;
 	size_t wu = offcpu && !shortb ? e->key.aux2 & 0xffff : 0;
 	size_t nk = e->key.nr_kernel, n = 0, nu;
-	uint64_t weight;
 	char *buf;
 
 	if (wk + wu > e->key.nr_user)
@@ -177,8 +181,18 @@ static int emit_one(const struct stack_entry *e, void *arg)
 	/* root -> leaf: outermost user frame first, kernel leaf last */
 	n = name_user(x, e->words + nk, nu, n, "");
 	n = name_kernel(x, e->words, nk, n, "");
+	/* stacks taken in a tracepoint start in the program itself: not the task's frames */
+	while (n > 1 && bpf_frame(x->frames[n - 1]))
+		n--;
 	if (e->key.kind == SAMPLE_RUNQ) {
 		x->frames[n++] = "[runq]";
+	} else if (e->key.kind == SAMPLE_LOCK) {
+		const struct lock_ident *li = x->o->locknames ?
+			locknames__get(x->o->locknames, e->key.aux) : NULL;
+
+		buf = x->names[n];
+		snprintf(buf, EMIT_NAME_LEN, "[lock %s]", li ? li->label : "?");
+		x->frames[n++] = buf;
 	} else if (offcpu) {
 		buf = x->names[n];
 		snprintf(buf, EMIT_NAME_LEN, "[%s]",
@@ -188,10 +202,40 @@ static int emit_one(const struct stack_entry *e, void *arg)
 			n = name_waker(x, e->words + nk + nu * EMIT_UFR_WORDS, wk,
 				       wu / EMIT_UFR_WORDS, n);
 	}
-	weight = emit_weight(x->o, e);
+	return n;
+}
+
+static int emit_one(const struct stack_entry *e, void *arg)
+{
+	struct emit_ctx *x = arg;
+	uint64_t weight = emit_weight(x->o, e);
+	int n;
+
 	if (!weight)
 		return 0;	/* under a microsecond in total: nothing to draw */
+	n = build_frames(x, e);
+	if (n < 0)
+		return n;
 	return folded_sink__add(x->sink, x->frames, n, weight);
+}
+
+int emit_stack_text(const struct stack_entry *e, struct symbolizer *sym,
+		    const struct emit_opts *o, char *buf, size_t len)
+{
+	struct emit_stats st;
+	struct emit_ctx x = { .sym = sym, .o = o, .st = &st };
+	size_t off = 0;
+	int n;
+
+	x.names = malloc(sizeof(*x.names) * EMIT_MAX_FRAMES);
+	if (!x.names)
+		return -ENOMEM;
+	n = build_frames(&x, e);
+	buf[0] = '\0';
+	for (int i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? ";" : "", x.frames[i]);
+	free(x.names);
+	return n < 0 ? n : 0;
 }
 
 int emit_folded(const struct stack_agg *agg, struct symbolizer *sym, const struct emit_opts *o,

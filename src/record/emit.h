@@ -45,8 +45,11 @@ struct emit_stats {
 	uint64_t frames;	/* frames named */
 };
 
+struct locknames;
+
 struct emit_opts {
 	enum frame_root root;
+	const struct locknames *locknames;	/* names "[lock X]" frames; may be NULL */
 	uint64_t period_ns;	/* on-CPU sample period, for mixed output */
 	bool mixed;		/* on- and off-CPU together: everything in microseconds */
 };
@@ -59,5 +62,12 @@ struct emit_opts {
  */
 int emit_folded(const struct stack_agg *agg, struct symbolizer *sym, const struct emit_opts *o,
 		FILE *out, struct emit_stats *st);
+
+/*
+ * One stack as folded text (frames joined by ';', no count) into @buf,
+ * truncated at @len. 0 or -errno.
+ */
+int emit_stack_text(const struct stack_entry *e, struct symbolizer *sym,
+		    const struct emit_opts *o, char *buf, size_t len);
 
 #endif /* HC_RECORD_EMIT_H */

@@ -17,6 +17,10 @@ void record_opts_init(struct record_opts *o)
 	o->max_block_ns = UINT64_MAX;
 	o->offcpu_states = 0x3;		/* S and D */
 	o->runq_per = 1;
+	o->locks_user = true;
+	o->locks_kernel = true;
+	o->min_lock_wait_ns = 10000;
+	o->locks_top = 20;
 	o->min_runq_ns = UINT64_MAX;
 	o->freq_hz = 99;	/* odd: no lockstep with 100 Hz timers (SEEDS §1) */
 	o->user_stacks = true;
@@ -47,7 +51,7 @@ int record_opts_validate(const struct record_opts *o)
 		pr_warn("record: a command cannot be combined with -p or -t\n");
 		return -EINVAL;
 	}
-	if (!o->oncpu && !o->offcpu && !o->runq) {
+	if (!o->oncpu && !o->offcpu && !o->runq && !o->locks) {
 		pr_warn("record: nothing to record\n");
 		return -EINVAL;
 	}

@@ -42,6 +42,14 @@ struct record_opts {
 	unsigned int runq_per;	/* 0 all, 1 per process, 2 per thread (histograms) */
 	uint64_t min_runq_ns;	/* preemption waits >= this carry a stack; UINT64_MAX: none */
 	bool runq_report;	/* `hotcold runqlat`: write histograms instead of stacks */
+	bool locks;		/* lock contention */
+	bool locks_user;	/* futex waits (default with locks) */
+	bool locks_kernel;	/* lock:contention_begin/end (default with locks) */
+	uint64_t min_lock_wait_ns;	/* lock waits >= this carry a stack */
+	bool locks_report;	/* `hotcold locks`: write the lock table instead of stacks */
+	unsigned int locks_sort;	/* 0 total, 1 max, 2 count */
+	size_t locks_top;	/* rows in the table */
+	bool json;		/* machine-readable report */
 
 	/* sampling */
 	enum pmu_event event;	/* PMU_EV_AUTO unless -e */

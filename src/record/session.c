@@ -18,9 +18,12 @@
 #include <unistd.h>
 
 #include "collect/collector.h"
+#include "collect/locknames.h"
+#include "collect/locks.h"
 #include "collect/proc.h"
 #include "output/outfile.h"
 #include "record/emit.h"
+#include "record/locks_report.h"
 #include "record/reason.h"
 #include "record/target.h"
 #include "record/wakers.h"
@@ -44,6 +47,8 @@ struct session {
 	struct unwind_tables *ut;	/* NULL: frame pointers only */
 	struct stack_agg *agg;
 	struct wakers *wakers;		/* NULL without --wakers */
+	struct locknames *locknames;	/* NULL without lock collection */
+	uint64_t lock_ns, lock_waits;	/* lock waits with stacks */
 	struct target_child child;
 	int child_wstatus;
 	bool child_done;
@@ -150,6 +155,12 @@ static int on_sample(const struct sample_view *v, void *arg)
 	if (v->kind == SAMPLE_RUNQ) {
 		s->runq_ns += v->weight;
 		s->runq_waits++;
+	}
+	if (v->kind == SAMPLE_LOCK) {
+		key.aux = s->locknames ? locknames__id(s->locknames, v->state & 0x20000 ? 0 : v->tgid,
+						       v->state, v->addr) : 0;
+		s->lock_ns += v->weight;
+		s->lock_waits++;
 	}
 	if (v->kind == SAMPLE_OFFCPU) {
 		key.aux = v->short_blocks ? REASON_NONE : offcpu_reason(v->syscall, v->state);
@@ -264,6 +275,11 @@ static int session_open(struct session *s)
 		if (!s->wakers)
 			return -ENOMEM;
 	}
+	if (o->locks) {
+		s->locknames = locknames__new();
+		if (!s->locknames)
+			return -ENOMEM;
+	}
 	err = outfile_open(&s->out, o->output, 0644);
 	if (err) {
 		pr_warn("record: cannot create '%s': %s\n", o->output, strerror(-err));
@@ -296,11 +312,14 @@ static int session_open(struct session *s)
 	if (err)
 		return err;
 	s->env.online = s->online;
+	s->env.locknames = s->locknames;
 
 	if (o->oncpu)
 		s->cols[s->nr_cols++].ops = &oncpu_ops;
 	if (o->offcpu || o->runq)
 		s->cols[s->nr_cols++].ops = &sched_ops;
+	if (o->locks)
+		s->cols[s->nr_cols++].ops = &locks_ops;
 	for (size_t i = 0; i < s->nr_cols; i++) {
 		err = s->cols[i].ops->open(&s->cols[i], o, &s->env);
 		if (err) {
@@ -469,6 +488,26 @@ static void report_stats(struct session *s, bool final)
 		report_unwind(s->ut);
 }
 
+/* `hotcold locks`: the lock table, with each lock's top stacks. */
+static int session_locks_report(struct session *s, const struct emit_opts *eo)
+{
+	struct lock_row *rows = NULL;
+	size_t nr = 0;
+	int err = -ENOENT;
+
+	for (size_t i = 0; i < s->nr_cols; i++) {
+		if (s->cols[i].ops != &locks_ops)
+			continue;
+		err = locks_collector_rows(&s->cols[i], &rows, &nr);
+		break;
+	}
+	if (err)
+		return err;
+	err = locks_report_write(s->out.f, rows, nr, s->locknames, s->agg, s->sym, eo, s->o);
+	free(rows);
+	return err;
+}
+
 static int session_write(struct session *s)
 {
 	struct emit_stats es;
@@ -477,7 +516,8 @@ static int session_write(struct session *s)
 	struct emit_opts eo = {
 		.root = s->o->root,
 		.period_ns = 1000000000ull / s->o->freq_hz,
-		.mixed = s->o->oncpu && (s->o->offcpu || s->o->runq),
+		.mixed = s->o->oncpu && (s->o->offcpu || s->o->runq || s->o->locks),
+		.locknames = s->locknames,
 	};
 
 	if (s->o->runq_report) {
@@ -486,6 +526,9 @@ static int session_write(struct session *s)
 		for (size_t i = 0; !err && i < s->nr_cols; i++)
 			if (s->cols[i].ops->report)
 				err = s->cols[i].ops->report(&s->cols[i], s->out.f);
+	} else if (s->o->locks_report) {
+		memset(&es, 0, sizeof(es));
+		err = session_locks_report(s, &eo);
 	} else {
 		err = emit_folded(s->agg, s->sym, &eo, s->out.f, &es);
 	}
@@ -534,6 +577,14 @@ static void report_written(struct session *s)
 		off += snprintf(what + off, sizeof(what) - off,
 				"%s%.3f s run-queue wait in %llu preemptions with stacks",
 				off ? ", " : "", s->runq_ns / 1e9, (unsigned long long)s->runq_waits);
+	if (o->locks && !o->locks_report)
+		off += snprintf(what + off, sizeof(what) - off,
+				"%s%.3f s lock wait in %llu waits with stacks", off ? ", " : "",
+				s->lock_ns / 1e9, (unsigned long long)s->lock_waits);
+	if (o->locks_report) {
+		pr_info("hotcold: lock table -> %s\n", strcmp(o->output, "-") ? o->output : "stdout");
+		return;
+	}
 	if (o->runq_report) {
 		pr_info("hotcold: run-queue latency histograms -> %s\n",
 			strcmp(o->output, "-") ? o->output : "stdout");
@@ -542,7 +593,7 @@ static void report_written(struct session *s)
 	pr_info("hotcold: %s; %llu stacks (%llu of %llu frames unnamed), unit %s -> %s\n", what,
 		(unsigned long long)s->written.lines, (unsigned long long)s->written.frames_unknown,
 		(unsigned long long)s->written.frames,
-		o->offcpu || o->runq ? "microseconds" : "samples", strcmp(o->output, "-") ? o->output : "stdout");
+		o->offcpu || o->runq || o->locks ? "microseconds" : "samples", strcmp(o->output, "-") ? o->output : "stdout");
 }
 
 static void session_close(struct session *s)
@@ -558,6 +609,7 @@ static void session_close(struct session *s)
 	unwind_tables__free(s->ut);
 	stack_agg__free(s->agg);
 	wakers__free(s->wakers);
+	locknames__free(s->locknames);
 	free(s->online);
 	free(s->words);
 }

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "sched.skel.h"
+#include "locks.skel.h"
 #include "oncpu.skel.h"
 #include "proc.skel.h"
 
@@ -39,6 +40,7 @@ int main(void)
 	}
 	CHECK_SKEL(proc);
 	CHECK_SKEL(oncpu);
+	CHECK_SKEL(locks);
 	CHECK_SKEL(sched);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -12,8 +12,15 @@
  * Order: warmup (CPU burn; the process's first sample is walked by frame
  * pointer before its tables are loaded), a pause for the loader, then the
  * stages, main thread and worker thread in parallel. Time is kept by a clock
- * thread that polls every 10 ms and bumps a counter, so the stages never
- * call clock_gettime (the vdso has no tables: frame-pointer fallback).
+ * thread that polls every 10 ms and bumps a counter, so no stage but
+ * stage_vdso calls into the vdso.
+ *
+ * Two stages cover code that appears after the process started or that
+ * lives outside any file: stage_vdso spins on time(), which glibc resolves
+ * to the vdso's __vdso_time (a leaf without a frame pointer), and
+ * stage_dlopen, run only when GLIBC_CALLS_PLUGIN names a shared object
+ * (tests/workloads/nofp/plugin.c), dlopen()s it once the stages have begun
+ * and spins in plugin_entry -> plugin_burn.
  *
  * usage: glibc_calls [STAGE_MS [DIR [DEPTH_ONLY]]]
  *   STAGE_MS   time per stage (default 1000)
@@ -22,6 +29,7 @@
  *              (the benchmark's fixed-depth workloads), no warm-up pause
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -223,6 +231,33 @@ NOINLINE void stage_deep10(void)
 	KEEP_FRAME();
 }
 
+/* time() is an IFUNC that glibc resolves to the vdso's __vdso_time. */
+NOINLINE void stage_vdso(void)
+{
+	unsigned long end = ticks + stage_ticks;
+
+	while (ticks < end)
+		sink += (unsigned long)time(NULL);
+	KEEP_FRAME();
+}
+
+/* Code mapped after the first sample: the plugin's functions, via dlopen(). */
+NOINLINE void stage_dlopen(const char *path)
+{
+	void (*entry)(volatile unsigned long *, unsigned long);
+	void *h = dlopen(path, RTLD_NOW);
+
+	if (!h) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		exit(1);
+	}
+	*(void **)&entry = dlsym(h, "plugin_entry");
+	if (!entry)
+		die("dlsym plugin_entry");
+	entry(&ticks, ticks + stage_ticks);
+	KEEP_FRAME();
+}
+
 NOINLINE void *worker(void *arg)
 {
 	(void)arg;
@@ -245,6 +280,7 @@ static void start(pthread_t *t, void *(*fn)(void *))
 
 int main(int argc, char **argv)
 {
+	const char *plugin = getenv("GLIBC_CALLS_PLUGIN");
 	pthread_t clk, w;
 	long depth_only = 0;
 
@@ -270,6 +306,9 @@ int main(int argc, char **argv)
 		stage_fsync();
 		stage_qsort();
 		stage_deep();
+		stage_vdso();
+		if (plugin && *plugin)
+			stage_dlopen(plugin);
 		pthread_join(w, NULL);
 	}
 	clock_stop = 1;

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Lock contention (bpf/locks.bpf.c): user futex waits, timed from syscall
+ * entry to exit, and kernel lock contention from lock:contention_begin/end.
+ * Every wait is counted in locks_agg (exact count/total/max per lock); waits
+ * of at least cfg_min_wait_ns are also HC_KIND_LOCK records with the waiter's
+ * stack (user stack for futexes, kernel stack for kernel locks), addr = the
+ * lock, state = HC_LOCK_* type bits.
+ */
+#ifndef HC_ABI_LOCKS_H
+#define HC_ABI_LOCKS_H
+
+#include "abi/common.h"
+
+/* type bits (hc_stack_rec::state, hc_lock_key::type) */
+#define HC_LOCK_FUTEX		0x10000	/* user futex wait; low bits: futex op */
+#define HC_LOCK_KERNEL		0x20000	/* kernel lock; low bits: LCB_F_* flags */
+
+/* include/trace/events/lock.h */
+#define HC_LCB_F_SPIN		0x01
+#define HC_LCB_F_READ		0x02
+#define HC_LCB_F_WRITE		0x04
+#define HC_LCB_F_RT		0x08
+#define HC_LCB_F_PERCPU		0x10
+#define HC_LCB_F_MUTEX		0x20
+
+/* nested kernel contention tracked per task (a spinlock taken while waiting on a mutex) */
+#define HC_LOCK_NEST		4
+
+struct hc_lock_key {
+	__u32 tgid;		/* 0 for kernel locks: they are shared by everyone */
+	__u32 type;		/* HC_LOCK_* bits */
+	__u64 addr;
+};
+
+struct hc_lock_val {
+	__u64 count;
+	__u64 total_ns;
+	__u64 max_ns;
+	char comm[HC_COMM_LEN];	/* first waiter's process */
+};
+
+#endif /* HC_ABI_LOCKS_H */

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* `hotcold locks`: a table of the most contended locks with their top waiting stacks. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "cli/parse.h"
+#include "record/opts.h"
+#include "record/session.h"
+#include "util/log.h"
+
+enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_JSON, OPT_SORT, OPT_MIN_WAIT };
+
+static const struct option longopts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "top", required_argument, NULL, 'n' },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "user-only", no_argument, NULL, OPT_USER_ONLY },
+	{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
+	{ "min-wait", required_argument, NULL, OPT_MIN_WAIT },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hotcold locks [options] [-- COMMAND [ARGS...]]\n\n"
+		"Contended locks: user futex waits (pthread mutexes, condition variables, ...)\n"
+		"timed from syscall entry to exit and named by their symbol when global, and\n"
+		"kernel lock contention (lock:contention_begin/end) by type and address. Every\n"
+		"wait is counted; waits >= --min-wait also keep the waiter's stack.\n\n"
+		"  -p, --pid PID[,PID...]   these processes (kernel locks: their waits only)\n"
+		"  -t, --tid TID[,TID...]   these threads\n"
+		"  -a, --all-cpus           every task (default)\n"
+		"  -d, --duration DUR       stop after DUR (default: Ctrl-C, or COMMAND's exit)\n"
+		"  -n, --top N              locks listed (default 20)\n"
+		"      --sort total|max|count  order (default total)\n"
+		"      --json               JSON array instead of the table\n"
+		"      --user-only, --kernel-only   one kind of lock\n"
+		"      --min-wait US        waits that keep a stack (default 10)\n"
+		"  -o, --output FILE        default: stdout\n"
+		"  -v, -q, -h               verbose, quiet, this help\n\n"
+		"Exit status: 0 ok, 1 runtime error, 2 usage error; with COMMAND, its status.\n");
+}
+
+static int bad(const char *opt, const char *val)
+{
+	pr_warn("locks: invalid value '%s' for %s\n", val, opt);
+	return EXIT_USAGE;
+}
+
+static int parse(int argc, char **argv, struct record_opts *o)
+{
+	uint64_t v;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:t:ad:o:n:vqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+		case 't':
+			if (parse_id_list(optarg, 4194304, 4096, c == 'p' ? &o->pids : &o->tids,
+					  c == 'p' ? &o->nr_pids : &o->nr_tids))
+				return bad(c == 'p' ? "-p" : "-t", optarg);
+			break;
+		case 'a':
+			o->system_wide = true;
+			break;
+		case 'd':
+			if (parse_duration_ns(optarg, 1000000000ull, 1000000ull,
+					      366ull * 86400 * 1000000000ull, &o->duration_ns))
+				return bad("-d", optarg);
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'n':
+			if (parse_u64(optarg, 1, 100000, &v))
+				return bad("-n", optarg);
+			o->locks_top = v;
+			break;
+		case OPT_SORT:
+			if (!strcmp(optarg, "total"))
+				o->locks_sort = 0;
+			else if (!strcmp(optarg, "max"))
+				o->locks_sort = 1;
+			else if (!strcmp(optarg, "count"))
+				o->locks_sort = 2;
+			else
+				return bad("--sort", optarg);
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_USER_ONLY:
+			o->locks_kernel = false;
+			break;
+		case OPT_KERNEL_ONLY:
+			o->locks_user = false;
+			break;
+		case OPT_MIN_WAIT:
+			if (parse_u64(optarg, 0, UINT64_MAX / 1000, &v))
+				return bad("--min-wait", optarg);
+			o->min_lock_wait_ns = v * 1000;
+			break;
+		case 'v':
+			log_set_level(LOG_DEBUG);
+			break;
+		case 'q':
+			log_set_level(LOG_WARN);
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		case ':':
+			pr_warn("locks: option '%s' needs a value\n", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			pr_warn("locks: unknown option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!o->locks_user && !o->locks_kernel) {
+		pr_warn("locks: --user-only and --kernel-only exclude each other\n");
+		return EXIT_USAGE;
+	}
+	if (optind < argc)
+		o->cmd_argv = &argv[optind];
+	return 0;
+}
+
+int cmd_locks(int argc, char **argv)
+{
+	struct record_opts o;
+	int ret, err, cmd_status;
+
+	record_opts_init(&o);
+	o.oncpu = false;
+	o.locks = true;
+	o.locks_report = true;
+	o.output = "-";
+	log_hook_libbpf();
+	optind = 1;
+	ret = parse(argc, argv, &o);
+	if (ret || record_opts_validate(&o)) {
+		record_opts_release(&o);
+		return ret < 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	err = session_run(&o, &cmd_status);
+	record_opts_release(&o);
+	if (fflush(stdout) || ferror(stdout))
+		return EXIT_RUNTIME;
+	if (err && cmd_status >= 0)
+		return cmd_status;
+	if (err == -ESRCH || err == -EINVAL)
+		return EXIT_USAGE;
+	if (err)
+		return EXIT_RUNTIME;
+	return cmd_status >= 0 ? cmd_status : EXIT_OK;
+}

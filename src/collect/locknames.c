@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Lock id registry and naming (see locknames.h). */
+#include "collect/locknames.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/types.h>
+
+#include "abi/locks.h"
+#include "sym/datasym.h"
+#include "sym/keymap.h"
+
+struct locknames {
+	struct keymap ids;	/* (tgid << 32 | type, addr) -> id */
+	struct lock_ident *v;	/* [id - 1] */
+	uint32_t nr, cap;
+	struct kdata *kd;	/* loaded on the first kernel lock */
+	bool kd_tried;
+};
+
+struct locknames *locknames__new(void)
+{
+	struct locknames *ln = calloc(1, sizeof(*ln));
+
+	if (ln)
+		keymap__init(&ln->ids);
+	return ln;
+}
+
+void locknames__free(struct locknames *ln)
+{
+	if (!ln)
+		return;
+	for (uint32_t i = 0; i < ln->nr; i++)
+		free((char *)ln->v[i].label);
+	free(ln->v);
+	keymap__release(&ln->ids);
+	kdata__free(ln->kd);
+	free(ln);
+}
+
+const char *lock_type_name(uint32_t type)
+{
+	if (type & HC_LOCK_FUTEX)
+		return "futex";
+	/* perf lock contention's naming of the LCB_F_* combinations */
+	switch (type & 0xffff) {
+	case HC_LCB_F_SPIN:
+		return "spinlock";
+	case HC_LCB_F_SPIN | HC_LCB_F_READ:
+		return "rwlock:R";
+	case HC_LCB_F_SPIN | HC_LCB_F_WRITE:
+		return "rwlock:W";
+	case HC_LCB_F_READ:
+		return "rwsem:R";
+	case HC_LCB_F_WRITE:
+		return "rwsem:W";
+	case HC_LCB_F_RT:
+		return "rtmutex";
+	case HC_LCB_F_RT | HC_LCB_F_READ:
+		return "rwlock-rt:R";
+	case HC_LCB_F_RT | HC_LCB_F_WRITE:
+		return "rwlock-rt:W";
+	case HC_LCB_F_PERCPU | HC_LCB_F_READ:
+		return "pcpu-sem:R";
+	case HC_LCB_F_PERCPU | HC_LCB_F_WRITE:
+		return "pcpu-sem:W";
+	case HC_LCB_F_MUTEX:
+	case HC_LCB_F_MUTEX | HC_LCB_F_SPIN:
+		return "mutex";
+	default:
+		return "kernel-lock";
+	}
+}
+
+static char *make_label(struct locknames *ln, uint32_t tgid, uint32_t type, uint64_t addr,
+			bool *named)
+{
+	char name[256], *out = NULL;
+	int err = -ENOENT;
+
+	if (type & HC_LOCK_KERNEL) {
+		if (!ln->kd_tried) {
+			ln->kd = kdata__load(NULL);
+			ln->kd_tried = true;
+		}
+		if (ln->kd)
+			err = kdata__name(ln->kd, addr, name, sizeof(name));
+		*named = !err;
+		if (asprintf(&out, "%s %s", lock_type_name(type), err ? "" : name) < 0)
+			return NULL;
+		if (err) {
+			free(out);
+			if (asprintf(&out, "%s 0x%llx", lock_type_name(type),
+				     (unsigned long long)addr) < 0)
+				return NULL;
+		}
+		return out;
+	}
+	err = datasym_user(NULL, tgid, addr, name, sizeof(name));
+	*named = !err;
+	if (err)
+		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)addr);
+	return strdup(name);
+}
+
+uint32_t locknames__id(struct locknames *ln, uint32_t tgid, uint32_t type, uint64_t addr)
+{
+	uint64_t a = (uint64_t)tgid << 32 | type, v;
+	struct lock_ident *n, *e;
+
+	if (keymap__get(&ln->ids, a, addr, &v))
+		return (uint32_t)v;
+	if (ln->nr == ln->cap) {
+		n = realloc(ln->v, (ln->cap ? ln->cap * 2 : 64) * sizeof(*n));
+		if (!n)
+			return 0;
+		ln->v = n;
+		ln->cap = ln->cap ? ln->cap * 2 : 64;
+	}
+	e = &ln->v[ln->nr];
+	memset(e, 0, sizeof(*e));
+	e->tgid = tgid;
+	e->type = type;
+	e->addr = addr;
+	e->label = make_label(ln, tgid, type, addr, &e->named);
+	if (!e->label || keymap__put(&ln->ids, a, addr, ln->nr + 1)) {
+		free((char *)e->label);
+		return 0;
+	}
+	return ++ln->nr;
+}
+
+const struct lock_ident *locknames__get(const struct locknames *ln, uint32_t id)
+{
+	return id && id <= ln->nr ? &ln->v[id - 1] : NULL;
+}

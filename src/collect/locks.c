@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Lock-contention collector: owns bpf/locks.bpf.c. Its drain names locks
+ * seen in the per-lock map while their processes still live; long waits
+ * arrive through the ring as HC_KIND_LOCK records.
+ */
+#include "collect/locks.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "abi/locks.h"
+#include "abi/unwind.h"
+#include "collect/locknames.h"
+#include "collect/proc.h"
+#include "locks.skel.h"
+#include "util/log.h"
+
+_Static_assert(sizeof(struct hc_lock_key) == 16, "hc_lock_key ABI changed");
+_Static_assert(sizeof(struct hc_lock_val) == 40, "hc_lock_val ABI changed");
+
+struct locks {
+	struct locks_bpf *skel;
+	struct locknames *names;
+	int nr_cpus;
+	uint64_t min_wait_ns;
+};
+
+static int reuse_shared_maps(struct locks_bpf *skel, const struct collector_env *env)
+{
+	int err;
+
+	err = bpf_map__reuse_fd(skel->maps.proc_targets, env->targets_fd);
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.proc_seen, env->seen_fd);
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.proc_events, env->events_fd);
+	if (!err && env->unwind_cfi)
+		err = bpf_map__reuse_fd(skel->maps.unwind_procs, env->unwind_procs_fd);
+	if (!err && env->unwind_cfi)
+		err = bpf_map__reuse_fd(skel->maps.unwind_objs, env->unwind_objs_fd);
+	return err;
+}
+
+static int locks_open(struct collector *c, const struct record_opts *o,
+		      const struct collector_env *env)
+{
+	struct locks *lk;
+	int err;
+
+	lk = calloc(1, sizeof(*lk));
+	if (!lk)
+		return -ENOMEM;
+	lk->names = env->locknames;
+	lk->nr_cpus = env->nr_cpus;
+	lk->min_wait_ns = o->min_lock_wait_ns;
+	lk->skel = locks_bpf__open();
+	if (!lk->skel) {
+		err = -errno;
+		pr_warn("locks: cannot open BPF skeleton: %s\n", strerror(-err));
+		goto err_free;
+	}
+	lk->skel->rodata->cfg_filter = env->filter;
+	lk->skel->rodata->cfg_min_wait_ns = o->min_lock_wait_ns;
+	lk->skel->rodata->cfg_stacks = (o->kernel_stacks ? 0x1 : 0) | (o->user_stacks ? 0x2 : 0);
+	lk->skel->rodata->cfg_unwind = env->unwind_cfi ? HC_UNWIND_CFI : HC_UNWIND_FP;
+	bpf_program__set_autoload(lk->skel->progs.locks_sys_enter, o->locks_user);
+	bpf_program__set_autoload(lk->skel->progs.locks_sys_exit, o->locks_user);
+	bpf_program__set_autoload(lk->skel->progs.locks_contention_begin, o->locks_kernel);
+	bpf_program__set_autoload(lk->skel->progs.locks_contention_end, o->locks_kernel);
+	err = reuse_shared_maps(lk->skel, env);
+	if (err) {
+		pr_warn("locks: cannot share the proc maps: %s\n", strerror(-err));
+		goto err_destroy;
+	}
+	err = locks_bpf__load(lk->skel);
+	if (err) {
+		pr_warn("locks: cannot load BPF programs (needs tp_btf sys_enter/exit, "
+			"lock:contention_begin/end): %s\n", strerror(-err));
+		goto err_destroy;
+	}
+	c->priv = lk;
+	return 0;
+
+err_destroy:
+	locks_bpf__destroy(lk->skel);
+err_free:
+	free(lk);
+	return err;
+}
+
+static int locks_start(struct collector *c)
+{
+	struct locks *lk = c->priv;
+	int err = locks_bpf__attach(lk->skel);
+
+	if (err)
+		pr_warn("locks: cannot attach: %s\n", strerror(-err));
+	return err;
+}
+
+static int locks_stop(struct collector *c)
+{
+	struct locks *lk = c->priv;
+
+	locks_bpf__detach(lk->skel);
+	return 0;
+}
+
+/* Name locks while their processes live: registering them resolves the symbol now. */
+static int locks_drain(struct collector *c, sample_fn fn, void *arg)
+{
+	struct locks *lk = c->priv;
+	int fd = bpf_map__fd(lk->skel->maps.locks_agg);
+	struct hc_lock_key key, *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		locknames__id(lk->names, key.tgid, key.type, key.addr);
+		prev = &key;
+	}
+	return 0;
+}
+
+int locks_collector_rows(struct collector *c, struct lock_row **rows, size_t *nr)
+{
+	struct locks *lk = c->priv;
+	int fd = bpf_map__fd(lk->skel->maps.locks_agg);
+	struct hc_lock_key key, *prev = NULL;
+	struct lock_row *v = NULL, *n;
+	struct hc_lock_val val;
+	size_t cap = 0;
+
+	*nr = 0;
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &val))
+			continue;
+		if (*nr == cap) {
+			n = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof(*n));
+			if (!n) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = n;
+		}
+		n = &v[(*nr)++];
+		n->id = locknames__id(lk->names, key.tgid, key.type, key.addr);
+		n->count = val.count;
+		n->total_ns = val.total_ns;
+		n->max_ns = val.max_ns;
+		memcpy(n->comm, val.comm, 16);
+		n->comm[16] = '\0';
+	}
+	*rows = v;
+	return 0;
+}
+
+static void locks_stats(const struct collector *c, struct collector_stats *st)
+{
+	const struct locks *lk = c->priv;
+	uint64_t v[HC_STAT_NR];
+
+	st->nr = 0;
+	if (percpu_stats_read(bpf_map__fd(lk->skel->maps.locks_stats), lk->nr_cpus, v,
+			      HC_STAT_NR))
+		return;
+	st->s[st->nr++] = (struct collector_stat){ "waits with stacks", v[HC_STAT_SAMPLES], false };
+	st->s[st->nr++] = (struct collector_stat){ "lost (ring full)", v[HC_STAT_RB_FULL], true };
+	st->s[st->nr++] = (struct collector_stat){ "waits lost (lock map full)",
+						   v[HC_STAT_LOCK_AGG_FULL], true };
+	st->s[st->nr++] = (struct collector_stat){ "kernel contentions unmatched or nested too deep",
+						   v[HC_STAT_LOCK_NEST_LOST], true };
+	st->s[st->nr++] = (struct collector_stat){ "untimed (no task storage)",
+						   v[HC_STAT_TASK_STORAGE_ERR], true };
+}
+
+static void locks_describe(const struct collector *c, char *buf, size_t len)
+{
+	const struct locks *lk = c->priv;
+
+	snprintf(buf, len, "lock waits (stacks for waits >= %llu us)",
+		 (unsigned long long)(lk->min_wait_ns / 1000));
+}
+
+static void locks_close(struct collector *c)
+{
+	struct locks *lk = c->priv;
+
+	if (!lk)
+		return;
+	locks_bpf__destroy(lk->skel);
+	free(lk);
+	c->priv = NULL;
+}
+
+const struct collector_ops locks_ops = {
+	.name = "locks",
+	.open = locks_open,
+	.start = locks_start,
+	.stop = locks_stop,
+	.drain = locks_drain,
+	.stats = locks_stats,
+	.describe = locks_describe,
+	.close = locks_close,
+};

@@ -281,6 +281,15 @@ prog_snapshot() {
 		.[] | select(.id as $i | $want | index($i)) |
 		"\(.id) \(.name) \(.run_time_ns // 0) \(.run_cnt // 0)"'
 }
+# foreign_progs MY_IDS: tracing-type BPF programs loaded by anyone else (other
+# engineers' profilers, tests): on a sched hook they run in the workload's
+# context and slow it down where /proc/stat cannot tell.
+foreign_progs() {
+	"$BPFTOOL" prog show -j 2>/dev/null | jq -r --arg ids "$1" '
+		($ids | split(",") | map(select(. != "") | tonumber)) as $mine |
+		.[] | select(.type | test("^(tracing|tracepoint|raw_tracepoint|perf_event|kprobe)$")) |
+		select(.id as $i | $mine | index($i) | not) | "\(.id):\(.name)"'
+}
 cpu_ns() {
 	local sum=0 f v rest
 	for f in /proc/"$1"/task/*/schedstat; do
@@ -474,6 +483,8 @@ run_arm() {
 		c0=$(cpu_ns "$TOOL_PID")
 	fi
 
+	local f0 f1
+	f0=$(foreign_progs "$ids")
 	s0=$(cpu_line); t0=$(now_ns)
 	kill -USR1 "$WL_PID"
 	sleep "$DUR"
@@ -483,6 +494,9 @@ run_arm() {
 		sleep 0.05
 	done
 	s1=$(cpu_line); t1=$(now_ns)
+	f1=$(foreign_progs "$ids")
+	rec "$pass" "$r" "$arm" foreign "$(printf '%s\n%s\n' "$f0" "$f1" | sed '/^$/d' | sort -u | wc -l)"
+	rec "$pass" "$r" "$arm" foreign_names "$(printf '%s\n%s\n' "$f0" "$f1" | sed '/^$/d' | cut -d: -f2 | sort | uniq -c | awk '{printf "%s%s×%s", (NR > 1 ? ", " : ""), $2, $1}')"
 	[[ -s $base.wl ]] || die "workload printed no result ($arm, $pass round $r): $(cat "$base.wl.err")"
 
 	if [[ -n $TOOL_PID ]]; then
@@ -527,6 +541,10 @@ run_arm() {
 			while IFS=$'\t' read -r name dt dc; do
 				rec "$pass" "$r" "$arm" "prog:$name" "$dt $dc"
 			done
+		# run_cnt moves only while stats are on: in the throughput rounds that
+		# means someone else enabled them (sysctl or BPF_ENABLE_STATS)
+		rec "$pass" "$r" "$arm" stats_on "$(awk 'NR == FNR {c[$1] = $4; next} ($1 in c) && $4 > c[$1] {on = 1} END {print on + 0}' \
+			<(echo "$snap0") <(echo "$snap1"))"
 	fi
 	if [[ $arm == offcpu* || $arm == runqlat ]]; then
 		local line

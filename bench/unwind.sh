@@ -18,8 +18,12 @@
 #    instructions), so the script also reads the program's own count of
 #    records emitted (HC_STAT_SAMPLES in oncpu_stats) over the same window and
 #    reports run_time / emitted: an upper bound per target sample, which
-#    charges all BPF time to the samples actually walked and sent. The median
-#    over ROUNDS rounds is reported; the order of the arms rotates each round.
+#    charges all BPF time to the samples actually walked and sent. A baseline
+#    arm per round records two sleeping processes the same way: all its
+#    invocations are filtered out, which gives the cost F of a filtered
+#    invocation, and the estimate per emitted sample
+#    (run_time - (run_cnt - emitted) * F) / emitted. The median over ROUNDS
+#    rounds is reported; the order of the arms rotates each round.
 # 2. Table memory of one process linking libc + libstdc++ (a small C++
 #    program built here with g++), and of a C process for comparison: the
 #    "unwind: N tables built (peak R rows, X MiB ...)" line, next to what the
@@ -242,10 +246,35 @@ one_arm() {
 		>>"$TMP/cost"
 }
 
+# base_arm ROUND: ns per filtered invocation, targets asleep; appends "base round ns" to $TMP/cost
+base_arm() {
+	local r=$1 base=$TMP/cost.base.r$1 a b hc id t0 c0 t1 c1
+	start sleep $((SECS + 4)); a=$LAST
+	start sleep $((SECS + 4)); b=$LAST
+	oncpu_progs >"$base.before"
+	"$HOTCOLD" record -p "$a,$b" --unwind=cfi -e cpu-clock -F "$HZ" -d $((SECS + 2)) \
+		-o "$base.folded" 2>"$base.err" &
+	hc=$!
+	id=$(wait_prog "$hc" "$base.err" "$base.before")
+	[[ -n $id ]] || { wait "$hc" || true; return 1; }
+	sleep 1
+	sysctl -qw kernel.bpf_stats_enabled=1
+	read -r t0 c0 < <(prog_stats "$id")
+	sleep "$SECS"
+	read -r t1 c1 < <(prog_stats "$id")
+	wait "$hc" || true
+	kill "$a" "$b" 2>/dev/null || true
+	wait "$a" "$b" 2>/dev/null || true
+	[[ $((c1 - c0)) -gt 0 ]] || return 1
+	echo "base $r $(((t1 - t0) / (c1 - c0)))" >>"$TMP/cost"
+}
+
 PREV_SHOWN=$PREV_BPF_STATS
 sysctl -qw kernel.bpf_stats_enabled=1
 : >"$TMP/cost"
 for r in $(seq "$ROUNDS"); do
+	log "round $r/$ROUNDS: baseline (targets asleep: every invocation filtered out)"
+	base_arm "$r" || base_arm "$r" || log "round $r: no baseline"
 	# rotate the order every round so no arm always runs first
 	n=${#ARMS[@]}
 	for i in $(seq 0 $((n - 1))); do
@@ -261,23 +290,28 @@ echo "## BPF cost per sample (median of $ROUNDS rounds, ${SECS} s windows, $HZ H
 echo
 echo "kernel.bpf_stats_enabled=1 (was $PREV_SHOWN, restored); two workload processes, one busy thread each."
 echo
-echo "| workload build | user frames per sample | --unwind | ns / invocation: median (min..max) | samples emitted / invocations | ns / emitted sample (upper bound): median (min..max) | walks ended early | CPU share of other tasks (incl. hotcold) |"
-echo "|---|---|---|---|---|---|---|---|"
+F=$(awk '$1 == "base" { print $3 }' "$TMP/cost" | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }')
+echo "Filtered invocation (targets asleep), median: F = $F ns."
+echo
+echo "| workload build | user frames per sample | --unwind | ns / invocation: median (min..max) | samples emitted / invocations | ns / emitted sample, upper bound: median (min..max) | ns / emitted sample, net of F | walks ended early | CPU share of other tasks (incl. hotcold) |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for arm in "${ARMS[@]}"; do
 	IFS=: read -r build depth mode <<<"$arm"
-	awk -v a="$arm" '$1 == a' "$TMP/cost" | sort -k3 -n | awk -v b="$build" -v m="$mode" '
+	awk -v a="$arm" '$1 == a' "$TMP/cost" | sort -k3 -n | awk -v b="$build" -v m="$mode" -v F="$F" '
 		{ ns[NR] = $3; sh[NR] = $4; ub[NR] = $5; d[NR] = $6; st[NR] = $7; o[NR] = $8 }
 		END {
 			bn = b == "nofp" ? "no frame pointers" : "frame pointers"
-			if (!NR) { printf "| %s | - | %s | (no data) | | | | |\n", bn, m; exit }
+			if (!NR) { printf "| %s | - | %s | (no data) | | | | | |\n", bn, m; exit }
 			k = int((NR + 1) / 2)
 			# upper bounds sorted on their own (mawk has no asort)
 			n = NR
 			for (i = 1; i <= n; i++) us[i] = ub[i]
 			for (i = 2; i <= n; i++)
 				for (j = i; j > 1 && us[j - 1] + 0 > us[j] + 0; j--) { x = us[j]; us[j] = us[j - 1]; us[j - 1] = x }
-			printf "| %s | %s | %s | %s (%s..%s) | %s | %s (%s..%s) | %s | %s |\n", bn,
-				d[k], m, ns[k], ns[1], ns[NR], sh[k], us[int((n + 1) / 2)], us[1], us[n], st[k], o[k]
+			# net of filtered invocations, from the median row: (ns - (1 - share) * F) / share
+			net = (ns[k] - (1 - sh[k]) * F) / sh[k]
+			printf "| %s | %s | %s | %s (%s..%s) | %s | %s (%s..%s) | %.0f | %s | %s |\n", bn,
+				d[k], m, ns[k], ns[1], ns[NR], sh[k], us[int((n + 1) / 2)], us[1], us[n], net, st[k], o[k]
 		}'
 done
 echo

@@ -68,8 +68,11 @@ usage: $0 [options]
   --freq HZ        sampling frequency for all profilers (default $HZ)
   --arms LIST      comma-separated subset of: base,aa,hotcold,hotcold-fp,perf,
                    bpftrace (default $ARMS_ARG; base is always run)
-  --nice N         run the workload and every profiler under nice -n N (e.g. -20
-                   on a machine others are using; default $NICE)
+  --nice N         give the workload and every profiler (alike) priority N over
+                   the rest of the machine (e.g. -20 on a machine others use;
+                   default $NICE): with sched autogroups, the run moves to a new
+                   session whose autogroup gets nice N (nice alone would not
+                   reach across sessions); else nice -n N
   --clean-max PCT  a ratio is "clean" when, during both its arm and that round's
                    baseline, other tasks used <= PCT % of all CPUs (default $CLEAN_MAX)
   --retries N      re-run an arm up to N times while others used > --clean-max
@@ -83,6 +86,7 @@ EOF
 die() { echo "oncpu.sh: $*" >&2; exit 1; }
 log() { echo "[oncpu] $*" >&2; }
 
+ORIG_ARGS=("$@")
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--rounds)  ROUNDS=${2:?}; shift 2 ;;
@@ -106,6 +110,26 @@ done
 [[ $CLEAN_MAX =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--clean-max must be a number"
 [[ $EUID -eq 0 ]] || die "needs root (BPF, system-wide perf events, sysctl)"
 [[ $HOTCOLD == /* ]] || HOTCOLD=$PWD/$HOTCOLD
+
+# --nice with autogroups: nice only weighs tasks within one session's
+# autogroup, and each session competes as one. Run ourselves in a new session
+# and set that autogroup's nice; the workload and profilers inside it keep
+# nice 0, so they compete with each other as on a quiet machine.
+AUTOGROUP=0
+if ((NICE != 0)) && [[ $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo 0) == 1 ]]; then
+	AUTOGROUP=1
+	if [[ -z ${ONCPU_NEW_SESSION:-} ]]; then
+		ONCPU_NEW_SESSION=1 setsid --wait "$0" "${ORIG_ARGS[@]}" &
+		child=$!
+		trap 'kill -INT "$child" 2>/dev/null || true' INT
+		trap 'kill -TERM "$child" 2>/dev/null || true' TERM
+		rc=0
+		wait "$child" || rc=$?
+		while kill -0 "$child" 2>/dev/null; do rc=0; wait "$child" || rc=$?; done
+		exit "$rc"
+	fi
+	echo "$NICE" >/proc/$$/autogroup || die "cannot set this session's autogroup nice to $NICE"
+fi
 
 # ---- arms ---------------------------------------------------------------
 ARMS=(base)
@@ -147,7 +171,7 @@ PREV_BPF_STATS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo "")
 PROF_PID=""
 WL_PID=""
 NICE_CMD=()
-if ((NICE != 0)); then NICE_CMD=(nice -n "$NICE"); fi
+if ((NICE != 0 && !AUTOGROUP)); then NICE_CMD=(nice -n "$NICE"); fi
 
 cleanup() {
 	local rc=$? i
@@ -449,7 +473,8 @@ NCPU=$(nproc)
 log "machine: $NCPU CPUs, kernel $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 log "arms: ${ARMS[*]}; $ROUNDS rounds x ${DUR}s at ${HZ} Hz; temp dir $TMP"
 if [[ -n $HOTCOLD_ID ]]; then log "hotcold: $HOTCOLD_SRC ($HOTCOLD_ID), copied to $HOTCOLD"; fi
-if ((NICE != 0)); then log "workload and profilers run under nice -n $NICE"; fi
+if ((AUTOGROUP)); then log "workload and profilers run in a new session, autogroup $(cat /proc/$$/autogroup)"
+elif ((NICE != 0)); then log "workload and profilers run under nice -n $NICE"; fi
 log "warm-up: workload 1 s"
 "$WL" 1 >/dev/null 2>&1
 T_BEGIN=$(date +%s)
@@ -534,7 +559,8 @@ label() {
 echo "## On-CPU sampling overhead: $NCPU CPUs, $(uname -r), $ROUNDS rounds × ${DUR} s, ${HZ} Hz"
 echo
 if [[ -n $HOTCOLD_ID ]]; then echo "hotcold: \`$HOTCOLD_SRC\` ($HOTCOLD_ID)."; echo; fi
-if ((NICE != 0)); then echo "Workload and profilers ran under \`nice -n $NICE\`."; echo; fi
+if ((AUTOGROUP)); then echo "Workload and profilers ran in their own session, its autogroup at nice $NICE (\`--nice $NICE\`), both at nice 0 within it."; echo
+elif ((NICE != 0)); then echo "Workload and profilers ran under \`nice -n $NICE\`."; echo; fi
 echo "Workload: \`bench/workloads/spin.c\`, $NCPU threads (one per online CPU). Ratio = arm ÷ baseline of the same round; median and min–max over rounds."
 echo
 echo "| arm | M ops/s median | throughput ratio median | min–max | rounds | clean rounds: ratio median | min–max | n | ops per CPU-s ratio median | min–max |"

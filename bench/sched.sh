@@ -156,7 +156,12 @@ cleanup() {
 		sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS" || true
 	fi
 	if ((MOUNTED_TRACEFS)); then
-		umount /sys/kernel/tracing 2>/dev/null || log "cleanup: could not unmount /sys/kernel/tracing (busy?)"
+		# only if ours is the only one: a mount stacked on it later is someone else's
+		if (($(awk '$2 == "/sys/kernel/tracing"' /proc/mounts | wc -l) == 1)); then
+			umount /sys/kernel/tracing 2>/dev/null || log "cleanup: could not unmount /sys/kernel/tracing (busy?)"
+		else
+			log "cleanup: left /sys/kernel/tracing mounted (someone else mounted tracefs on it too)"
+		fi
 	fi
 	if ((KEEP)); then log "kept $TMP"; else rm -rf "$TMP"; fi
 	exit "$rc"
@@ -521,6 +526,7 @@ run_arm() {
 	read -r rt rts _el wcpu vcsw ivcsw <"$base.wl"
 	rec "$pass" "$r" "$arm" rt_s "$rt"
 	rec "$pass" "$r" "$arm" round_trips "$rts"
+	rec "$pass" "$r" "$arm" rt_cpu_s "$(awk -v n="$rts" -v c="$wcpu" 'BEGIN{if (c > 0) printf "%.1f", n / c}')"
 	rec "$pass" "$r" "$arm" switches_per_rt "$(awk -v a="$vcsw" -v b="$ivcsw" -v n="$rts" 'BEGIN{printf "%.3f", (a + b) / n}')"
 	rec "$pass" "$r" "$arm" vol_share "$(awk -v a="$vcsw" -v b="$ivcsw" 'BEGIN{printf "%.3f", a / (a + b)}')"
 	# cpuN user nice system idle iowait irq softirq steal (USER_HZ ticks)
@@ -626,16 +632,27 @@ stats() {
 }
 vals() { awk -F'\t' -v p="$1" -v a="$2" -v k="$3" '$1 == p && $3 == a && $4 == k {print $5}' "$RAW"; }
 # ratios ARM [clean]: per round rt_s / base rt_s (clean: others <= CLEAN_MAX in both)
-ratios() {
-	awk -F'\t' -v a="$1" -v clean="${2:-}" -v cm="$CLEAN_MAX" '
+ratios() { # ratios ARM [clean] [KEY]
+	awk -F'\t' -v a="$1" -v clean="${2:-}" -v key="${3:-rt_s}" -v cm="$CLEAN_MAX" '
 		$1 != "rounds" {next}
-		$4 == "rt_s" && $3 == "base" {b[$2] = $5}
-		$4 == "rt_s" && $3 == a {x[$2] = $5}
-		$4 == "others_pct" && $3 == "base" {ob[$2] = $5}
-		$4 == "others_pct" && $3 == a {ox[$2] = $5}
+		$4 == key && $3 == "base" {b[$2] = $5}
+		$4 == key && $3 == a {x[$2] = $5}
+		$4 == "others_pct" && $5 + 0 > cm + 0 {dirty[$2, $3] = 1}
+		$4 == "foreign" && $5 + 0 > 0 {dirty[$2, $3] = 1}
+		$4 == "stats_on" && $5 + 0 > 0 {dirty[$2, $3] = 1}
 		END {for (r in x) if (r in b && b[r] > 0) {
-			if (clean != "" && (ob[r] + 0 > cm + 0 || ox[r] + 0 > cm + 0)) continue
+			if (clean != "" && (dirty[r, "base"] || dirty[r, a])) continue
 			printf "%.6f\n", x[r] / b[r] }}' "$RAW"
+}
+# marks ROUND ARM: why a run is not clean (o: others > CLEAN_MAX % of the CPU,
+# f: someone else's tracing BPF programs were loaded, s: bpf_stats were on)
+marks() {
+	awk -F'\t' -v r="$1" -v a="$2" -v cm="$CLEAN_MAX" '
+		$1 != "rounds" || $2 != r || $3 != a {next}
+		$4 == "others_pct" && $5 + 0 > cm + 0 {o = "o"}
+		$4 == "foreign" && $5 + 0 > 0 {f = "f"}
+		$4 == "stats_on" && $5 + 0 > 0 {s = "s"}
+		END {m = o f s; if (m != "") printf " %s", m}' "$RAW"
 }
 # extra_us ARM: per round, µs added to each round trip vs that round's baseline
 extra_us() {
@@ -659,30 +676,29 @@ echo "### Run: $NCPU CPUs, kernel $(uname -r), $ROUNDS rounds × ${DUR} s, workl
 echo
 [[ -z $HOTCOLD_ID ]] || { echo "hotcold: \`$HOTCOLD_SRC\` ($HOTCOLD_ID)."; echo; }
 ((NICE == 0)) || { echo "Workload and tools ran under \`nice -n $NICE\`."; echo; }
-echo "Workload: \`bench/workloads/pingpong.c\` (\`pingpong -w -c $CPU $DUR\`), two threads on CPU $CPU bouncing a byte through two pipes. Ratio = arm's round trips/s ÷ the same round's baseline; median and min–max over rounds; \"+µs/rt\" = time added to each round trip (1/arm − 1/baseline). bpf_stats off in these rounds (as found: $PREV_BPF_STATS)."
+echo "Workload: \`bench/workloads/pingpong.c\` (\`pingpong -w -c $CPU $DUR\`), two threads on CPU $CPU bouncing a byte through two pipes. Ratio = arm's round trips/s ÷ the same round's baseline; median and min–max over rounds; \"+µs/rt\" = time added to each round trip (1/arm − 1/baseline), median over rounds. Clean rounds: neither the arm nor that round's baseline is marked o/f/s (see the per-round table). \"Per CPU-s\": round trips per second of the two threads' own CPU time (CLOCK_THREAD_CPUTIME_ID), vs the baseline: it leaves out time other tasks took from CPU $CPU and keeps in-context costs (BPF programs on the switch and syscall paths run in the workload's threads; no IRQ time accounting here). bpf_stats as found ($PREV_BPF_STATS) in these rounds."
 echo
-echo "| arm | command | round trips/s median | ratio median | min–max | clean-round ratio median | n clean | +µs/rt median | switches/rt | target |"
-echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+echo "| arm | command | round trips/s median | ratio median | min–max | clean rounds: ratio median | n | per CPU-s: ratio median | min–max | +µs/rt | switches/rt | target |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
 for arm in "${ARMS[@]}"; do
 	s_rt=$(vals rounds "$arm" rt_s | stats)
-	s_r=$(ratios "$arm" | stats)
-	s_c=$(ratios "$arm" clean | stats)
-	s_x=$(extra_us "$arm" | stats)
 	s_sw=$(vals rounds "$arm" switches_per_rt | stats)
 	if [[ $arm == base ]]; then
-		printf '| %s | `%s` | %s | 1 | – | – | – | – | %s | |\n' "$arm" "$(label "$arm")" \
+		printf '| %s | `%s` | %s | 1 | – | – | – | 1 | – | – | %s | |\n' "$arm" "$(label "$arm")" \
 			"$(awk '{printf "%.0f", $1}' <<<"$s_rt")" "$(awk '{printf "%.2f", $1}' <<<"$s_sw")"
 		continue
 	fi
-	printf '| %s | `%s` | %s | %s | %s | %s | %s | %s | %s |\n' "$arm" "$(label "$arm")" \
+	s_c=$(ratios "$arm" clean | stats)
+	printf '| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$arm" "$(label "$arm")" \
 		"$(awk '{if ($4 == 0) print "failed"; else printf "%.0f", $1}' <<<"$s_rt")" \
-		"$(fmt %.3f "$s_r")" \
+		"$(fmt %.3f "$(ratios "$arm" | stats)")" \
 		"$(awk '{if ($4 == 0) print "–"; else printf "%.3f", $1}' <<<"$s_c")" "$(cnt "$s_c")" \
-		"$(awk '{if ($4 == 0) print "–"; else printf "%.2f", $1}' <<<"$s_x")" \
+		"$(fmt %.3f "$(ratios "$arm" "" rt_cpu_s | stats)")" \
+		"$(extra_us "$arm" | stats | awk '{if ($4 == 0) print "–"; else printf "%.2f", $1}')" \
 		"$(awk '{if ($4 == 0) print "–"; else printf "%.2f", $1}' <<<"$s_sw")" "$(target "$arm")"
 done
 for a in "${!SKIP[@]}"; do
-	printf '| %s | `%s` | skipped | – | – | – | – | – | – | %s |\n' "$a" "$(label "$a")" "$(target "$a")"
+	printf '| %s | `%s` | skipped | – | – | – | – | – | – | – | – | %s |\n' "$a" "$(label "$a")" "$(target "$a")"
 done
 if ((${#SKIP[@]})); then
 	echo
@@ -694,30 +710,34 @@ fails=$(awk -F'\t' '$4 == "failed"' "$RAW" | wc -l)
 ((fails == 0)) || { echo; echo "**$fails tool run(s) failed to attach; see stderr.**"; }
 echo
 if have aa; then
-	echo "Noise floor (A/A): |1 − ratio| up to $(ratios aa | awk '{d = $1 - 1; if (d < 0) d = -d; if (d > m) m = d} END {printf "%.3f", m}') (worst round)."
+	worst='{d = $1 - 1; if (d < 0) d = -d; if (d > m) m = d} END {if (NR) printf "%.3f", m; else printf "–"}'
+	echo "Noise floor (A/A): |1 − ratio| up to $(ratios aa | awk "$worst") in the worst round, $(ratios aa clean | awk "$worst") in the worst clean round."
 	echo
 fi
 ext=$(awk -F'\t' '$1 == "rounds" && $4 == "bpf_stats_enabled" && $5 != 0' "$RAW" | wc -l)
-((ext == 0)) || { echo "**kernel.bpf_stats_enabled was 1 (set by someone else) at the start of $ext arm run(s) of the throughput rounds.**"; echo; }
+((ext == 0)) || { echo "kernel.bpf_stats_enabled was 1 (set by someone else) at the start of $ext arm run(s) of the throughput rounds."; echo; }
 
-echo "Per round (ratio vs that round's baseline, run order in the second column; others = CPU $CPU time used by anything but the workload, %):"
+echo "Per round: ratio vs that round's baseline (run order in the second column); a run is marked when it is not clean: **o** others used > ${CLEAN_MAX} % of CPU $CPU, **f** someone else's tracing BPF programs were loaded (they may run on the workload's switches), **s** bpf_stats were on (someone else's; seen as run_cnt moving). Last column: CPU $CPU used by anything but the workload, % (baseline / worst arm)."
 echo
-hdr="| round | order"; sep="| ---: | ---"
+hdr="| round | order | base"; sep="| ---: | --- | ---"
 for arm in "${ARMS[@]}"; do [[ $arm == base ]] && continue; hdr+=" | $arm"; sep+=" | ---:"; done
-echo "$hdr | others % (base / worst arm) |"; echo "$sep | ---: |"
+echo "$hdr | others % |"; echo "$sep | ---: |"
 for ((r = 1; r <= ROUNDS; r++)); do
-	line="| $r | $(awk -F'\t' -v r=$r '$1 == "rounds" && $2 == r && $4 == "order" {print $5}' "$RAW")"
+	line="| $r | $(awk -F'\t' -v r=$r '$1 == "rounds" && $2 == r && $4 == "order" {print $5}' "$RAW") |$(marks "$r" base)"
 	b=$(awk -F'\t' -v r=$r '$1 == "rounds" && $2 == r && $3 == "base" && $4 == "rt_s" {print $5}' "$RAW")
 	for arm in "${ARMS[@]}"; do
 		[[ $arm == base ]] && continue
 		x=$(awk -F'\t' -v r=$r -v a="$arm" '$1 == "rounds" && $2 == r && $3 == a && $4 == "rt_s" {print $5}' "$RAW")
-		if [[ -n $x && -n $b ]]; then line+=" | $(awk -v x="$x" -v b="$b" 'BEGIN{printf "%.3f", x / b}')"
+		if [[ -n $x && -n $b ]]; then line+=" | $(awk -v x="$x" -v b="$b" 'BEGIN{printf "%.3f", x / b}')$(marks "$r" "$arm")"
 		else line+=" | failed"; fi
 	done
 	line+=" | $(awk -F'\t' -v r=$r '$1 == "rounds" && $2 == r && $4 == "others_pct" {
 		if ($3 == "base") b = $5; else if ($5 + 0 > w + 0) w = $5 } END {printf "%s / %s", b, w + 0}' "$RAW")"
 	echo "$line |"
 done
+fnames=$(awk -F'\t' '$4 == "foreign_names" && $5 != "" {print $5}' "$RAW" | tr ',' '\n' | sed 's/^ *//; s/×[0-9]*$//' | sort -u | paste -sd, - | sed 's/,/, /g')
+[[ -z $fnames ]] || { echo; echo "Foreign tracing BPF programs seen during the run: $fnames."; }
+echo
 
 if ((STATS_RUNS > 0 && ${#STATS_ARMS[@]} > 0)); then
 	echo

@@ -242,7 +242,7 @@ one_arm() {
 	awk -v arm="$build:$depth:$mode" -v r="$r" -v dt=$((t1 - t0)) -v dc=$((c1 - c0)) \
 		-v de=$((e1 - e0)) -v o="$others" -v d="$(user_depth "$base.folded")" \
 		-v stop="$(grep -o '[0-9]* walks ended[^,]*' "$base.err" | awk '{ t += $1 } END { print t + 0 }')" \
-		'BEGIN { printf "%s %s %.0f %.2f %.0f %s %s %s\n", arm, r, dt / dc, de / dc, dt / de, d, stop, o }' \
+		'BEGIN { printf "%s %s %.0f %.3f %.0f %s %s %s\n", arm, r, dt / dc, de / dc, dt / de, d, stop, o }' \
 		>>"$TMP/cost"
 }
 

@@ -209,6 +209,9 @@ static __always_inline __u32 unwind_user(struct uw_scratch *s, struct pt_regs *r
 	st->stop = 0;
 	st->fp_frames = 0;
 	bpf_loop(HC_MAX_STACK_DEPTH, unwind_step, NULL, 0);
+	/* every iteration recorded a frame and none found the end: the stack is deeper */
+	if (!st->stop)
+		st->stop = HC_STAT_USTACK_TRUNC;
 	return st->n;
 }
 

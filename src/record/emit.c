@@ -165,19 +165,23 @@ static uint64_t emit_weight(const struct emit_opts *o, const struct stack_entry 
 static int build_frames(struct emit_ctx *x, const struct stack_entry *e)
 {
 	bool offcpu = e->key.kind == SAMPLE_OFFCPU, shortb = offcpu && e->key.aux2 == EMIT_AUX2_SHORT;
-	size_t wk = offcpu && !shortb ? e->key.aux2 >> 16 : 0;
-	size_t wu = offcpu && !shortb ? e->key.aux2 & 0xffff : 0;
+	uint32_t waker = e->key.aux2 & EMIT_AUX2_WAKER_MASK;
+	size_t wk = offcpu && !shortb ? waker >> 16 : 0;
+	size_t wu = offcpu && !shortb ? waker & 0xffff : 0;
 	size_t nk = e->key.nr_kernel, n = 0, nu;
 	char *buf;
 
 	if (wk + wu > e->key.nr_user)
 		return -EINVAL;
 	nu = (e->key.nr_user - wk - wu) / EMIT_UFR_WORDS;
-	if (nk + nu + wk + wu / EMIT_UFR_WORDS + 3 > EMIT_MAX_FRAMES)
+	if (nk + nu + wk + wu / EMIT_UFR_WORDS + 4 > EMIT_MAX_FRAMES)
 		return -E2BIG;
 	name_root(x, e, x->names[n]);
 	x->frames[n] = x->names[n];
 	n++;
+	/* the walk stopped at the depth limit: the outermost frames are missing */
+	if (!shortb && (e->key.aux2 & EMIT_AUX2_TRUNC))
+		x->frames[n++] = "[truncated]";
 	/* root -> leaf: outermost user frame first, kernel leaf last */
 	n = name_user(x, e->words + nk, nu, n, "");
 	n = name_kernel(x, e->words, nk, n, "");

@@ -37,6 +37,9 @@ static inline void emit_ufr_unpack(const uint64_t *w, struct sym_ufr *f)
  * nr_user).
  */
 #define EMIT_AUX2_SHORT 0x80000000u
+/* any kind: the user stack hit the depth limit; "[truncated]" follows the root frame */
+#define EMIT_AUX2_TRUNC 0x40000000u
+#define EMIT_AUX2_WAKER_MASK 0x3fffffffu
 
 struct emit_stats {
 	uint64_t lines;		/* folded lines written */

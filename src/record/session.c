@@ -187,6 +187,8 @@ static int on_sample(const struct sample_view *v, void *arg)
 		key.aux2 = (uint32_t)wk.nr_kernel << 16 | wk.nr_user;
 	}
 	key.nr_user = n - key.nr_kernel;
+	if (v->ustack_truncated)
+		key.aux2 |= EMIT_AUX2_TRUNC;
 	if (v->kind == SAMPLE_ONCPU)
 		s->samples++;
 	int err = stack_agg__add(s->agg, &key, s->words, v->weight);

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Counter snapshots per process from one set of per-CPU counters.
+ *
+ * User space opens each configured event once per CPU (all tasks) and puts
+ * the fds in counters_events at index event * cfg_nr_cpus + cpu. At every
+ * sched_switch the outgoing task is the one that has run on this CPU since
+ * the previous read here, so the delta of each counter since that read is
+ * what that task ran: it is added to the task's process in counters_procs.
+ * counters_sync does the same for whatever runs on a CPU right now (user
+ * space runs it there with BPF_F_TEST_RUN_ON_CPU), so a snapshot includes
+ * the time of tasks that have not switched out yet.
+ *
+ * Hardware events may be multiplexed: each span adds its time_enabled and
+ * time_running deltas too, and user space scales the sums by their ratio.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "abi/counters.h"
+#include "lib/target.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile bool cfg_filter = false;		/* only processes in proc_targets */
+const volatile __u32 cfg_nr_events = 1;		/* <= HC_COUNTERS_MAX_EVENTS */
+const volatile __u32 cfg_nr_cpus = 1;		/* stride of counters_events */
+
+/* The last read error (negative errno), for the loader's diagnostics. */
+__s64 stat_last_read_err = 0;
+
+/* Shared with proc.bpf.c when recording (reuse_fd); unused when !cfg_filter. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} proc_targets SEC(".maps");
+
+/* max_entries = nr_events * nr_cpus, set by the loader */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} counters_events SEC(".maps");
+
+/* Per CPU: the counters at the previous read on this CPU. */
+struct counters_cpu {
+	__u64 value[HC_COUNTERS_MAX_EVENTS];
+	__u64 enabled[HC_COUNTERS_MAX_EVENTS];
+	__u64 running[HC_COUNTERS_MAX_EVENTS];
+	__u32 valid;		/* bit i: slot i holds a read */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct counters_cpu);
+} counters_last SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct hc_counters_proc);
+} counters_procs SEC(".maps");
+
+struct counters_stat_val {
+	__u64 v[HC_CSTAT_NR];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct counters_stat_val);
+} counters_stats SEC(".maps");
+
+static __always_inline void cstat_inc(__u32 idx)
+{
+	__u32 zero = 0;
+	struct counters_stat_val *s = bpf_map_lookup_elem(&counters_stats, &zero);
+
+	if (s && idx < HC_CSTAT_NR)
+		s->v[idx]++;
+}
+
+/* The process entry of @t, created on first sight; NULL when the map is full. */
+static __always_inline struct hc_counters_proc *proc_entry(struct task_struct *t, __u32 tgid)
+{
+	struct hc_counters_proc *p, init = {};
+	long err;
+
+	p = bpf_map_lookup_elem(&counters_procs, &tgid);
+	if (p)
+		return p;
+	init.ppid = BPF_CORE_READ(t, real_parent, tgid);
+	err = bpf_map_update_elem(&counters_procs, &tgid, &init, BPF_NOEXIST);
+	if (err == -7 /* E2BIG: full */) {
+		cstat_inc(HC_CSTAT_MAP_FULL);
+		return NULL;
+	}
+	/* -EEXIST: another CPU created it meanwhile */
+	return bpf_map_lookup_elem(&counters_procs, &tgid);
+}
+
+/*
+ * Read every event on this CPU and charge the deltas since the previous
+ * read here to @t, the task that ran in between. Called with interrupts off
+ * (sched_switch, or the sync IPI), so reads on one CPU never interleave.
+ */
+static __always_inline void account(struct task_struct *t)
+{
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id(), tgid, pid;
+	struct hc_counters_proc *p = NULL;
+	struct bpf_perf_event_value v;
+	struct counters_cpu *last;
+	bool charge, charged = false;
+	long err;
+
+	last = bpf_map_lookup_elem(&counters_last, &zero);
+	if (!last)
+		return;
+	tgid = BPF_CORE_READ(t, tgid);
+	pid = BPF_CORE_READ(t, pid);
+	/* the idle task (pid 0) is nobody's time; its reads still set the baseline */
+	charge = pid && (!cfg_filter || target_match(&proc_targets, tgid, pid));
+	if (charge)
+		p = proc_entry(t, tgid);
+#pragma unroll
+	for (__u32 i = 0; i < HC_COUNTERS_MAX_EVENTS; i++) {
+		if (i >= cfg_nr_events)
+			break;
+		err = bpf_perf_event_read_value(&counters_events,
+						(i * cfg_nr_cpus + cpu) & BPF_F_INDEX_MASK, &v,
+						sizeof(v));
+		if (err) {
+			/* no baseline any more: the next read on this CPU only sets it */
+			stat_last_read_err = err;
+			cstat_inc(HC_CSTAT_READ_ERR);
+			last->valid &= ~(1u << i);
+			continue;
+		}
+		if (!(last->valid & (1u << i))) {
+			cstat_inc(HC_CSTAT_FIRST);
+		} else if (p) {
+			__sync_fetch_and_add(&p->value[i], v.counter - last->value[i]);
+			__sync_fetch_and_add(&p->enabled[i], v.enabled - last->enabled[i]);
+			__sync_fetch_and_add(&p->running[i], v.running - last->running[i]);
+			charged = true;
+		}
+		last->value[i] = v.counter;
+		last->enabled[i] = v.enabled;
+		last->running[i] = v.running;
+		last->valid |= 1u << i;
+	}
+	if (!charged)
+		return;
+	__sync_fetch_and_add(&p->spans, 1);
+	/* the name may change at exec: keep the latest */
+	BPF_CORE_READ_STR_INTO(&p->comm, t, group_leader, comm);
+	cstat_inc(HC_CSTAT_SPANS);
+}
+
+/* @prev is current and leaves the CPU. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(counters_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	account(prev);
+	return 0;
+}
+
+/* Twin for kernels without tp_btf; the loader autoloads one of the two. */
+SEC("raw_tp/sched_switch")
+int BPF_PROG(counters_switch_raw, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	account(prev);
+	return 0;
+}
+
+/*
+ * Never attached: run by the loader on each CPU through BPF_PROG_TEST_RUN
+ * with BPF_F_TEST_RUN_ON_CPU (an IPI there), which charges the running task
+ * its time so far. A raw_tp program because test runs of tp_btf programs
+ * are not supported.
+ */
+SEC("raw_tp/sched_switch")
+int BPF_PROG(counters_sync)
+{
+	account((struct task_struct *)bpf_get_current_task());
+	return 0;
+}

@@ -358,7 +358,7 @@ label() { # the command as run (PID = the workload)
 	offcpu) echo "hotcold record --off-cpu -p PID" ;;
 	offcpu-min0) echo "hotcold record --off-cpu --min-block 0 -p PID" ;;
 	runqlat) echo "hotcold runqlat -p PID" ;;
-	perf) echo "perf record -e sched:sched_switch -g -p PID" ;;
+	perf) echo "perf record --no-buildid -e sched:sched_switch -g -p PID" ;;
 	bcc-offcputime) echo "offcputime-bpfcc -p PID" ;;
 	bcc-runqlat) echo "runqlat-bpfcc -p PID" ;;
 	bt-offcpu) echo "bpftrace offcputime stand-in" ;;
@@ -384,7 +384,9 @@ start_tool() {
 	offcpu) cmd=("$HOTCOLD" record --off-cpu -p "$WL_PID" -d "$safety" -v -o "$base.folded") ;;
 	offcpu-min0) cmd=("$HOTCOLD" record --off-cpu --min-block 0 -p "$WL_PID" -d "$safety" -v -o "$base.folded") ;;
 	runqlat) cmd=("$HOTCOLD" runqlat -p "$WL_PID" -d "$safety" -v -o "$base.hist") ;;
-	perf) cmd=(perf record -e sched:sched_switch -g -p "$WL_PID" -o "$base.perf.data") ;;
+	# --no-buildid: skip the build-id pass over the data at exit (10-40 s here);
+	# it runs after the timed phase, so it changes nothing that is measured
+	perf) cmd=(perf record --no-buildid -e sched:sched_switch -g -p "$WL_PID" -o "$base.perf.data") ;;
 	bcc-offcputime) cmd=("$BCC_OFFCPU" -p "$WL_PID") ;;
 	bcc-runqlat) cmd=("$BCC_RUNQLAT" -p "$WL_PID") ;;
 	bt-offcpu)
@@ -596,9 +598,10 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	log "round $r/$ROUNDS: ${order[*]}"
 	rec rounds "$r" - order "${order[*]}"
 	for arm in "${order[@]}"; do
+		t_arm=$(date +%s.%N)
 		run_arm rounds "$r" "$arm"
 		o=$(awk -F'\t' -v r="$r" -v a="$arm" '$1 == "rounds" && $2 == r && $3 == a && $4 == "others_pct" {print $5}' "$RAW")
-		log "  $arm: $(awk -v x="$RT" 'BEGIN{if (x == "") print "failed"; else printf "%.0f round trips/s", x}'), others on CPU $CPU: ${o:-?} %"
+		log "  $arm: $(awk -v x="$RT" 'BEGIN{if (x == "") print "failed"; else printf "%.0f round trips/s", x}'), others on CPU $CPU: ${o:-?} %; $(awk -v a="$t_arm" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}') s"
 		sleep "$GAP"
 	done
 done

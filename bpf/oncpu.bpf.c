@@ -151,6 +151,9 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 		r->flags |= HC_SF_NEW_TGID;
 		wakeup = BPF_RB_FORCE_WAKEUP;
 	}
+	/* a library mapped since the tables were published: have them refreshed now */
+	if (r->flags & HC_SF_UNWIND_UNMAPPED)
+		wakeup = BPF_RB_FORCE_WAKEUP;
 	size = rec_size(r);
 	r->hdr.size = size;
 	if (bpf_ringbuf_output(&proc_events, r, size, wakeup)) {

@@ -51,6 +51,8 @@ static __always_inline bool ustack_cfi(struct uw_scratch *s, struct task_struct 
 	}
 	if (s->st.stop == HC_STAT_USTACK_TRUNC)
 		r->flags |= HC_SF_USTACK_TRUNC;
+	if (s->st.stop == HC_STAT_UNWIND_NO_MAPPING)
+		r->flags |= HC_SF_UNWIND_UNMAPPED;
 	if (s->st.stop != UNWIND_DONE) {
 		r->flags |= HC_SF_UNWIND_PARTIAL;
 		if (s->st.stop < HC_STAT_NR)

@@ -48,6 +48,7 @@ enum hc_sample_kind {
 #define HC_SF_UNWIND_FP		0x40	/* ... and some frames by frame pointer (no CFI there) */
 #define HC_SF_UNWIND_PARTIAL	0x80	/* the CFI walk stopped early (reason in stats) */
 #define HC_SF_SHORT		0x100	/* off-CPU: sum of blocks below the stack threshold, no stack */
+#define HC_SF_UNWIND_UNMAPPED	0x200	/* the CFI walk met a pc in no published mapping (dlopen?) */
 
 /* record_opts -> cfg_unwind */
 enum hc_unwind_mode {

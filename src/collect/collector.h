@@ -75,6 +75,7 @@ struct collector {
 extern const struct collector_ops oncpu_ops;
 extern const struct collector_ops sched_ops;	/* off-CPU time and run-queue latency */
 extern const struct collector_ops locks_ops;	/* futex waits and kernel lock contention */
+extern const struct collector_ops counters_ops;	/* record --counters: per-process counter sums */
 
 /* A stack sample decoded from the ring; pointers valid during the callback only. */
 struct sample_view {
@@ -87,6 +88,7 @@ struct sample_view {
 	bool ustack_truncated;
 	bool unwind_cfi;	/* user stack walked with CFI tables */
 	bool unwind_partial;	/* that walk stopped before the outermost frame */
+	bool unwind_unmapped;	/* ... at a pc in no published mapping */
 	bool short_blocks;	/* off-CPU time of blocks below the stack threshold; no stack */
 	uint32_t state;		/* off-CPU: task state bits at switch-out */
 	int32_t syscall;	/* off-CPU: syscall it blocked in, -1 if none */

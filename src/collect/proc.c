@@ -82,6 +82,7 @@ static int decode_stack(struct proc_tracker *pt, const struct hc_stack_rec *r, s
 	v.ustack_truncated = r->flags & HC_SF_USTACK_TRUNC;
 	v.unwind_cfi = r->flags & HC_SF_UNWIND_CFI;
 	v.unwind_partial = r->flags & HC_SF_UNWIND_PARTIAL;
+	v.unwind_unmapped = r->flags & HC_SF_UNWIND_UNMAPPED;
 	v.weight = r->weight;
 	v.time_ns = r->time_ns;
 	v.comm = r->comm;

@@ -322,6 +322,21 @@ out:
 	return err;
 }
 
+int pmu_probe_hardware(int cpu)
+{
+	struct pmu_counter_spec s;
+	struct pmu_target t = { .kind = PMU_TARGET_CPUS, .ids = &cpu, .nr = 1 };
+	int fd;
+
+	memset(&s, 0, sizeof(s));
+	pmu_generic_desc(PMU_G_CYCLES, &s.ev);
+	fd = open_fd(&s, &t, 0, -1);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 size_t pmu_counters__nr(const struct pmu_counters *pc)
 {
 	return pc->nr;

@@ -78,6 +78,12 @@ void pmu_counters__status(const struct pmu_counters *pc, size_t i, struct pmu_co
 void pmu_counters__free(struct pmu_counters *pc);	/* NULL is a no-op; closes every fd */
 
 /*
+ * Is there a hardware PMU? Opens (and closes) a cycles counter on @cpu for
+ * all tasks. 0 if it opens, else -errno: pmu_should_fallback() tells "no PMU".
+ */
+int pmu_probe_hardware(int cpu);
+
+/*
  * Multiplex scaling: *out = value * enabled / running. False (and *out = 0)
  * when running is 0: the counter never ran, nothing is known.
  */

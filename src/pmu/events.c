@@ -58,6 +58,19 @@ int pmu_generic_find(const char *name, enum pmu_generic *out)
 	return -ENOENT;
 }
 
+void pmu_generic_desc(enum pmu_generic id, struct pmu_event_desc *out)
+{
+	const struct pmu_generic_info *g = pmu_generic(id);
+
+	memset(out, 0, sizeof(*out));
+	out->scale = 1.0;
+	if (!g)
+		return;
+	snprintf(out->name, sizeof(out->name), "%s", g->name);
+	out->type = g->type;
+	out->config[0] = g->config;
+}
+
 static int parse_reg(const char *s, size_t n, uint8_t *reg)
 {
 	if (n == 6 && !strncmp(s, "config", 6))

@@ -44,6 +44,10 @@ const struct pmu_generic_info *pmu_generic(enum pmu_generic id);
 /* Look a generic event up by perf name. 0 or -ENOENT. */
 int pmu_generic_find(const char *name, enum pmu_generic *out);
 
+struct pmu_event_desc;
+/* The generic event @id as a resolved event (scale 1). */
+void pmu_generic_desc(enum pmu_generic id, struct pmu_event_desc *out);
+
 /* One field of a PMU's format/ directory: "event" -> "config:0-7,32-35". */
 #define PMU_FORMAT_MAX_RANGES 4
 struct pmu_format {

@@ -142,6 +142,9 @@ static int on_sample(const struct sample_view *v, void *arg)
 
 	if (v->new_tgid && !v->kthread)
 		session_add_process(s, v->tgid);
+	/* a CFI walk that ended early may have met a library mapped since (dlopen) */
+	else if (v->unwind_unmapped && s->ut)
+		unwind_tables__refresh(s->ut, v->tgid);
 	if (v->kind == SAMPLE_WAKER) {
 		/* the waker's stack waits for the record of the block it ended */
 		if (s->wakers) {

@@ -45,6 +45,9 @@ struct uobj {
 
 struct uproc {
 	uint32_t tgid;
+	uint64_t read_ns;	/* maps last read */
+	uint64_t gap_ns;	/* refresh backoff */
+	size_t nr_maps;		/* executable mappings seen at the last read */
 	struct uobj **objs;	/* distinct objects it references (one ref each) */
 	size_t nr_objs;
 };
@@ -52,7 +55,7 @@ struct uproc {
 struct unwind_tables {
 	int procs_fd, objs_fd;
 	struct unwind_tables_opts o;
-	struct keymap objs;	/* (dev, inode) -> struct uobj * */
+	struct keymap objs;	/* (dev, inode) -> struct uobj *; the vdso under (0, 0) */
 	struct keymap procs;	/* (tgid, 0) -> struct uproc * */
 	uint32_t next_id;
 	struct unwind_tables_stats st;
@@ -203,15 +206,13 @@ static int open_mapped(const struct unwind_tables *ut, uint32_t tgid, const stru
 	return fd < 0 ? -errno : fd;
 }
 
-static int build_table(struct unwind_tables *ut, struct uobj *ob, int fd)
+static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf)
 {
 	struct cfi_table t;
 	uint64_t t0 = mono_ns();
-	Elf *elf;
 	int err;
 
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+	if (elf_kind(elf) != ELF_K_ELF) {
 		err = -ENOEXEC;
 		goto out;
 	}
@@ -238,10 +239,66 @@ static int build_table(struct unwind_tables *ut, struct uobj *ob, int fd)
 	}
 	cfi_table_release(&t);
 out:
-	if (elf)
-		elf_end(elf);
 	ut->st.build_ns += mono_ns() - t0;
 	return err;
+}
+
+static int build_table(struct unwind_tables *ut, struct uobj *ob, int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	int err;
+
+	if (!elf)
+		return -ENOEXEC;
+	err = build_table_elf(ut, ob, elf);
+	elf_end(elf);
+	return err;
+}
+
+/*
+ * The vdso has CFI too, but no file: read its image from the process's
+ * memory. Every process maps the same kernel image, so it is built once and
+ * kept under the key (0, 0).
+ */
+static struct uobj *get_vdso(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m)
+{
+	size_t len = m->end - m->start;
+	struct uobj *ob;
+	char path[64];
+	uint64_t v;
+	void *img;
+	int fd, err = -EIO;
+	Elf *elf;
+
+	if (keymap__get(&ut->objs, 0, 0, &v))
+		return (struct uobj *)(uintptr_t)v;
+	ob = calloc(1, sizeof(*ob));
+	img = len <= (1 << 20) ? malloc(len) : NULL;
+	if (!ob || !img) {
+		free(ob);
+		free(img);
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/%u/mem", ut->o.proc_root, tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && pread(fd, img, len, m->start) == (ssize_t)len) {
+		elf = elf_memory(img, len);
+		err = elf ? build_table_elf(ut, ob, elf) : -ENOEXEC;
+		if (elf)
+			elf_end(elf);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(img);
+	if (err) {
+		ut->st.objects_failed++;
+		pr_debug("unwind: no table for the vdso: %s\n", strerror(-err));
+	}
+	if (keymap__put(&ut->objs, 0, 0, (uintptr_t)ob)) {
+		free(ob);
+		return NULL;
+	}
+	return ob;
 }
 
 /* The object of a file mapping, built on first sight. NULL only on ENOMEM. */
@@ -332,10 +389,13 @@ static void fill_entry(struct unwind_tables *ut, struct uproc *p, uint32_t tgid,
 
 	e->start = m->start;
 	e->end = m->end;
-	/* anonymous (JIT), vdso and special mappings: obj 0, walked by frame pointer */
-	if (m->kind != PROCMAP_FILE || !m->inode)
+	/* anonymous (JIT) and special mappings: obj 0, walked by frame pointer */
+	if (m->kind == PROCMAP_VDSO)
+		ob = get_vdso(ut, tgid, m);
+	else if (m->kind == PROCMAP_FILE && m->inode)
+		ob = get_obj(ut, tgid, m);
+	else
 		return;
-	ob = get_obj(ut, tgid, m);
 	if (!ob)
 		return;
 	uproc_ref(p, ob);
@@ -395,6 +455,8 @@ int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 		return -ENOMEM;
 	}
 	p->tgid = tgid;
+	p->read_ns = mono_ns();
+	p->nr_maps = procmaps__nr(pm);
 	err = publish_proc(ut, p, pm);
 	procmaps__free(pm);
 	if (keymap__get(&ut->procs, tgid, 0, &v))
@@ -414,8 +476,14 @@ int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 		return -ENOMEM;
 	}
 	/* released after the new entry is live, so shared objects are not rebuilt */
-	if (old)
+	if (old) {
+		/* nothing new since the last read: back off further */
+		p->gap_ns = p->nr_maps == old->nr_maps ?
+			(old->gap_ns ? old->gap_ns * 2 : 1000000) : 0;
+		if (p->gap_ns > 1000000000)
+			p->gap_ns = 1000000000;
 		uproc_free(ut, old);
+	}
 	else
 		ut->st.procs++;
 	ut->st.bytes = ut->st.rows * sizeof(struct hc_cfi_row) +
@@ -465,6 +533,20 @@ int unwind_tables__preload_runtime(struct unwind_tables *ut)
 	}
 	procmaps__free(pm);
 	return n;
+}
+
+int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid)
+{
+	struct uproc *p;
+	uint64_t v;
+
+	if (!keymap__get(&ut->procs, tgid, 0, &v))
+		return 0;	/* not registered (yet): its first sight registers it */
+	p = (struct uproc *)(uintptr_t)v;
+	if (mono_ns() - p->read_ns < p->gap_ns)
+		return 0;
+	ut->st.refreshes++;
+	return unwind_tables__add_process(ut, tgid);
 }
 
 void unwind_tables__remove_process(struct unwind_tables *ut, uint32_t tgid)

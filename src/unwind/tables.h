@@ -33,6 +33,7 @@ struct unwind_tables_stats {
 	uint64_t over_limit;	/* objects or processes refused by a limit */
 	uint64_t maps_dropped;	/* mappings beyond HC_UNWIND_MAX_MAPS in a process */
 	uint64_t build_ns;	/* time spent building tables */
+	uint64_t refreshes;	/* process re-reads after early-ending walks */
 };
 
 /* Create the BPF maps (empty). 0 or -errno. */
@@ -58,6 +59,13 @@ int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid);
  * Returns the number of objects preloaded.
  */
 int unwind_tables__preload_runtime(struct unwind_tables *ut);
+
+/*
+ * A CFI walk of @tgid ended early: if its mappings may have changed (dlopen,
+ * JIT), re-read them — at once the first time, then with a backoff doubling
+ * up to a second while re-reads find nothing new. 0 or -errno.
+ */
+int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid);
 
 /* Unpublish @tgid and release objects nobody maps any more. */
 void unwind_tables__remove_process(struct unwind_tables *ut, uint32_t tgid);

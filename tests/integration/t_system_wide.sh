@@ -11,7 +11,8 @@ cleanup_hooks+=("kill $pid 2>/dev/null")
 rc=$?
 [ $rc -eq 0 ] && ok "exit 0" || bad "exit $rc: $(cat "$TMP/err")"
 n=$(folded_with_root "$TMP/out.folded" split)
-[ "$n" -ge 100 ] && ok "system-wide sees split ($n samples)" || bad "split has $n samples"
+# a busy machine may give split well under a CPU: any real share proves it is seen
+[ "$n" -ge 20 ] && ok "system-wide sees split ($n samples)" || bad "split has $n samples"
 awk '!/ [0-9]+$/ { bad = 1 } END { exit bad }' "$TMP/out.folded" && ok "stdout holds only folded lines" ||
 	bad "non-folded line on stdout"
 [ "$(folded_with_root "$TMP/out.folded" swapper/0)$(folded_with_root "$TMP/out.folded" swapper/1)" = 00 ] &&

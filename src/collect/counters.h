@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Per-process counters accumulated in BPF (bpf/counters.bpf.c): one event
+ * per CPU per configured counter, read at every sched_switch and charged to
+ * the process leaving the CPU. Used by `hotcold stat --per-process / -a`
+ * directly and by `record --counters` through counters_ops.
+ */
+#ifndef HC_COLLECT_COUNTERS_H
+#define HC_COLLECT_COUNTERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmu/events.h"
+
+#define TASK_COUNTERS_MAX_EVENTS 4
+
+struct task_counters_opts {
+	const struct pmu_event_desc *events;	/* [nr_events], opened once per online CPU */
+	size_t nr_events;			/* 1..TASK_COUNTERS_MAX_EVENTS */
+	int nr_cpus;				/* possible CPUs */
+	const bool *online;			/* [nr_cpus] */
+	uint32_t max_procs;			/* process table size; 0: 16384 */
+	int targets_fd;				/* >= 0: only tasks in this proc_targets map */
+};
+
+/* One process's raw sums; scale value by enabled / running. */
+struct task_counters_proc {
+	uint32_t tgid;
+	uint32_t ppid;		/* parent when first seen */
+	char comm[17];
+	uint64_t value[TASK_COUNTERS_MAX_EVENTS];
+	uint64_t enabled[TASK_COUNTERS_MAX_EVENTS];
+	uint64_t running[TASK_COUNTERS_MAX_EVENTS];
+	uint64_t spans;		/* on-CPU spans charged */
+};
+
+struct task_counters_stats {
+	uint64_t spans;		/* spans charged to a process */
+	uint64_t first;		/* first reads (baselines) */
+	uint64_t read_err;	/* bpf_perf_event_read_value() failures: spans lost */
+	uint64_t map_full;	/* spans lost: process table full */
+	int64_t last_err;	/* the last read error, -errno, 0 if none */
+};
+
+struct task_counters;
+
+/*
+ * Load the BPF program (tp_btf sched_switch, raw_tp twin where tp_btf is
+ * missing) and open every event on every online CPU. Nothing counts before
+ * task_counters__start(). 0 or -errno (a pr_warn says what failed).
+ */
+int task_counters__open(struct task_counters **out, const struct task_counters_opts *o);
+
+/* Enable the events, attach, and take each CPU's baseline. 0 or -errno. */
+int task_counters__start(struct task_counters *tc);
+
+/*
+ * Charge the task running on each CPU its time so far (the sync program run
+ * on that CPU by BPF_PROG_TEST_RUN), so a read covers everything up to now.
+ * 0 or -errno.
+ */
+int task_counters__sync(struct task_counters *tc);
+
+/* A last sync, then detach; the sums stay readable. 0 or -errno. */
+int task_counters__stop(struct task_counters *tc);
+
+/* Every process's sums into a malloc'd array (*out, *nr) the caller frees. 0 or -errno. */
+int task_counters__read(struct task_counters *tc, struct task_counters_proc **out, size_t *nr);
+
+void task_counters__stats(const struct task_counters *tc, struct task_counters_stats *st);
+void task_counters__free(struct task_counters *tc);	/* NULL is a no-op */
+
+#endif /* HC_COLLECT_COUNTERS_H */

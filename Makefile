@@ -33,7 +33,7 @@ LIB_SRCS := $(filter-out src/main.c,$(shell find src -name '*.c' | sort))
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
 BIN      := $(OUT)/hotcold
 
-.PHONY: all clean check check-unit check-bpf check-integration check-browser check-style test workloads
+.PHONY: all clean check check-unit check-bpf check-integration check-browser check-golden check-style test workloads
 all: $(BIN) hotcold
 
 hotcold: $(BIN)
@@ -98,7 +98,11 @@ check: check-unit
 check-browser: $(BIN)
 	$(Q)tests/browser/flamegraph.sh $(BIN)
 
-test: check-style check-unit check-bpf check-integration check-browser
+# Writers and readers byte for byte, bad input, and go tool pprof on our pprof.
+check-golden: $(BIN)
+	$(Q)tests/golden/run.sh $(BIN)
+
+test: check-style check-unit check-golden check-bpf check-integration check-browser
 
 check-style:
 	$(Q)tools/check-headers.sh

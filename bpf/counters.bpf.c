@@ -53,7 +53,9 @@ struct counters_cpu {
 	__u64 enabled[HC_COUNTERS_MAX_EVENTS];
 	__u64 running[HC_COUNTERS_MAX_EVENTS];
 	__u32 valid;		/* bit i: slot i holds a read */
-	__u32 pad;
+	__u32 owner_pid;	/* the task running here since that read */
+	__u32 owner_ok;		/* it passed the filter when it switched in */
+	__u32 owner_known;	/* owner_* are set */
 };
 
 struct {
@@ -110,11 +112,41 @@ static __always_inline struct hc_counters_proc *proc_entry(struct task_struct *t
 }
 
 /*
- * Read every event on this CPU and charge the deltas since the previous
- * read here to @t, the task that ran in between. Called with interrupts off
- * (sched_switch, or the sync IPI), so reads on one CPU never interleave.
+ * Does the span of @t (pid @pid) that ends now count? Decided when it
+ * switched in: a target that exits leaves proc_targets at
+ * sched_process_exit, before its last switch-out, and must still get its
+ * last span.
  */
-static __always_inline void account(struct task_struct *t)
+static __always_inline bool span_wanted(struct counters_cpu *last, struct task_struct *t,
+					__u32 tgid, __u32 pid)
+{
+	if (!pid)
+		return false;	/* the idle task is nobody's time */
+	if (!cfg_filter)
+		return true;
+	if (last->owner_known && last->owner_pid == pid)
+		return last->owner_ok;
+	return target_match(&proc_targets, tgid, pid);
+}
+
+/* @next runs on this CPU from now: note whether its span will count. */
+static __always_inline void set_owner(struct counters_cpu *last, struct task_struct *next)
+{
+	__u32 pid = BPF_CORE_READ(next, pid);
+
+	last->owner_pid = pid;
+	last->owner_ok = pid && (!cfg_filter ||
+				 target_match(&proc_targets, BPF_CORE_READ(next, tgid), pid));
+	last->owner_known = 1;
+}
+
+/*
+ * Read every event on this CPU and charge the deltas since the previous
+ * read here to @t, the task that ran in between; @next (NULL for a sync)
+ * runs from now. Called with interrupts off (sched_switch, or the sync
+ * IPI), so reads on one CPU never interleave.
+ */
+static __always_inline void account(struct task_struct *t, struct task_struct *next)
 {
 	__u32 zero = 0, cpu = bpf_get_smp_processor_id(), tgid, pid;
 	struct hc_counters_proc *p = NULL;
@@ -128,8 +160,12 @@ static __always_inline void account(struct task_struct *t)
 		return;
 	tgid = BPF_CORE_READ(t, tgid);
 	pid = BPF_CORE_READ(t, pid);
-	/* the idle task (pid 0) is nobody's time; its reads still set the baseline */
-	charge = pid && (!cfg_filter || target_match(&proc_targets, tgid, pid));
+	/* spans that do not count still set the baseline */
+	charge = span_wanted(last, t, tgid, pid);
+	if (next)
+		set_owner(last, next);
+	else if (!last->owner_known || last->owner_pid != pid)
+		set_owner(last, t);	/* sync: @t keeps running */
 	if (charge)
 		p = proc_entry(t, tgid);
 #pragma unroll
@@ -171,7 +207,7 @@ static __always_inline void account(struct task_struct *t)
 SEC("tp_btf/sched_switch")
 int BPF_PROG(counters_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	account(prev);
+	account(prev, next);
 	return 0;
 }
 
@@ -180,7 +216,7 @@ SEC("raw_tp/sched_switch")
 int BPF_PROG(counters_switch_raw, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	account(prev);
+	account(prev, next);
 	return 0;
 }
 
@@ -193,6 +229,6 @@ int BPF_PROG(counters_switch_raw, bool preempt, struct task_struct *prev,
 SEC("raw_tp/sched_switch")
 int BPF_PROG(counters_sync)
 {
-	account((struct task_struct *)bpf_get_current_task());
+	account((struct task_struct *)bpf_get_current_task(), NULL);
 	return 0;
 }

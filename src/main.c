@@ -18,6 +18,7 @@ static const struct cmd cmds[] = {
 	{ "record", cmd_record, "on-CPU samples, off-CPU time, run-queue waits by stack" },
 	{ "locks", cmd_locks, "the most contended locks: user futexes and kernel locks" },
 	{ "runqlat", cmd_runqlat, "run-queue (scheduler) latency histograms" },
+	{ "stat", cmd_stat, "counter snapshots: IPC, branch misses, LLC MPKI, what kind of slow" },
 	{ "report", cmd_report, "top frames, hottest frame and per-process totals of a profile" },
 	{ "flamegraph", cmd_flamegraph, "render a profile as an interactive SVG flame graph" },
 	{ "diff", cmd_diff, "compare two profiles (table, differential flame graph)" },

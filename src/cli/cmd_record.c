@@ -33,6 +33,8 @@ enum {
 	OPT_RUNQ,
 	OPT_WAKERS,
 	OPT_LOCKS,
+	OPT_COUNTERS,
+	OPT_FORMAT,
 };
 
 struct opt_doc {
@@ -64,6 +66,8 @@ static const struct opt_doc docs[] = {
 	  "off-CPU: add who woke each long block (frames after '--', suffix _[w])" },
 	{ { "locks", no_argument, NULL, OPT_LOCKS }, 0, NULL,
 	  "record lock waits (futex + kernel locks) by stack, '[lock NAME]' frames, microseconds" },
+	{ { "counters", no_argument, NULL, OPT_COUNTERS }, 0, NULL,
+	  "add a counter snapshot (IPC, ... or cpu-clock without a PMU) to the summary" },
 	{ { "runq", no_argument, NULL, OPT_RUNQ }, 0, NULL,
 	  "record run-queue waits after preemption by stack ([runq], microseconds)" },
 	{ { "freq", required_argument, NULL, 'F' }, 'F', "HZ",
@@ -73,7 +77,9 @@ static const struct opt_doc docs[] = {
 	{ { "duration", required_argument, NULL, 'd' }, 'd', "DUR",
 	  "stop after DUR (seconds, or with unit ms/s/m/h); default: Ctrl-C" },
 	{ { "output", required_argument, NULL, 'o' }, 'o', "FILE",
-	  "folded output file (default hotcold.folded; - for stdout)" },
+	  "output file (default hotcold.folded; - for stdout); .svg and .pb.gz pick the format" },
+	{ { "format", required_argument, NULL, OPT_FORMAT }, 0, "FMT",
+	  "folded | pprof | svg (default: by the output's extension, else folded)" },
 	{ { "user-only", no_argument, NULL, OPT_USER_ONLY }, 0, NULL, "user stacks only" },
 	{ { "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY }, 0, NULL, "kernel stacks only" },
 	{ { "idle", no_argument, NULL, OPT_IDLE }, 0, NULL,
@@ -260,11 +266,24 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case OPT_KTHREADS:
 			o->kthreads = true;
 			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "folded"))
+				o->format = FORMAT_FOLDED;
+			else if (!strcmp(optarg, "pprof"))
+				o->format = FORMAT_PPROF;
+			else if (!strcmp(optarg, "svg"))
+				o->format = FORMAT_SVG;
+			else
+				return bad_value("--format", optarg, -EINVAL);
+			break;
 		case OPT_LOCKS:
 			o->locks = true;
 			break;
 		case OPT_WAKERS:
 			o->wakers = true;
+			break;
+		case OPT_COUNTERS:
+			o->counters = true;
 			break;
 		case OPT_RUNQ:
 			o->runq = true;

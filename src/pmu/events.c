@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,6 +314,35 @@ int pmu_sysfs_event(const char *root, const char *pmu, const char *event,
 	return 0;
 }
 
+/* "key<spaces or tabs>: value": "model" must not match "model name". */
+static bool key_is(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (strncmp(line, key, n))
+		return false;
+	line += n;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return *line == ':';
+}
+
+/* The value of a "key : value" line ending at @nl (or the string end), trimmed. */
+static void field_str(const char *line, const char *nl, char *buf, size_t len)
+{
+	const char *colon = strchr(line, ':'), *end = nl ? nl : line + strlen(line);
+	size_t n;
+
+	buf[0] = '\0';
+	if (!colon || colon > end)
+		return;
+	for (colon++; colon < end && (*colon == ' ' || *colon == '\t'); colon++)
+		;
+	n = end - colon < (ptrdiff_t)len - 1 ? (size_t)(end - colon) : len - 1;
+	memcpy(buf, colon, n);
+	buf[n] = '\0';
+}
+
 static unsigned long field_num(const char *line, int base)
 {
 	const char *colon = strchr(line, ':');
@@ -325,28 +355,29 @@ int pmu_cpu_identify(const char *cpuinfo, struct pmu_cpu_id *out)
 	const char *line = cpuinfo;
 	struct pmu_cpu_id id = { 0 };
 	bool any = false;
+	char val[64];
 
 	while (line && *line) {
 		const char *nl = strchr(line, '\n');
 
 		if (*line == '\n' && any)
 			break;	/* end of the first processor */
-		if (!strncmp(line, "vendor_id", 9)) {
+		if (key_is(line, "vendor_id")) {
 			any = true;
-			if (strstr(line, "GenuineIntel") && (!nl || strstr(line, "GenuineIntel") < nl))
+			field_str(line, nl, val, sizeof(val));
+			if (!strcmp(val, "GenuineIntel"))
 				id.vendor = PMU_VENDOR_INTEL;
-			else if (strstr(line, "AuthenticAMD") &&
-				 (!nl || strstr(line, "AuthenticAMD") < nl))
+			else if (!strcmp(val, "AuthenticAMD"))
 				id.vendor = PMU_VENDOR_AMD;
-		} else if (!strncmp(line, "cpu family", 10)) {
+		} else if (key_is(line, "cpu family")) {
 			id.family = field_num(line, 10);
-		} else if (!strncmp(line, "model", 5) && (line[5] == '\t' || line[5] == ' ')) {
+		} else if (key_is(line, "model")) {
 			id.model = field_num(line, 10);
-		} else if (!strncmp(line, "CPU implementer", 15)) {
+		} else if (key_is(line, "CPU implementer")) {
 			any = true;
 			if (field_num(line, 0) == 0x41)
 				id.vendor = PMU_VENDOR_ARM;
-		} else if (!strncmp(line, "CPU part", 8)) {
+		} else if (key_is(line, "CPU part")) {
 			id.part = field_num(line, 0);
 		}
 		line = nl ? nl + 1 : NULL;

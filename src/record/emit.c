@@ -9,6 +9,7 @@
 
 #include "collect/collector.h"
 #include "collect/locknames.h"
+#include "analysis/profile.h"
 #include "output/folded.h"
 #include "record/reason.h"
 
@@ -264,5 +265,108 @@ int emit_folded(const struct stack_agg *agg, struct symbolizer *sym, const struc
 out:
 	folded_sink__free(x.sink);
 	free(x.names);
+	return err;
+}
+
+struct profile_ctx {
+	struct emit_ctx x;
+	struct profile *p;
+	struct profile_frame_in *fin;
+};
+
+/* "name_[k]_[w]" -> name + FRAME_F_* flags (suffixes as folded writes them). */
+static void frame_in(const char *text, char *name, size_t len, struct profile_frame_in *f)
+{
+	static const struct {
+		const char *sfx;
+		unsigned int flag;
+	} sfx[] = { { "_[w]", FRAME_F_WAKER }, { "_[k]", FRAME_F_KERNEL }, { "_[j]", FRAME_F_JIT } };
+	size_t n = strlen(text);
+	bool again = true;
+
+	snprintf(name, len, "%s", text);
+	n = strlen(name);
+	f->flags = 0;
+	while (again) {
+		again = false;
+		for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+			size_t k = strlen(sfx[i].sfx);
+
+			if (n > k && !strcmp(name + n - k, sfx[i].sfx)) {
+				name[n -= k] = '\0';
+				f->flags |= sfx[i].flag;
+				again = true;
+			}
+		}
+	}
+	if (!strcmp(name, "[unknown]") || strstr(name, "+0x"))
+		f->flags |= FRAME_F_UNKNOWN;
+	f->name = name;
+	f->module = NULL;
+	f->build_id = NULL;
+}
+
+static enum profile_kind profile_kind_of(unsigned int kind)
+{
+	switch (kind) {
+	case SAMPLE_OFFCPU:
+		return PROFILE_KIND_OFFCPU;
+	case SAMPLE_RUNQ:
+		return PROFILE_KIND_RUNQ;
+	case SAMPLE_LOCK:
+		return PROFILE_KIND_LOCK;
+	default:
+		return PROFILE_KIND_ONCPU;
+	}
+}
+
+static int profile_one(const struct stack_entry *e, void *arg)
+{
+	struct profile_ctx *pc = arg;
+	struct profile_stack_in in = { 0 };
+	char comm[STACK_AGG_COMM_LEN + 1];
+	char (*names)[EMIT_NAME_LEN] = pc->x.names + EMIT_MAX_FRAMES;
+	int n = build_frames(&pc->x, e);
+
+	if (n < 0)
+		return n;
+	if (!e->weight)
+		return 0;
+	for (int i = 0; i < n; i++)
+		frame_in(pc->x.frames[i], names[i], EMIT_NAME_LEN, &pc->fin[i]);
+	memcpy(comm, e->key.pcomm[0] ? e->key.pcomm : e->key.comm, STACK_AGG_COMM_LEN);
+	comm[STACK_AGG_COMM_LEN] = '\0';
+	in.frames = pc->fin;
+	in.nr_frames = n;
+	in.weight = e->weight;
+	in.kind = profile_kind_of(e->key.kind);
+	in.pid = e->key.tgid;
+	in.tid = e->key.pid;
+	in.comm = comm;
+	if (e->key.kind == SAMPLE_OFFCPU)
+		in.reason = e->key.aux2 == EMIT_AUX2_SHORT ? "short blocks" :
+			    offcpu_reason_name(e->key.aux);
+	return profile__add(pc->p, &in);
+}
+
+int emit_profile(const struct stack_agg *agg, struct symbolizer *sym, const struct emit_opts *o,
+		 struct profile *p)
+{
+	struct emit_stats st;
+	struct profile_ctx pc = { .x = { .sym = sym, .o = o, .st = &st }, .p = p };
+	int err;
+
+	/* names for build_frames, then as many for the suffix-stripped copies */
+	pc.x.names = malloc(sizeof(*pc.x.names) * EMIT_MAX_FRAMES * 2);
+	pc.fin = calloc(EMIT_MAX_FRAMES, sizeof(*pc.fin));
+	if (!pc.x.names || !pc.fin) {
+		err = -ENOMEM;
+		goto out;
+	}
+	profile__set_period_ns(p, o->period_ns);
+	err = stack_agg__for_each(agg, profile_one, &pc);
+out:
+	free(pc.x.names);
+	free(pc.fin);
 	return err;
 }

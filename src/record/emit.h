@@ -66,6 +66,16 @@ struct emit_opts {
 int emit_folded(const struct stack_agg *agg, struct symbolizer *sym, const struct emit_opts *o,
 		FILE *out, struct emit_stats *st);
 
+struct profile;
+
+/*
+ * Name every stack in @agg into @p (created by the caller): frames with
+ * flags (kernel, JIT, waker, unknown), kinds in their own units (on-CPU
+ * samples, nanoseconds otherwise), labels pid/tid/comm/reason. 0 or -errno.
+ */
+int emit_profile(const struct stack_agg *agg, struct symbolizer *sym, const struct emit_opts *o,
+		 struct profile *p);
+
 /*
  * One stack as folded text (frames joined by ';', no count) into @buf,
  * truncated at @len. 0 or -errno.

@@ -9,6 +9,13 @@
 
 #include "pmu/perf_event.h"
 
+enum out_format {
+	FORMAT_AUTO = 0,	/* by the output's extension: .svg, .pb.gz/.pprof, else folded */
+	FORMAT_FOLDED,
+	FORMAT_PPROF,
+	FORMAT_SVG,
+};
+
 enum frame_root {
 	ROOT_PROCESS = 0,	/* first frame: process name */
 	ROOT_PID,		/* "name-PID" */
@@ -50,6 +57,7 @@ struct record_opts {
 	unsigned int locks_sort;	/* 0 total, 1 max, 2 count */
 	size_t locks_top;	/* rows in the table */
 	bool json;		/* machine-readable report */
+	bool counters;		/* --counters: per-process counter snapshot in the summary */
 
 	/* sampling */
 	enum pmu_event event;	/* PMU_EV_AUTO unless -e */
@@ -69,6 +77,7 @@ struct record_opts {
 
 	/* output */
 	const char *output;	/* path; "-" is stdout */
+	enum out_format format;
 	enum frame_root root;
 	bool no_demangle;
 };

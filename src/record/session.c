@@ -21,7 +21,10 @@
 #include "collect/locknames.h"
 #include "collect/locks.h"
 #include "collect/proc.h"
+#include "analysis/profile.h"
 #include "output/outfile.h"
+#include "output/pprof.h"
+#include "output/svg.h"
 #include "record/emit.h"
 #include "record/locks_report.h"
 #include "record/reason.h"
@@ -325,6 +328,8 @@ static int session_open(struct session *s)
 		s->cols[s->nr_cols++].ops = &sched_ops;
 	if (o->locks)
 		s->cols[s->nr_cols++].ops = &locks_ops;
+	if (o->counters)
+		s->cols[s->nr_cols++].ops = &counters_ops;	/* record --counters */
 	for (size_t i = 0; i < s->nr_cols; i++) {
 		err = s->cols[i].ops->open(&s->cols[i], o, &s->env);
 		if (err) {
@@ -493,6 +498,55 @@ static void report_stats(struct session *s, bool final)
 		report_unwind(s->ut);
 }
 
+static bool ends_with(const char *s, const char *sfx)
+{
+	size_t n = strlen(s), k = strlen(sfx);
+
+	return n >= k && !strcmp(s + n - k, sfx);
+}
+
+static enum out_format output_format(const struct record_opts *o)
+{
+	if (o->format != FORMAT_AUTO)
+		return o->format;
+	if (ends_with(o->output, ".svg"))
+		return FORMAT_SVG;
+	if (ends_with(o->output, ".pb.gz") || ends_with(o->output, ".pprof") ||
+	    ends_with(o->output, ".pb"))
+		return FORMAT_PPROF;
+	return FORMAT_FOLDED;
+}
+
+/* pprof or SVG: through the in-memory profile (kinds, flags and labels kept). */
+static int session_write_profile(struct session *s, const struct emit_opts *eo,
+				 enum out_format fmt, struct emit_stats *es)
+{
+	struct profile *p = profile__new();
+	struct svg_opts so;
+	char subtitle[256];
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	memset(es, 0, sizeof(*es));
+	err = emit_profile(s->agg, s->sym, eo, p);
+	if (!err && fmt == FORMAT_PPROF) {
+		err = pprof_write(p, s->out.f);
+	} else if (!err) {
+		svg_opts_init(&so);
+		snprintf(subtitle, sizeof(subtitle), "hotcold record: %s%s%s%s, %s",
+			 s->o->oncpu ? "on-CPU " : "", s->o->offcpu ? "off-CPU " : "",
+			 s->o->runq ? "run-queue " : "", s->o->locks ? "lock waits" : "",
+			 s->o->cmd_argv ? s->o->cmd_argv[0] :
+			 (s->o->nr_pids || s->o->nr_tids) ? "selected tasks" : "system-wide");
+		so.subtitle = subtitle;
+		err = svg_write(p, &so, s->out.f);
+	}
+	es->lines = profile__nr_stacks(p);
+	profile__free(p);
+	return err;
+}
+
 /* `hotcold locks`: the lock table, with each lock's top stacks. */
 static int session_locks_report(struct session *s, const struct emit_opts *eo)
 {
@@ -534,6 +588,8 @@ static int session_write(struct session *s)
 	} else if (s->o->locks_report) {
 		memset(&es, 0, sizeof(es));
 		err = session_locks_report(s, &eo);
+	} else if (output_format(s->o) != FORMAT_FOLDED) {
+		err = session_write_profile(s, &eo, output_format(s->o), &es);
 	} else {
 		err = emit_folded(s->agg, s->sym, &eo, s->out.f, &es);
 	}
@@ -549,6 +605,28 @@ static int session_write(struct session *s)
 	s->written = es;
 	s->wrote = true;
 	return 0;
+}
+
+/* record --counters: the collector's one-line snapshot joins the summary on stderr. */
+static void report_counters(struct session *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	for (size_t i = 0; i < s->nr_cols; i++) {
+		if (s->cols[i].ops != &counters_ops)
+			continue;
+		f = open_memstream(&buf, &len);
+		if (!f)
+			return;
+		err = s->cols[i].ops->report(&s->cols[i], f);
+		if (!fclose(f) && !err && len)
+			pr_info("%s", buf);
+		free(buf);
+		return;
+	}
 }
 
 /* The loader's own cost, for -v and the benchmarks. */
@@ -598,6 +676,7 @@ static void report_written(struct session *s)
 	pr_info("hotcold: %s; %llu stacks (%llu of %llu frames unnamed), unit %s -> %s\n", what,
 		(unsigned long long)s->written.lines, (unsigned long long)s->written.frames_unknown,
 		(unsigned long long)s->written.frames,
+		output_format(o) != FORMAT_FOLDED ? (output_format(o) == FORMAT_SVG ? "svg" : "pprof") :
 		o->offcpu || o->runq || o->locks ? "microseconds" : "samples", strcmp(o->output, "-") ? o->output : "stdout");
 }
 
@@ -673,6 +752,7 @@ int session_run(const struct record_opts *o, int *cmd_status)
 	if (!err)
 		err = session_write(&s);
 	report_stats(&s, true);
+	report_counters(&s);
 	report_self();
 	if (s.wrote)
 		report_written(&s);

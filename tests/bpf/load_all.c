@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "sched.skel.h"
+#include "counters.skel.h"
 #include "locks.skel.h"
 #include "oncpu.skel.h"
 #include "proc.skel.h"
@@ -42,6 +43,7 @@ int main(void)
 	CHECK_SKEL(oncpu);
 	CHECK_SKEL(locks);
 	CHECK_SKEL(sched);
+	CHECK_SKEL(counters);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

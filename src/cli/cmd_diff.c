@@ -10,6 +10,7 @@
 #include "cli/input.h"
 #include "cli/parse.h"
 #include "output/outfile.h"
+#include "output/svg.h"
 #include "util/compiler.h"
 #include "util/log.h"
 
@@ -117,16 +118,26 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 static int write_output(const struct diff_args *a, const struct diff *d)
 {
 	size_t n = strlen(a->output);
+	bool svg = n >= 4 && !strcmp(a->output + n - 4, ".svg");
+	struct svg_opts so;
 	struct outfile of;
 	int err;
 
-	if (strcmp(a->output, "-") && (n < 7 || strcmp(a->output + n - 7, ".folded"))) {
-		pr_warn("diff: cannot tell the format of '%s': use a .folded name (or -)\n",
+	if (strcmp(a->output, "-") && !svg && (n < 7 || strcmp(a->output + n - 7, ".folded"))) {
+		pr_warn("diff: cannot tell the format of '%s': use a .folded or .svg name (or -)\n",
 			a->output);
 		return EXIT_USAGE;
 	}
 	err = outfile_open(&of, a->output, 0644);
-	if (!err) {
+	if (!err && svg) {
+		/* a differential flame graph: sized by B, red = grew, blue = shrank */
+		svg_opts_init(&so);
+		err = svg_write_diff_of(d, a->kind, &so, of.f);
+		if (err)
+			outfile_discard(&of);
+		else
+			err = outfile_commit(&of);
+	} else if (!err) {
 		err = diff__write_folded(d, of.f, !a->raw);
 		if (err)
 			outfile_discard(&of);

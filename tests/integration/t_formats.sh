@@ -24,4 +24,14 @@ python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$TMP/r.svg"
 	ok "SVG is well-formed XML" || bad "SVG does not parse"
 grep -q 'spin_alpha' "$TMP/r.svg" && grep -q '<script' "$TMP/r.svg" && ok "SVG has frames and its script" ||
 	bad "SVG lacks frames or script"
+
+# a differential flame graph from two recordings
+"$HOTCOLD" record -F 499 -o "$TMP/a.folded" -- "$WL/split" 1 "$TMP/t" 2>/dev/null
+sed 's/;spin_beta /;spin_gamma /' "$TMP/a.folded" > "$TMP/b.folded"
+"$HOTCOLD" diff "$TMP/a.folded" "$TMP/b.folded" -o "$TMP/d.svg" >"$TMP/d.txt" 2>"$TMP/err"
+[ $? -eq 0 ] && python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$TMP/d.svg" &&
+	grep -q 'spin_gamma' "$TMP/d.svg" && ok "diff -o x.svg: well-formed differential graph" ||
+	bad "diff -o x.svg: $(cat "$TMP/err")"
+grep -q '+.*pp.*spin_gamma' "$TMP/d.txt" && ok "diff table shows spin_gamma's growth" ||
+	bad "diff table: $(head -8 "$TMP/d.txt")"
 finish

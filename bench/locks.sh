@@ -51,7 +51,7 @@
 # A full default run takes about 8 minutes.
 #
 # usage: bench/locks.sh [--rounds N] [--seconds D] [--threads N] [--hotcold PATH]
-#                       [--arms LIST] [--stats-runs N] [--nice N] [--keep]
+#                       [--arms LIST] [--stats-runs N] [--nice N] [--clean-max PCT] [--keep]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -63,6 +63,7 @@ ALL_ARMS=base,aa,locks,locks-min0,locks-user,perf-lock,perf-trace,klockstat,fute
 ARMS_ARG=$ALL_ARMS
 NICE=0
 STATS_RUNS=1
+CLEAN_MAX=10		# % of the machine used by others for a round to be clean
 KEEP=0
 NS_IN=1000		# critical section, ns of work
 NS_OUT=200		# outside the lock, ns of work
@@ -82,7 +83,10 @@ usage: $0 [options]
                    $ALL_ARMS
                    (default: all; base is always run)
   --stats-runs N   runs per hotcold arm in the bpf_stats pass (default $STATS_RUNS, 0 = no pass)
-  --nice N         run the workload and every tool under nice -n N (default $NICE)
+  --nice N         run the workload and every tool under nice -n N (default $NICE;
+                   e.g. -20 on a machine others are loading)
+  --clean-max PCT  a round is clean when others used <= PCT % of the machine during
+                   both the arm and the baseline (default $CLEAN_MAX)
   --keep           keep the temporary directory (tool outputs, logs, raw data)
 Markdown on stdout, progress on stderr. Needs root.
 EOF
@@ -100,6 +104,7 @@ while [[ $# -gt 0 ]]; do
 	--arms) ARMS_ARG=${2:?}; shift 2 ;;
 	--stats-runs) STATS_RUNS=${2:?}; shift 2 ;;
 	--nice) NICE=${2:?}; shift 2 ;;
+	--clean-max) CLEAN_MAX=${2:?}; shift 2 ;;
 	--keep) KEEP=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -112,6 +117,7 @@ fi
 [[ $THREADS =~ ^[0-9]+$ && $THREADS -ge 2 && $THREADS -le 256 ]] || die "--threads must be an integer in 2..256"
 [[ $STATS_RUNS =~ ^[0-9]+$ ]] || die "--stats-runs must be a non-negative integer"
 [[ $NICE =~ ^-?[0-9]+$ && $NICE -ge -20 && $NICE -le 19 ]] || die "--nice must be an integer in -20..19"
+[[ $CLEAN_MAX =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--clean-max must be a number"
 [[ $EUID -eq 0 ]] || die "needs root (BPF, perf -p on any task, sysctl, mount)"
 [[ $HOTCOLD == /* ]] || HOTCOLD=$PWD/$HOTCOLD
 for t in bpftool jq cc awk; do command -v "$t" >/dev/null 2>&1 || die "$t not found"; done
@@ -442,6 +448,7 @@ run_arm() {
 	if [[ -n $TOOL_PID ]]; then
 		# just before stopping the tool: BPF stats and the tool's own CPU
 		if [[ -n $ids ]]; then snap1=$(prog_snapshot "$ids"); fi
+		rec "$pass" "$r" "$arm" bpf_stats_end "$(sysctl -n kernel.bpf_stats_enabled)"
 		c1=$(cpu_ns "$TOOL_PID")
 		rec "$pass" "$r" "$arm" tool_cpu_pct "$(awk -v c=$((c1 - c0)) -v t=$((t1 - t0)) 'BEGIN{printf "%.2f", 100 * c / t}')"
 		rec "$pass" "$r" "$arm" tool_hwm_kib "$(awk '/^VmHWM:/ {print $2}' /proc/"$TOOL_PID"/status 2>/dev/null || echo 0)"
@@ -601,13 +608,17 @@ stats() {
 		printf "%.6f %.6f %.6f %d\n", m, v[1], v[NR], NR }'
 }
 vals() { awk -F'\t' -v p="$1" -v a="$2" -v k="$3" '$1 == p && $3 == a && $4 == k {print $5}' "$RAW"; }
-# ratios ARM: per round acq_s / base acq_s
+# ratios ARM [clean]: per round acq_s / base acq_s (clean: others <= CLEAN_MAX in both)
 ratios() {
-	awk -F'\t' -v a="$1" '
-		$1 != "rounds" || $4 != "acq_s" {next}
-		$3 == "base" {b[$2] = $5}
-		$3 == a {x[$2] = $5}
-		END {for (r in x) if (r in b && b[r] > 0) printf "%.6f\n", x[r] / b[r]}' "$RAW"
+	awk -F'\t' -v a="$1" -v clean="${2:-}" -v cm="$CLEAN_MAX" '
+		$1 != "rounds" {next}
+		$4 == "acq_s" && $3 == "base" {b[$2] = $5}
+		$4 == "acq_s" && $3 == a {x[$2] = $5}
+		$4 == "others_pct" && $3 == "base" {ob[$2] = $5}
+		$4 == "others_pct" && $3 == a {ox[$2] = $5}
+		END {for (r in x) if (r in b && b[r] > 0) {
+			if (clean != "" && (ob[r] + 0 > cm + 0 || ox[r] + 0 > cm + 0)) continue
+			printf "%.6f\n", x[r] / b[r] }}' "$RAW"
 }
 # per_s PASS ARM KEY: per run KEY / elapsed (the timed interval)
 per_s() {
@@ -641,27 +652,29 @@ echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *
 echo
 [[ -z $HOTCOLD_ID ]] || { echo "hotcold: \`$HOTCOLD_SRC\` ($HOTCOLD_ID)."; echo; }
 ((NICE == 0)) || { echo "Workload and tools ran under \`nice -n $NICE\`."; echo; }
-echo "Workload: \`bench/workloads/lockbench.c\` (\`$WL_CMD\`): $THREADS threads lock one global \`pthread_mutex_t g_bench_mutex\` (glibc default mutex), $IN_ITERS iterations of work inside (≈ $NS_IN ns at the calibrated $NS_PER_ITER ns/iteration), $OUT_ITERS outside (≈ $NS_OUT ns). Ratio = arm's acquisitions/s ÷ the same round's baseline; median and min–max over rounds. \"others %\" = CPU used by anything but the workload (tools included) as % of the whole machine, median over the arm's runs. bpf_stats off in these rounds (as found: $PREV_BPF_STATS)."
+echo "Workload: \`bench/workloads/lockbench.c\` (\`$WL_CMD\`): $THREADS threads lock one global \`pthread_mutex_t g_bench_mutex\` (glibc default mutex), $IN_ITERS iterations of work inside (≈ $NS_IN ns at the calibrated $NS_PER_ITER ns/iteration), $OUT_ITERS outside (≈ $NS_OUT ns). Ratio = arm's acquisitions/s ÷ the same round's baseline; median and min–max over rounds. \"others %\" = CPU used by anything but the workload (tools included) as % of the whole machine, median over the arm's runs; a clean round is one where others used ≤ $CLEAN_MAX % during both the arm and the baseline. bpf_stats off in these rounds (as found: $PREV_BPF_STATS)."
 echo
-echo "| arm | command | acquisitions/s median | ratio median | ratio min–max | n | others % | futex waits/s (hotcold table) | target |"
-echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+echo "| arm | command | acquisitions/s median | ratio median | ratio min–max | n | others % | clean-round ratio median (n) | futex waits/s (hotcold table) | target |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
 for arm in "${ARMS[@]}"; do
 	s_rt=$(vals rounds "$arm" acq_s | stats)
 	s_o=$(vals rounds "$arm" others_pct | stats)
 	s_w=$(per_s rounds "$arm" mutex_waits | stats)
 	if [[ $arm == base ]]; then
-		printf '| %s | `%s` | %s | 1 | – | %s | %s | – | |\n' "$arm" "$(label "$arm")" \
+		printf '| %s | `%s` | %s | 1 | – | %s | %s | – | – | |\n' "$arm" "$(label "$arm")" \
 			"$(medf %.0f "$s_rt")" "$(awk '{print $4}' <<<"$s_rt")" "$(medf %.0f "$s_o")"
 		continue
 	fi
 	s_r=$(ratios "$arm" | stats)
+	s_c=$(ratios "$arm" clean | stats)
 	printf '| %s | `%s` | %s | %s | %s | %s | %s | %s |\n' "$arm" "$(label "$arm")" \
 		"$(awk '{if ($4 == 0) print "failed"; else printf "%.0f", $1}' <<<"$s_rt")" \
 		"$(fmt %.3f "$s_r")" "$(awk '{print $4}' <<<"$s_r")" "$(medf %.0f "$s_o")" \
+		"$(awk '{if ($4 == 0) print "– (0)"; else printf "%.3f (%d)", $1, $4}' <<<"$s_c")" \
 		"$(is_hc_arm "$arm" && medf %.0f "$s_w" || echo –)" "$(target "$arm")"
 done
 for a in "${!SKIP[@]}"; do
-	printf '| %s | `%s` | skipped | – | – | – | – | – | %s |\n' "$a" "$(label "$a")" "$(target "$a")"
+	printf '| %s | `%s` | skipped | – | – | – | – | – | – | %s |\n' "$a" "$(label "$a")" "$(target "$a")"
 done
 if ((${#SKIP[@]})); then
 	echo

@@ -31,6 +31,10 @@
 #                   switch-in (tracepoints only)
 #   bt-runqlat      bpftrace stand-in for runqlat -p (runqlat.bt filtered to
 #                   the target's threads, preemption counted as a wait)
+#   floor-switch    (not run by default) empty tp_btf program on sched_switch
+#   floor-both      (not run by default) empty tp_btf programs on sched_switch
+#                   and sys_exit: the hooks of `record --off-cpu` with no work
+#                   in them (bench/workloads/tpfloor*.c; needs clang, libbpf)
 #
 # Every arm's round trips/s is divided by the same round's `base`. The
 # throughput rounds run with kernel.bpf_stats_enabled as found (normally 0:
@@ -60,6 +64,7 @@ DUR=5
 HOTCOLD=$ROOT/hotcold
 ALL_ARMS=base,aa,offcpu,offcpu-min0,runqlat,perf,bcc-offcputime,bcc-runqlat,bt-offcpu,bt-runqlat
 ARMS_ARG=$ALL_ARMS
+EXTRA_ARMS=floor-switch,floor-both
 CPU=""
 NICE=0
 STATS_RUNS=1
@@ -77,8 +82,9 @@ usage: $0 [options]
   --seconds D      timed phase of the workload per arm, seconds (default $DUR)
   --hotcold PATH   hotcold binary (default $ROOT/hotcold; copied once at start)
   --arms LIST      comma-separated subset of:
-                   $ALL_ARMS
-                   (default: all; base is always run)
+                   $ALL_ARMS,
+                   $EXTRA_ARMS
+                   (default: all but the floor arms; base is always run)
   --cpu N          the CPU both workload threads are pinned to (default: the last online)
   --nice N         run the workload and every tool under nice -n N (default $NICE;
                    e.g. -20 on a machine others are loading)
@@ -238,13 +244,16 @@ for a in "${want[@]}"; do
 		else
 			ARMS+=("$a")
 		fi ;;
-	*) die "unknown arm '$a' (known: $ALL_ARMS)" ;;
+	floor-switch | floor-both)
+		if command -v clang >/dev/null 2>&1 && pkg-config --exists libbpf 2>/dev/null; then ARMS+=("$a")
+		else SKIP[$a]="needs clang and libbpf-dev to build bench/workloads/tpfloor"; fi ;;
+	*) die "unknown arm '$a' (known: $ALL_ARMS,$EXTRA_ARMS)" ;;
 	esac
 done
 for a in "${!SKIP[@]}"; do log "SKIP arm $a: ${SKIP[$a]}"; done
 NARMS=${#ARMS[@]}
 have() { local a; for a in "${ARMS[@]}"; do [[ $a == "$1" ]] && return 0; done; return 1; }
-is_bpf_arm() { [[ $1 == offcpu* || $1 == runqlat || $1 == bt-* || $1 == bcc-* ]]; }
+is_bpf_arm() { [[ $1 == offcpu* || $1 == runqlat || $1 == bt-* || $1 == bcc-* || $1 == floor-* ]]; }
 
 
 # ---- the binaries under test ------------------------------------------------------------
@@ -269,6 +278,18 @@ if [[ ! -x $WL || $WL_SRC -nt $WL ]]; then
 	log "building $WL"
 	cc -O2 -g -fno-omit-frame-pointer -Wall -Wextra -pthread -o "$WL.tmp.$$" "$WL_SRC"
 	mv "$WL.tmp.$$" "$WL"
+fi
+FLOOR=$BUILD/tpfloor
+if have floor-switch || have floor-both; then
+	if [[ ! -x $FLOOR || ! -f $FLOOR.bpf.o || $ROOT/bench/workloads/tpfloor.c -nt $FLOOR ||
+	      $ROOT/bench/workloads/tpfloor.bpf.c -nt $FLOOR.bpf.o ]]; then
+		mkdir -p "$BUILD"
+		log "building $FLOOR"
+		clang -g -O2 --target=bpf -D__TARGET_ARCH_x86 -I"$ROOT/vmlinux/x86" -Wall \
+			-c "$ROOT/bench/workloads/tpfloor.bpf.c" -o "$FLOOR.bpf.o"
+		# shellcheck disable=SC2046 # pkg-config flags are words
+		cc -O2 -Wall -Wextra -o "$FLOOR" "$ROOT/bench/workloads/tpfloor.c" $(pkg-config --cflags --libs libbpf)
+	fi
 fi
 
 # ---- helpers ------------------------------------------------------------------------------
@@ -361,6 +382,8 @@ label() { # the command as run (PID = the workload)
 	perf) echo "perf record --no-buildid -e sched:sched_switch -g -p PID" ;;
 	bcc-offcputime) echo "offcputime-bpfcc -p PID" ;;
 	bcc-runqlat) echo "runqlat-bpfcc -p PID" ;;
+	floor-switch) echo "empty tp_btf/sched_switch program" ;;
+	floor-both) echo "empty tp_btf/sched_switch + tp_btf/sys_exit programs" ;;
 	bt-offcpu) echo "bpftrace offcputime stand-in" ;;
 	bt-runqlat) echo "bpftrace runqlat -p stand-in" ;;
 	esac
@@ -389,6 +412,8 @@ start_tool() {
 	perf) cmd=(perf record --no-buildid -e sched:sched_switch -g -p "$WL_PID" -o "$base.perf.data") ;;
 	bcc-offcputime) cmd=("$BCC_OFFCPU" -p "$WL_PID") ;;
 	bcc-runqlat) cmd=("$BCC_RUNQLAT" -p "$WL_PID") ;;
+	floor-switch) cmd=("$FLOOR" "$FLOOR.bpf.o" floor_switch) ;;
+	floor-both) cmd=("$FLOOR" "$FLOOR.bpf.o" floor_switch,floor_sys_exit) ;;
 	bt-offcpu)
 		bt_offcpu_prog "$WL_PID" >"$base.bt"
 		cmd=(bpftrace "$base.bt") ;;
@@ -418,6 +443,8 @@ wait_ready() {
 			grep -qs 'Attaching' "$base.out" "$base.err" && (($(prog_fds "$TOOL_PID") > 0)) && return 0 ;;
 		bcc-*)
 			grep -qs 'Tracing' "$base.out" && return 0 ;;
+		floor-*)
+			grep -qs '^attached' "$base.err" && return 0 ;;
 		esac
 		(($(date +%s) - t0 < READY_TIMEOUT)) || return 2
 		sleep 0.05
@@ -801,7 +828,7 @@ if ((${#hc_arms[@]})); then
 	done
 fi
 others=()
-for a in perf bt-offcpu bt-runqlat bcc-offcputime bcc-runqlat; do have "$a" && others+=("$a"); done
+for a in perf bt-offcpu bt-runqlat bcc-offcputime bcc-runqlat floor-switch floor-both; do have "$a" && others+=("$a"); done
 if ((${#others[@]})); then
 	echo
 	echo "Other tools' process CPU over the timed phase (% of one core, median) and peak RSS:"

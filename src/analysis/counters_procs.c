@@ -188,7 +188,9 @@ int counters_write_procs_json(FILE *out, const struct counters_proc_table *t)
 			if (!p->counted[i])
 				fputs(":{\"value\":null,\"running\":null}", out);
 			else
-				fprintf(out, ":{\"value\":%.3f,\"unit\":\"%s\",\"running\":%.6f}",
+				fprintf(out, t->clock[i] ?
+					":{\"value\":%.3f,\"unit\":\"%s\",\"running\":%.6f}" :
+					":{\"value\":%.0f,\"unit\":\"%s\",\"running\":%.6f}",
 					t->clock[i] ? p->value[i] / 1e6 : p->value[i],
 					t->clock[i] ? "msec" : "", p->running[i]);
 		}
@@ -224,8 +226,10 @@ int counters_write_procs_csv(FILE *out, const struct counters_proc_table *t)
 				if (*c == ',' || *c == '"' || *c == '\n')
 					*c = '_';
 			fprintf(out, "%u,%u,%s,%s,", p->pid, p->ppid, comm, t->names[i]);
-			if (p->counted[i])
-				fprintf(out, "%.3f", t->clock[i] ? p->value[i] / 1e6 : p->value[i]);
+			if (p->counted[i] && t->clock[i])
+				fprintf(out, "%.3f", p->value[i] / 1e6);
+			else if (p->counted[i])
+				fprintf(out, "%.0f", p->value[i]);
 			fprintf(out, ",%s,", t->clock[i] ? "msec" : "");
 			if (p->counted[i])
 				fprintf(out, "%.4f", p->running[i]);

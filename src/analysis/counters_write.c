@@ -167,7 +167,7 @@ static void json_row(FILE *out, const struct counters_row *r)
 	fputs("{\"event\":", out);
 	json_write_string(out, r->name);
 	fprintf(out, ",\"unit\":\"%s\",\"value\":", r->clock ? "msec" : "");
-	json_num(out, (struct counters_num){ shown(r), measured(r) }, "%.3f");
+	json_num(out, (struct counters_num){ shown(r), measured(r) }, r->clock ? "%.3f" : "%.0f");
 	fputs(",\"running\":", out);
 	json_num(out, (struct counters_num){ r->running, measured(r) }, "%.6f");
 	fprintf(out, ",\"status\":\"%s\"", !r->supported ? "not supported" :
@@ -275,7 +275,7 @@ int counters_write_csv(FILE *out, const struct counters_snapshot *s, bool header
 		csv_str(out, r->name);
 		fputc(',', out);
 		if (measured(r))
-			fprintf(out, "%.3f", shown(r));
+			fprintf(out, r->clock ? "%.3f" : "%.0f", shown(r));
 		fprintf(out, ",%s,", r->clock ? "msec" : "");
 		if (measured(r))
 			fprintf(out, "%.4f", r->running);

@@ -539,6 +539,8 @@ static int stat_start(struct stat_run *r)
 		err = task_counters__start(r->tc);
 	if (err)
 		return err;
+	pr_info("stat: counting %s%s; Ctrl-C to stop\n", r->target,
+		r->tc ? " with per-process sums from sched_switch" : "");
 	r->t0 = now_ns();
 	if (r->o->cmd_argv) {
 		err = target_child_release(&r->child);

@@ -12,63 +12,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "collect/collector.h"
 #include "collect/locknames.h"
-#include "collect/locks.h"
-#include "collect/proc.h"
-#include "analysis/profile.h"
-#include "output/outfile.h"
-#include "output/pprof.h"
-#include "output/svg.h"
-#include "record/emit.h"
-#include "record/locks_report.h"
 #include "record/reason.h"
-#include "record/target.h"
+#include "record/session_int.h"
 #include "record/wakers.h"
 #include "unwind/tables.h"
 #include "util/log.h"
 
-#define SESSION_MAX_COLLECTORS 4
-#define SESSION_POLL_MS 100
-/* kernel ips + user frames of EMIT_UFR_WORDS each, for the stack and its waker */
-#define SESSION_MAX_WORDS (2 * (128 + 128 * EMIT_UFR_WORDS))
-#define SESSION_WAKER_SLOTS 4096
-
-struct session {
-	const struct record_opts *o;
-	struct proc_tracker *pt;
-	struct collector_env env;
-	bool *online;
-	struct collector cols[SESSION_MAX_COLLECTORS];
-	size_t nr_cols;
-	struct symbolizer *sym;
-	struct unwind_tables *ut;	/* NULL: frame pointers only */
-	struct stack_agg *agg;
-	struct wakers *wakers;		/* NULL without --wakers */
-	struct locknames *locknames;	/* NULL without lock collection */
-	uint64_t lock_ns, lock_waits;	/* lock waits with stacks */
-	struct target_child child;
-	int child_wstatus;
-	bool child_done;
-	bool exec_failed;	/* the command could not be executed: status 127 */
-	uint64_t *words;	/* scratch: one stack's words */
-	uint64_t samples;	/* on-CPU */
-	uint64_t off_ns, off_blocks;		/* off-CPU blocks with stacks */
-	uint64_t short_ns, short_blocks;	/* off-CPU blocks below --min-block */
-	uint64_t runq_ns, runq_waits;		/* run-queue waits with stacks */
-	uint64_t procs_late;	/* first sample arrived after the process exited */
-	struct outfile out;	/* created before recording: fail early, not after */
-	bool out_open;
-	struct emit_stats written;
-	bool wrote;
-};
-
 static volatile sig_atomic_t stop_signal;
+/* session__open() failed because the command could not be executed */
+static bool exec_failed_last;
 
 static void on_signal(int sig)
 {
@@ -355,6 +312,7 @@ static int session_start(struct session *s)
 				strerror(-err));
 			s->child.pid = -1;	/* reaped by target_child_release() */
 			s->exec_failed = true;
+			exec_failed_last = true;
 			return err;
 		}
 	}
@@ -387,7 +345,6 @@ static bool targets_gone(struct session *s)
 	return true;
 }
 
-static void report_stats(struct session *s, bool final);
 
 /* In-kernel aggregates (off-CPU short blocks) into the same aggregation as ring samples. */
 static int session_drain(struct session *s)
@@ -404,280 +361,53 @@ static int session_drain(struct session *s)
 	return 0;
 }
 
-static int session_loop(struct session *s)
+/*
+ * Drain until the monotonic time @until_ns (0: no limit of its own), the
+ * duration, a signal or the targets' exit. *done says whether the run is
+ * over (anything but @until_ns). 0 or -errno.
+ */
+static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 {
 	struct proc_handlers h = handlers_proto;
-	uint64_t start = now_ns(), next_report = start + s->o->drain_interval_ns;
-	uint64_t next_drain = start + s->o->drain_interval_ns;
-	uint64_t end = s->o->duration_ns ? start + s->o->duration_ns : UINT64_MAX;
+	uint64_t end = s->end_ns, limit;
 	int err;
 
+	*done = true;
 	h.arg = s;
 	while (!stop_signal) {
 		uint64_t t = now_ns();
 		int timeout = SESSION_POLL_MS;
 
 		if (t >= end)
-			break;
-		if (end - t < (uint64_t)SESSION_POLL_MS * 1000000)
-			timeout = (end - t) / 1000000 + 1;
+			return 0;
+		if (until_ns && t >= until_ns) {
+			*done = false;
+			return 0;
+		}
+		limit = until_ns && until_ns < end ? until_ns : end;
+		if (limit - t < (uint64_t)SESSION_POLL_MS * 1000000)
+			timeout = (limit - t) / 1000000 + 1;
 		err = proc_tracker__poll(s->pt, timeout, &h);
 		if (err && err != -EINTR) {
 			pr_warn("record: reading the event ring failed: %s\n", strerror(-err));
 			return err;
 		}
-		if (now_ns() >= next_drain) {
+		if (now_ns() >= s->next_drain_ns) {
 			err = session_drain(s);
 			if (err)
 				return err;
-			next_drain += s->o->drain_interval_ns;
+			s->next_drain_ns += s->o->drain_interval_ns;
 		}
 		if (targets_gone(s)) {
 			pr_debug("record: targets exited\n");
-			break;
+			return 0;
 		}
-		if (log_get_level() >= LOG_DEBUG && now_ns() >= next_report) {
-			report_stats(s, false);
-			next_report += s->o->drain_interval_ns;
+		if (log_get_level() >= LOG_DEBUG && now_ns() >= s->next_report_ns) {
+			session_report_stats(s, false);
+			s->next_report_ns += s->o->drain_interval_ns;
 		}
 	}
 	return 0;
-}
-
-static void print_stat_group(const char *name, const struct collector_stats *st, bool final)
-{
-	char line[1024];
-	size_t off = 0;
-	bool any = false;
-
-	for (size_t i = 0; i < st->nr; i++) {
-		if (!st->s[i].loss || (!final && !st->s[i].value))
-			continue;
-		off += snprintf(line + off, sizeof(line) - off, "%s%llu %s", any ? ", " : "",
-				(unsigned long long)st->s[i].value, st->s[i].name);
-		any = true;
-		if (off >= sizeof(line))
-			break;
-	}
-	if (any)
-		pr_warn("%s: %s\n", name, line);
-}
-
-static void report_unwind(const struct unwind_tables *ut)
-{
-	struct unwind_tables_stats us;
-
-	unwind_tables__stats(ut, &us);
-	pr_info("unwind: %llu tables built (peak %llu rows, %.2f MiB of kernel memory; %.0f ms), "
-		"%llu objects without CFI, %llu unreadable, %llu over limits, %llu mappings dropped\n",
-		(unsigned long long)us.objects_built, (unsigned long long)us.rows_peak,
-		us.bytes_peak / 1048576.0, us.build_ns / 1e6, (unsigned long long)us.objects_no_cfi,
-		(unsigned long long)us.objects_failed, (unsigned long long)us.over_limit,
-		(unsigned long long)us.maps_dropped);
-}
-
-/* Every loss counter, BPF side and user side; with !final only the non-zero ones. */
-static void report_stats(struct session *s, bool final)
-{
-	struct collector_stats st;
-	struct symbolizer_stats ss;
-
-	for (size_t i = 0; i < s->nr_cols; i++) {
-		s->cols[i].ops->stats(&s->cols[i], &st);
-		print_stat_group(s->cols[i].ops->name, &st, final);
-	}
-	proc_tracker__stats(s->pt, &st);
-	symbolizer__stats(s->sym, &ss);
-	st.s[st.nr++] = (struct collector_stat){ "stacks over the aggregation limit",
-						 stack_agg__dropped(s->agg), true };
-	st.s[st.nr++] = (struct collector_stat){ "processes gone before their maps were read",
-						 s->procs_late, true };
-	st.s[st.nr++] = (struct collector_stat){ "objects unreadable", ss.object_errors, true };
-	print_stat_group("lost", &st, final);
-	if (s->ut && final)
-		report_unwind(s->ut);
-}
-
-static bool ends_with(const char *s, const char *sfx)
-{
-	size_t n = strlen(s), k = strlen(sfx);
-
-	return n >= k && !strcmp(s + n - k, sfx);
-}
-
-static enum out_format output_format(const struct record_opts *o)
-{
-	if (o->format != FORMAT_AUTO)
-		return o->format;
-	if (ends_with(o->output, ".svg"))
-		return FORMAT_SVG;
-	if (ends_with(o->output, ".pb.gz") || ends_with(o->output, ".pprof") ||
-	    ends_with(o->output, ".pb"))
-		return FORMAT_PPROF;
-	return FORMAT_FOLDED;
-}
-
-/* pprof or SVG: through the in-memory profile (kinds, flags and labels kept). */
-static int session_write_profile(struct session *s, const struct emit_opts *eo,
-				 enum out_format fmt, struct emit_stats *es)
-{
-	struct profile *p = profile__new();
-	struct svg_opts so;
-	char subtitle[256];
-	int err;
-
-	if (!p)
-		return -ENOMEM;
-	memset(es, 0, sizeof(*es));
-	err = emit_profile(s->agg, s->sym, eo, p);
-	if (!err && fmt == FORMAT_PPROF) {
-		err = pprof_write(p, s->out.f);
-	} else if (!err) {
-		svg_opts_init(&so);
-		snprintf(subtitle, sizeof(subtitle), "hotcold record: %s%s%s%s, %s",
-			 s->o->oncpu ? "on-CPU " : "", s->o->offcpu ? "off-CPU " : "",
-			 s->o->runq ? "run-queue " : "", s->o->locks ? "lock waits" : "",
-			 s->o->cmd_argv ? s->o->cmd_argv[0] :
-			 (s->o->nr_pids || s->o->nr_tids) ? "selected tasks" : "system-wide");
-		so.subtitle = subtitle;
-		err = svg_write(p, &so, s->out.f);
-	}
-	es->lines = profile__nr_stacks(p);
-	profile__free(p);
-	return err;
-}
-
-/* `hotcold locks`: the lock table, with each lock's top stacks. */
-static int session_locks_report(struct session *s, const struct emit_opts *eo)
-{
-	struct lock_row *rows = NULL;
-	size_t nr = 0;
-	int err = -ENOENT;
-
-	for (size_t i = 0; i < s->nr_cols; i++) {
-		if (s->cols[i].ops != &locks_ops)
-			continue;
-		err = locks_collector_rows(&s->cols[i], &rows, &nr);
-		break;
-	}
-	if (err)
-		return err;
-	err = locks_report_write(s->out.f, rows, nr, s->locknames, s->agg, s->sym, eo, s->o);
-	free(rows);
-	return err;
-}
-
-static int session_write(struct session *s)
-{
-	struct emit_stats es;
-	int err = 0;
-
-	struct emit_opts eo = {
-		.root = s->o->root,
-		.period_ns = 1000000000ull / s->o->freq_hz,
-		.mixed = s->o->oncpu && (s->o->offcpu || s->o->runq || s->o->locks),
-		.locknames = s->locknames,
-	};
-
-	if (s->o->runq_report) {
-		/* `hotcold runqlat`: the histograms are the data */
-		memset(&es, 0, sizeof(es));
-		for (size_t i = 0; !err && i < s->nr_cols; i++)
-			if (s->cols[i].ops->report)
-				err = s->cols[i].ops->report(&s->cols[i], s->out.f);
-	} else if (s->o->locks_report) {
-		memset(&es, 0, sizeof(es));
-		err = session_locks_report(s, &eo);
-	} else if (output_format(s->o) != FORMAT_FOLDED) {
-		err = session_write_profile(s, &eo, output_format(s->o), &es);
-	} else {
-		err = emit_folded(s->agg, s->sym, &eo, s->out.f, &es);
-	}
-	if (!err)
-		err = outfile_commit(&s->out);
-	else
-		outfile_discard(&s->out);
-	s->out_open = false;
-	if (err) {
-		pr_warn("record: cannot write '%s': %s\n", s->o->output, strerror(-err));
-		return err;
-	}
-	s->written = es;
-	s->wrote = true;
-	return 0;
-}
-
-/* record --counters: the collector's one-line snapshot joins the summary on stderr. */
-static void report_counters(struct session *s)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	int err;
-
-	for (size_t i = 0; i < s->nr_cols; i++) {
-		if (s->cols[i].ops != &counters_ops)
-			continue;
-		f = open_memstream(&buf, &len);
-		if (!f)
-			return;
-		err = s->cols[i].ops->report(&s->cols[i], f);
-		if (!fclose(f) && !err && len)
-			pr_info("%s", buf);
-		free(buf);
-		return;
-	}
-}
-
-/* The loader's own cost, for -v and the benchmarks. */
-static void report_self(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru))
-		return;
-	pr_debug("hotcold: loader cpu %.3f s user + %.3f s sys, max RSS %ld KiB\n",
-		 ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
-		 ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
-}
-
-/* The last line: what was recorded, in which unit, and where it went. */
-static void report_written(struct session *s)
-{
-	const struct record_opts *o = s->o;
-	char what[256];
-	size_t off = 0;
-
-	if (o->oncpu)
-		off += snprintf(what + off, sizeof(what) - off, "%llu on-CPU samples",
-				(unsigned long long)s->samples);
-	if (o->offcpu)
-		off += snprintf(what + off, sizeof(what) - off,
-				"%s%.3f s off-CPU in %llu blocks with stacks + %.3f s in %llu short blocks",
-				off ? ", " : "", s->off_ns / 1e9, (unsigned long long)s->off_blocks,
-				s->short_ns / 1e9, (unsigned long long)s->short_blocks);
-	if (o->runq && !o->runq_report)
-		off += snprintf(what + off, sizeof(what) - off,
-				"%s%.3f s run-queue wait in %llu preemptions with stacks",
-				off ? ", " : "", s->runq_ns / 1e9, (unsigned long long)s->runq_waits);
-	if (o->locks && !o->locks_report)
-		off += snprintf(what + off, sizeof(what) - off,
-				"%s%.3f s lock wait in %llu waits with stacks", off ? ", " : "",
-				s->lock_ns / 1e9, (unsigned long long)s->lock_waits);
-	if (o->locks_report) {
-		pr_info("hotcold: lock table -> %s\n", strcmp(o->output, "-") ? o->output : "stdout");
-		return;
-	}
-	if (o->runq_report) {
-		pr_info("hotcold: run-queue latency histograms -> %s\n",
-			strcmp(o->output, "-") ? o->output : "stdout");
-		return;
-	}
-	pr_info("hotcold: %s; %llu stacks (%llu of %llu frames unnamed), unit %s -> %s\n", what,
-		(unsigned long long)s->written.lines, (unsigned long long)s->written.frames_unknown,
-		(unsigned long long)s->written.frames,
-		output_format(o) != FORMAT_FOLDED ? (output_format(o) == FORMAT_SVG ? "svg" : "pprof") :
-		o->offcpu || o->runq || o->locks ? "microseconds" : "samples", strcmp(o->output, "-") ? o->output : "stdout");
 }
 
 static void session_close(struct session *s)
@@ -698,21 +428,6 @@ static void session_close(struct session *s)
 	free(s->words);
 }
 
-static void describe(struct session *s)
-{
-	char what[256];
-	size_t off = 0;
-
-	for (size_t i = 0; i < s->nr_cols; i++) {
-		off += snprintf(what + off, sizeof(what) - off, "%s", off ? " + " : "");
-		s->cols[i].ops->describe(&s->cols[i], what + off, sizeof(what) - off);
-		off = strlen(what);
-	}
-	pr_info("hotcold: recording %s, %s; Ctrl-C to stop\n", what,
-		s->o->cmd_argv ? s->o->cmd_argv[0] :
-		(s->o->nr_pids || s->o->nr_tids) ? "selected tasks" : "system-wide");
-}
-
 /* After recording: wait for the command so we can exit with its status. */
 static void reap_child(struct session *s, int *cmd_status)
 {
@@ -726,40 +441,145 @@ static void reap_child(struct session *s, int *cmd_status)
 	*cmd_status = target_exit_status(s->child_wstatus);
 }
 
-int session_run(const struct record_opts *o, int *cmd_status)
+int session__open(struct session **out, const struct record_opts *o)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	uint64_t t;
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	s->o = o;
+	install_signals();
+	err = session_open(s);
+	if (!err)
+		err = session_start(s);
+	if (err) {
+		session__close(s, NULL);
+		return err;
+	}
+	t = now_ns();
+	s->end_ns = o->duration_ns ? t + o->duration_ns : UINT64_MAX;
+	s->next_drain_ns = s->next_report_ns = t + o->drain_interval_ns;
+	session_describe(s);
+	*out = s;
+	return 0;
+}
+
+int session__poll(struct session *s, uint64_t until_ns, bool *done)
+{
+	return session_loop(s, until_ns, done);
+}
+
+int session__stop(struct session *s)
 {
 	struct proc_handlers h = handlers_proto;
-	struct session s = { .o = o };
+	int err;
+
+	for (size_t i = 0; i < s->nr_cols; i++)
+		s->cols[i].ops->stop(&s->cols[i]);
+	/* what the programs wrote before detach is still in the ring */
+	h.arg = s;
+	err = proc_tracker__consume(s->pt, &h);
+	if (!err)
+		err = session_drain(s);
+	return err;
+}
+
+int session__flush(struct session *s)
+{
+	struct proc_handlers h = handlers_proto;
+	int err;
+
+	h.arg = s;
+	err = proc_tracker__consume(s->pt, &h);
+	if (!err)
+		err = session_drain(s);
+	return err;
+}
+
+int session__write(struct session *s, FILE *f, enum out_format fmt)
+{
+	struct emit_stats es;
+
+	return session_write_to(s, f, fmt, &es);
+}
+
+void session__reset(struct session *s)
+{
+	stack_agg__clear(s->agg);
+	s->samples = s->off_ns = s->off_blocks = s->short_ns = s->short_blocks = 0;
+	s->runq_ns = s->runq_waits = s->lock_ns = s->lock_waits = 0;
+}
+
+void session__report(struct session *s, bool final)
+{
+	session_report_stats(s, final);
+	session_report_self();
+}
+
+bool session__stopping(void)
+{
+	return stop_signal != 0;
+}
+
+void session__close(struct session *s, int *cmd_status)
+{
+	if (!s)
+		return;
+	if (cmd_status)
+		reap_child(s, cmd_status);
+	if (cmd_status && s->exec_failed)
+		*cmd_status = 127;
+	session_close(s);
+	free(s);
+}
+
+/* Write the aggregation to the output opened at the start; commit or discard it. */
+static int session_write_output(struct session *s)
+{
+	struct emit_stats es;
+	int err;
+
+	err = session_write_to(s, s->out.f, session_output_format(s->o), &es);
+	if (!err)
+		err = outfile_commit(&s->out);
+	else
+		outfile_discard(&s->out);
+	s->out_open = false;
+	if (err) {
+		pr_warn("record: cannot write '%s': %s\n", s->o->output, strerror(-err));
+		return err;
+	}
+	s->written = es;
+	s->wrote = true;
+	return 0;
+}
+
+int session_run(const struct record_opts *o, int *cmd_status)
+{
+	struct session *s;
+	bool done;
 	int err;
 
 	*cmd_status = -1;
-	install_signals();
-	err = session_open(&s);
+	err = session__open(&s, o);
+	if (err) {
+		/* the command never ran: 127 when its exec failed */
+		if (err && o->cmd_argv && err != -ENOMEM && exec_failed_last)
+			*cmd_status = 127;
+		return err;
+	}
+	err = session__poll(s, 0, &done);
 	if (!err)
-		err = session_start(&s);
-	if (err)
-		goto out;
-	describe(&s);
-	err = session_loop(&s);
-	for (size_t i = 0; i < s.nr_cols; i++)
-		s.cols[i].ops->stop(&s.cols[i]);
-	/* what the programs wrote before detach is still in the ring */
-	h.arg = &s;
+		err = session__stop(s);
 	if (!err)
-		err = proc_tracker__consume(s.pt, &h);
-	if (!err)
-		err = session_drain(&s);
-	if (!err)
-		err = session_write(&s);
-	report_stats(&s, true);
-	report_counters(&s);
-	report_self();
-	if (s.wrote)
-		report_written(&s);
-	reap_child(&s, cmd_status);
-out:
-	if (s.exec_failed)
-		*cmd_status = 127;
-	session_close(&s);
+		err = session_write_output(s);
+	session_report_stats(s, true);
+	session_report_counters(s);
+	session_report_self();
+	if (s->wrote)
+		session_report_written(s);
+	session__close(s, cmd_status);
 	return err;
 }

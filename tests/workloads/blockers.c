@@ -129,6 +129,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: blockers SECONDS DIR RESULTS\n");
 		return 2;
 	}
+	/*
+	 * Let the profiler see this process and publish its unwind tables before
+	 * the measured threads block: blocks that end before that are walked by
+	 * frame pointer (the exception t_offcpu states).
+	 */
+	usleep(200000);
 	for (int i = 0; i < 4; i++) {
 		jobs[i].secs = atof(argv[1]);
 		jobs[i].dir = argv[2];

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The session's insides, shared by session.c (lifecycle and drain),
+ * session_write.c (profiles and reports out of the aggregation) and
+ * session_report.c (the summary on stderr). Nothing outside record/ sees it.
+ */
+#ifndef HC_RECORD_SESSION_INT_H
+#define HC_RECORD_SESSION_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "collect/collector.h"
+#include "collect/proc.h"
+#include "output/outfile.h"
+#include "record/emit.h"
+#include "record/opts.h"
+#include "record/target.h"
+#include "stack/stack_agg.h"
+#include "sym/symbolizer.h"
+
+struct unwind_tables;
+struct wakers;
+struct locknames;
+
+#define SESSION_MAX_COLLECTORS 4
+#define SESSION_POLL_MS 100
+/* kernel ips + user frames of EMIT_UFR_WORDS each, for the stack and its waker */
+#define SESSION_MAX_WORDS (2 * (128 + 128 * EMIT_UFR_WORDS))
+#define SESSION_WAKER_SLOTS 4096
+
+struct session {
+	const struct record_opts *o;
+	struct proc_tracker *pt;
+	struct collector_env env;
+	bool *online;
+	struct collector cols[SESSION_MAX_COLLECTORS];
+	size_t nr_cols;
+	struct symbolizer *sym;
+	struct unwind_tables *ut;	/* NULL: frame pointers only */
+	struct stack_agg *agg;
+	struct wakers *wakers;		/* NULL without --wakers */
+	struct locknames *locknames;	/* NULL without lock collection */
+	uint64_t lock_ns, lock_waits;	/* lock waits with stacks */
+	struct target_child child;
+	int child_wstatus;
+	bool child_done;
+	bool exec_failed;	/* the command could not be executed: status 127 */
+	uint64_t *words;	/* scratch: one stack's words */
+	uint64_t samples;	/* on-CPU */
+	uint64_t off_ns, off_blocks;		/* off-CPU blocks with stacks */
+	uint64_t short_ns, short_blocks;	/* off-CPU blocks below --min-block */
+	uint64_t runq_ns, runq_waits;		/* run-queue waits with stacks */
+	uint64_t procs_late;	/* first sample arrived after the process exited */
+	struct outfile out;	/* created before recording: fail early, not after */
+	bool out_open;
+	struct emit_stats written;
+	bool wrote;
+	uint64_t end_ns;		/* monotonic: -d DUR ends the run here */
+	uint64_t next_drain_ns;		/* monotonic: next drain of in-kernel aggregates */
+	uint64_t next_report_ns;	/* monotonic: next -v loss report */
+};
+
+/* session_write.c */
+enum out_format session_output_format(const struct record_opts *o);
+struct emit_opts session_emit_opts(const struct session *s);
+/* Write the current aggregation to @f as @fmt (or a runqlat/locks report). */
+int session_write_to(struct session *s, FILE *f, enum out_format fmt, struct emit_stats *es);
+
+/* session_report.c */
+void session_report_stats(struct session *s, bool final);
+void session_report_counters(struct session *s);
+void session_report_self(void);
+void session_report_written(struct session *s);
+void session_describe(struct session *s);
+
+#endif /* HC_RECORD_SESSION_INT_H */

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The summary on stderr: loss counters, unwinder tables, loader cost, what was written. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "record/session_int.h"
+#include "unwind/tables.h"
+#include "util/log.h"
+
+static void print_stat_group(const char *name, const struct collector_stats *st, bool final)
+{
+	char line[1024];
+	size_t off = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < st->nr; i++) {
+		if (!st->s[i].loss || (!final && !st->s[i].value))
+			continue;
+		off += snprintf(line + off, sizeof(line) - off, "%s%llu %s", any ? ", " : "",
+				(unsigned long long)st->s[i].value, st->s[i].name);
+		any = true;
+		if (off >= sizeof(line))
+			break;
+	}
+	if (any)
+		pr_warn("%s: %s\n", name, line);
+}
+
+static void report_unwind(const struct unwind_tables *ut)
+{
+	struct unwind_tables_stats us;
+
+	unwind_tables__stats(ut, &us);
+	pr_info("unwind: %llu tables built (peak %llu rows, %.2f MiB of kernel memory; %.0f ms), "
+		"%llu objects without CFI, %llu unreadable, %llu over limits, %llu mappings dropped\n",
+		(unsigned long long)us.objects_built, (unsigned long long)us.rows_peak,
+		us.bytes_peak / 1048576.0, us.build_ns / 1e6, (unsigned long long)us.objects_no_cfi,
+		(unsigned long long)us.objects_failed, (unsigned long long)us.over_limit,
+		(unsigned long long)us.maps_dropped);
+}
+
+/* Every loss counter, BPF side and user side; with !final only the non-zero ones. */
+void session_report_stats(struct session *s, bool final)
+{
+	struct collector_stats st;
+	struct symbolizer_stats ss;
+
+	for (size_t i = 0; i < s->nr_cols; i++) {
+		s->cols[i].ops->stats(&s->cols[i], &st);
+		print_stat_group(s->cols[i].ops->name, &st, final);
+	}
+	proc_tracker__stats(s->pt, &st);
+	symbolizer__stats(s->sym, &ss);
+	st.s[st.nr++] = (struct collector_stat){ "stacks over the aggregation limit",
+						 stack_agg__dropped(s->agg), true };
+	st.s[st.nr++] = (struct collector_stat){ "processes gone before their maps were read",
+						 s->procs_late, true };
+	st.s[st.nr++] = (struct collector_stat){ "objects unreadable", ss.object_errors, true };
+	print_stat_group("lost", &st, final);
+	if (s->ut && final)
+		report_unwind(s->ut);
+}
+
+/* record --counters: the collector's one-line snapshot joins the summary on stderr. */
+void session_report_counters(struct session *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	for (size_t i = 0; i < s->nr_cols; i++) {
+		if (s->cols[i].ops != &counters_ops)
+			continue;
+		f = open_memstream(&buf, &len);
+		if (!f)
+			return;
+		err = s->cols[i].ops->report(&s->cols[i], f);
+		if (!fclose(f) && !err && len)
+			pr_info("%s", buf);
+		free(buf);
+		return;
+	}
+}
+
+/* The loader's own cost, for -v and the benchmarks. */
+void session_report_self(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return;
+	pr_debug("hotcold: loader cpu %.3f s user + %.3f s sys, max RSS %ld KiB\n",
+		 ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		 ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss);
+}
+
+/* The last line: what was recorded, in which unit, and where it went. */
+void session_report_written(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	char what[256];
+	size_t off = 0;
+
+	if (o->oncpu)
+		off += snprintf(what + off, sizeof(what) - off, "%llu on-CPU samples",
+				(unsigned long long)s->samples);
+	if (o->offcpu)
+		off += snprintf(what + off, sizeof(what) - off,
+				"%s%.3f s off-CPU in %llu blocks with stacks + %.3f s in %llu short blocks",
+				off ? ", " : "", s->off_ns / 1e9, (unsigned long long)s->off_blocks,
+				s->short_ns / 1e9, (unsigned long long)s->short_blocks);
+	if (o->runq && !o->runq_report)
+		off += snprintf(what + off, sizeof(what) - off,
+				"%s%.3f s run-queue wait in %llu preemptions with stacks",
+				off ? ", " : "", s->runq_ns / 1e9, (unsigned long long)s->runq_waits);
+	if (o->locks && !o->locks_report)
+		off += snprintf(what + off, sizeof(what) - off,
+				"%s%.3f s lock wait in %llu waits with stacks", off ? ", " : "",
+				s->lock_ns / 1e9, (unsigned long long)s->lock_waits);
+	if (o->locks_report) {
+		pr_info("hotcold: lock table -> %s\n", strcmp(o->output, "-") ? o->output : "stdout");
+		return;
+	}
+	if (o->runq_report) {
+		pr_info("hotcold: run-queue latency histograms -> %s\n",
+			strcmp(o->output, "-") ? o->output : "stdout");
+		return;
+	}
+	pr_info("hotcold: %s; %llu stacks (%llu of %llu frames unnamed), unit %s -> %s\n", what,
+		(unsigned long long)s->written.lines, (unsigned long long)s->written.frames_unknown,
+		(unsigned long long)s->written.frames,
+		session_output_format(o) != FORMAT_FOLDED ? (session_output_format(o) == FORMAT_SVG ? "svg" : "pprof") :
+		o->offcpu || o->runq || o->locks ? "microseconds" : "samples", strcmp(o->output, "-") ? o->output : "stdout");
+}
+
+void session_describe(struct session *s)
+{
+	char what[256];
+	size_t off = 0;
+
+	for (size_t i = 0; i < s->nr_cols; i++) {
+		off += snprintf(what + off, sizeof(what) - off, "%s", off ? " + " : "");
+		s->cols[i].ops->describe(&s->cols[i], what + off, sizeof(what) - off);
+		off = strlen(what);
+	}
+	pr_info("hotcold: recording %s, %s; Ctrl-C to stop\n", what,
+		s->o->cmd_argv ? s->o->cmd_argv[0] :
+		(s->o->nr_pids || s->o->nr_tids) ? "selected tasks" : "system-wide");
+}
+

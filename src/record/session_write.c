@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The aggregation out: folded, pprof, SVG, or the runqlat / locks reports. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/profile.h"
+#include "collect/locks.h"
+#include "output/pprof.h"
+#include "output/svg.h"
+#include "record/locks_report.h"
+#include "record/session_int.h"
+#include "util/log.h"
+
+static bool ends_with(const char *s, const char *sfx)
+{
+	size_t n = strlen(s), k = strlen(sfx);
+
+	return n >= k && !strcmp(s + n - k, sfx);
+}
+
+enum out_format session_output_format(const struct record_opts *o)
+{
+	if (o->format != FORMAT_AUTO)
+		return o->format;
+	if (ends_with(o->output, ".svg"))
+		return FORMAT_SVG;
+	if (ends_with(o->output, ".pb.gz") || ends_with(o->output, ".pprof") ||
+	    ends_with(o->output, ".pb"))
+		return FORMAT_PPROF;
+	return FORMAT_FOLDED;
+}
+
+/* pprof or SVG: through the in-memory profile (kinds, flags and labels kept). */
+static int write_profile(struct session *s, FILE *f, const struct emit_opts *eo,
+			 enum out_format fmt, struct emit_stats *es)
+{
+	struct profile *p = profile__new();
+	struct svg_opts so;
+	char subtitle[256];
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	memset(es, 0, sizeof(*es));
+	err = emit_profile(s->agg, s->sym, eo, p);
+	if (!err && fmt == FORMAT_PPROF) {
+		err = pprof_write(p, f);
+	} else if (!err) {
+		svg_opts_init(&so);
+		snprintf(subtitle, sizeof(subtitle), "hotcold record: %s%s%s%s, %s",
+			 s->o->oncpu ? "on-CPU " : "", s->o->offcpu ? "off-CPU " : "",
+			 s->o->runq ? "run-queue " : "", s->o->locks ? "lock waits" : "",
+			 s->o->cmd_argv ? s->o->cmd_argv[0] :
+			 (s->o->nr_pids || s->o->nr_tids) ? "selected tasks" : "system-wide");
+		so.subtitle = subtitle;
+		err = svg_write(p, &so, f);
+	}
+	es->lines = profile__nr_stacks(p);
+	profile__free(p);
+	return err;
+}
+
+/* `hotcold locks`: the lock table, with each lock's top stacks. */
+static int locks_report(struct session *s, FILE *f, const struct emit_opts *eo)
+{
+	struct lock_row *rows = NULL;
+	size_t nr = 0;
+	int err = -ENOENT;
+
+	for (size_t i = 0; i < s->nr_cols; i++) {
+		if (s->cols[i].ops != &locks_ops)
+			continue;
+		err = locks_collector_rows(&s->cols[i], &rows, &nr);
+		break;
+	}
+	if (err)
+		return err;
+	err = locks_report_write(f, rows, nr, s->locknames, s->agg, s->sym, eo, s->o);
+	free(rows);
+	return err;
+}
+
+struct emit_opts session_emit_opts(const struct session *s)
+{
+	struct emit_opts eo = {
+		.root = s->o->root,
+		.period_ns = 1000000000ull / s->o->freq_hz,
+		.mixed = s->o->oncpu && (s->o->offcpu || s->o->runq || s->o->locks),
+		.locknames = s->locknames,
+	};
+
+	return eo;
+}
+
+int session_write_to(struct session *s, FILE *f, enum out_format fmt, struct emit_stats *es)
+{
+	struct emit_opts eo = session_emit_opts(s);
+	int err = 0;
+
+	memset(es, 0, sizeof(*es));
+	if (s->o->runq_report) {
+		/* `hotcold runqlat`: the histograms are the data */
+		for (size_t i = 0; !err && i < s->nr_cols; i++)
+			if (s->cols[i].ops->report)
+				err = s->cols[i].ops->report(&s->cols[i], f);
+	} else if (s->o->locks_report) {
+		err = locks_report(s, f, &eo);
+	} else if (fmt != FORMAT_FOLDED) {
+		err = write_profile(s, f, &eo, fmt, es);
+	} else {
+		err = emit_folded(s->agg, s->sym, &eo, f, es);
+	}
+	return err;
+}

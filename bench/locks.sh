@@ -62,7 +62,7 @@ HOTCOLD=$ROOT/hotcold
 ALL_ARMS=base,aa,locks,locks-min0,locks-user,perf-lock,perf-trace,klockstat,futexctn
 ARMS_ARG=$ALL_ARMS
 NICE=0
-STATS_RUNS=1
+STATS_RUNS=2
 CLEAN_MAX=10		# % of the machine used by others for a round to be clean
 KEEP=0
 NS_IN=1000		# critical section, ns of work
@@ -652,7 +652,7 @@ echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *
 echo
 [[ -z $HOTCOLD_ID ]] || { echo "hotcold: \`$HOTCOLD_SRC\` ($HOTCOLD_ID)."; echo; }
 ((NICE == 0)) || { echo "Workload and tools ran under \`nice -n $NICE\`."; echo; }
-echo "Workload: \`bench/workloads/lockbench.c\` (\`$WL_CMD\`): $THREADS threads lock one global \`pthread_mutex_t g_bench_mutex\` (glibc default mutex), $IN_ITERS iterations of work inside (≈ $NS_IN ns at the calibrated $NS_PER_ITER ns/iteration), $OUT_ITERS outside (≈ $NS_OUT ns). Ratio = arm's acquisitions/s ÷ the same round's baseline; median and min–max over rounds. \"others %\" = CPU used by anything but the workload (tools included) as % of the whole machine, median over the arm's runs; a clean round is one where others used ≤ $CLEAN_MAX % during both the arm and the baseline. bpf_stats off in these rounds (as found: $PREV_BPF_STATS)."
+echo "Workload: \`bench/workloads/lockbench.c\` (\`$WL_CMD\`): $THREADS threads lock one global \`pthread_mutex_t g_bench_mutex\` (glibc default mutex), $IN_ITERS iterations of work inside (≈ $NS_IN ns at the calibrated $NS_PER_ITER ns/iteration), $OUT_ITERS outside (≈ $NS_OUT ns). Ratio = arm's acquisitions/s ÷ the same round's baseline; median and min–max over rounds. \"others %\" = CPU used by anything but the workload (tools included) as % of the whole machine, median over the arm's runs; a clean round is one where others used ≤ $CLEAN_MAX % during both the arm and the baseline. kernel.bpf_stats_enabled in these rounds: as found at the start ($PREV_BPF_STATS), i.e. what a user gets."
 echo
 echo "| arm | command | acquisitions/s median | ratio median | ratio min–max | n | others % | clean-round ratio median (n) | futex waits/s (hotcold table) | target |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
@@ -667,7 +667,7 @@ for arm in "${ARMS[@]}"; do
 	fi
 	s_r=$(ratios "$arm" | stats)
 	s_c=$(ratios "$arm" clean | stats)
-	printf '| %s | `%s` | %s | %s | %s | %s | %s | %s |\n' "$arm" "$(label "$arm")" \
+	printf '| %s | `%s` | %s | %s | %s | %s | %s | %s | %s |\n' "$arm" "$(label "$arm")" \
 		"$(awk '{if ($4 == 0) print "failed"; else printf "%.0f", $1}' <<<"$s_rt")" \
 		"$(fmt %.3f "$s_r")" "$(awk '{print $4}' <<<"$s_r")" "$(medf %.0f "$s_o")" \
 		"$(awk '{if ($4 == 0) print "– (0)"; else printf "%.3f (%d)", $1, $4}' <<<"$s_c")" \
@@ -785,6 +785,35 @@ if ((STATS_RUNS > 0 && ${#STATS_ARMS[@]} > 0)); then
 		done <<<"$progs"
 		[[ -z $total_ns ]] || printf '| %s | **all its programs** | | | | **%.1f** | **%.2f** | |\n' "$arm" "$total_ns" "$total_cpu"
 	done
+	echo
+	echo "Where sys_exit's time goes (per stats run, median): its run time beyond run_cnt × sys_enter's ns/event (the cost of a syscall that is not a tracked futex wait: one task-storage lookup ≈ sys_enter's id check) divided by the timed futex waits of the workload (hotcold's table) = BPF ns per timed futex wait (aggregation + stack for waits ≥ --min-wait); lock:contention_end's ns/event is per kernel contention:"
+	echo
+	echo "| arm | futex waits/s (process) | sys_exit ns per futex wait | kernel contentions/s | contention_end ns/event | sys_enter+sys_exit events/s, all tasks | share of them that are the workload's futex waits |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+	for arm in "${STATS_ARMS[@]}"; do
+		awk -F'\t' -v a="$arm" '
+			$1 != "stats" || $3 != a {next}
+			$4 == "elapsed" {e[$2] = $5}
+			$4 == "futex_waits" {w[$2] = $5}
+			$4 == "kernel_waits" {k[$2] = $5}
+			$4 == "prog:locks_sys_enter" {split($5, v, " "); te[$2] = v[1]; ne[$2] = v[2]}
+			$4 == "prog:locks_sys_exit" {split($5, v, " "); tx[$2] = v[1]; nx[$2] = v[2]}
+			$4 == "prog:locks_contention_end" {split($5, v, " "); tc[$2] = v[1]; nc[$2] = v[2]}
+			END {for (r in e) if (e[r] > 0 && nx[r] > 0) {
+				fast = ne[r] > 0 ? te[r] / ne[r] : 0
+				printf "%s %s %s %s %s %s\n", w[r] / e[r], (w[r] > 0 ? (tx[r] - nx[r] * fast) / w[r] : -1),
+					k[r] / e[r], (nc[r] > 0 ? tc[r] / nc[r] : -1), (ne[r] + nx[r]) / e[r],
+					(ne[r] + nx[r] > 0 ? 100 * 2 * w[r] / (ne[r] + nx[r]) : 0)
+			}}' "$RAW" >"$TMP/derived.$arm"
+		[[ -s $TMP/derived.$arm ]] || continue
+		col() { awk -v c="$1" '{print $c}' "$TMP/derived.$arm" | stats; }
+		printf '| %s | %s | %s | %s | %s | %s | %s %% |\n' "$arm" "$(medf %.0f "$(col 1)")" \
+			"$(col 2 | awk '{if ($4 == 0 || $1 < 0) print "–"; else printf "%.0f", $1}')" "$(medf %.0f "$(col 3)")" \
+			"$(col 4 | awk '{if ($4 == 0 || $1 < 0) print "–"; else printf "%.0f", $1}')" "$(medf %.0f "$(col 5)")" \
+			"$(medf %.2f "$(col 6)")"
+	done
+	bad=$(awk -F'\t' '$1 == "stats" && $4 == "bpf_stats_end" && $5 != 1' "$RAW" | wc -l)
+	((bad == 0)) || { echo; echo "**kernel.bpf_stats_enabled was switched off by someone else during $bad stats run(s): their numbers are partial.**"; }
 	echo
 	echo "Baseline in this pass: $(awk '{printf "%.0f", $1}' <<<"$sbase") acquisitions/s; mutex futex waits/s in this pass: $(for a in "${STATS_ARMS[@]}"; do printf '%s %s; ' "$a" "$(per_s stats "$a" mutex_waits | stats | awk '{printf "%.0f", $1}')"; done | sed 's/; $//'). bpf_stats itself adds two clock reads per program run, so ratios in this pass are a little below the table above."
 fi

@@ -21,9 +21,11 @@
 # arm's throughput is divided by the same round's `base`.
 #
 # Also measured, over the window from "profiler attached" to "workload done":
-#   - BPF run time per sample (kernel.bpf_stats_enabled=1 while a BPF
-#     profiler runs; run_time_ns and run_cnt of hotcold's `oncpu_sample`
-#     and of bpftrace's profile program, deltas over the workload only);
+#   - BPF run time per sample (kernel.bpf_stats_enabled=1 from the first
+#     BPF arm until exit, then restored; run_time_ns and run_cnt of the
+#     perf_event programs the profiler process holds — hotcold's
+#     `oncpu_sample`, bpftrace's profile program — deltas over the workload
+#     only);
 #   - the profiler process's own CPU (sum of /proc/PID/task/*/schedstat, as
 #     % of one core) and peak RSS (VmHWM); for hotcold also its `-v` line
 #     (whole life, including start-up and symbolization at the end).
@@ -286,17 +288,17 @@ cpu_ns() {
 
 vm_hwm_kib() { awk '/^VmHWM:/ {print $2}' /proc/"$1"/status 2>/dev/null || echo 0; }
 
-prog_ids() { "$BPFTOOL" prog show -j 2>/dev/null | jq -r '.[].id' | sort -n; }
-
-# new_perf_progs BEFORE_FILE [NAME]: ids of perf_event programs loaded since
-# BEFORE_FILE was written (optionally only those named NAME).
-new_perf_progs() {
-	local before=$1 name=${2:-}
-	"$BPFTOOL" prog show -j 2>/dev/null |
-		jq -r --arg n "$name" '.[] | select(.type == "perf_event") |
-			select($n == "" or .name == $n) | "\(.id) \(.name)"' |
-		while read -r id pname; do
-			grep -qx "$id" "$before" || echo "$id $pname"
+# owned_perf_progs PID [NAME]: "id name" of the perf_event BPF programs PID
+# holds a file descriptor to (fdinfo prog_type 7), optionally only those
+# named NAME. By owner rather than by name alone: others may be running
+# their own hotcold or bpftrace on the same machine.
+owned_perf_progs() {
+	local pid=$1 name=${2:-} id pname
+	awk '/^prog_type:/ {t = $2} /^prog_id:/ {if (t == 7) print $2; t = ""}' \
+		/proc/"$pid"/fdinfo/* 2>/dev/null | sort -un |
+		while read -r id; do
+			pname=$("$BPFTOOL" prog show id "$id" -j 2>/dev/null | jq -r '.name // "?"') || continue
+			if [[ -z $name || $pname == "$name" ]]; then echo "$id $pname"; fi
 		done
 }
 
@@ -311,18 +313,22 @@ prog_stats() {
 	echo "$t $c"
 }
 
+# kernel.bpf_stats_enabled is machine-wide: it is switched on before each
+# BPF arm and restored only once, at exit (cleanup), so that toggling it per
+# arm does not switch off someone else's measurement; an arm during which it
+# was found off (someone else restored it) gets no BPF cost.
 bpf_stats_on() {
-	if [[ -n $PREV_BPF_STATS ]]; then sysctl -qw kernel.bpf_stats_enabled=1; fi
+	if [[ -n $PREV_BPF_STATS && $(sysctl -n kernel.bpf_stats_enabled) != 1 ]]; then
+		sysctl -qw kernel.bpf_stats_enabled=1
+	fi
 }
-bpf_stats_restore() {
-	if [[ -n $PREV_BPF_STATS ]]; then sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS"; fi
-}
+bpf_stats_still_on() { [[ $(sysctl -n kernel.bpf_stats_enabled 2>/dev/null) == 1 ]]; }
 
 perf_fds() { find /proc/"$1"/fd -lname 'anon_inode:\[perf_event\]' 2>/dev/null | wc -l; }
 
-# wait_ready ARM PID BEFORE: until the profiler is attached, or fail.
+# wait_ready ARM PID BASE: until the profiler is attached, or fail.
 wait_ready() {
-	local arm=$1 pid=$2 before=$3 base=$4 t0 ncpu
+	local arm=$1 pid=$2 base=$3 t0 ncpu
 	ncpu=$(nproc)
 	t0=$(date +%s)
 	while :; do
@@ -336,7 +342,7 @@ wait_ready() {
 			# "Attaching N probes..." is printed before attaching: also
 			# wait for its perf_event program and one perf event per CPU.
 			if grep -qs 'Attaching' "$base.out" "$base.err" &&
-			   [[ -n $(new_perf_progs "$before") ]] &&
+			   [[ -n $(owned_perf_progs "$pid") ]] &&
 			   (($(perf_fds "$pid") >= ncpu)); then
 				return 0
 			fi ;;
@@ -348,7 +354,7 @@ wait_ready() {
 
 # run_profiled ROUND ARM: sets OPS ("" if the profiler failed to attach).
 run_profiled() {
-	local r=$1 arm=$2 base=$TMP/r$1.$2 before=$TMP/r$1.$2.progs
+	local r=$1 arm=$2 base=$TMP/r$1.$2
 	local ids=() t_ready c_ready t_end c_end bs0="" bs1="" rc=0
 	local -a cmd
 	case $arm in
@@ -361,22 +367,17 @@ run_profiled() {
 	bpftrace)
 		cmd=(bpftrace -e "profile:hz:$HZ { @[kstack, ustack, comm] = count(); }") ;;
 	esac
-	: >"$before"
-	if [[ $arm != perf ]]; then
-		bpf_stats_on
-		prog_ids >"$before"
-	fi
+	if [[ $arm != perf ]]; then bpf_stats_on; fi
 
 	"${NICE_CMD[@]}" "${cmd[@]}" >"$base.out" 2>"$base.err" &
 	PROF_PID=$!
 	local t_start; t_start=$(now_ns)
-	if ! wait_ready "$arm" "$PROF_PID" "$before" "$base"; then
+	if ! wait_ready "$arm" "$PROF_PID" "$base"; then
 		log "round $r: $arm did not attach within ${READY_TIMEOUT}s or exited; its stderr:"
 		tail -n 20 "$base.err" >&2 || true
 		kill -INT "$PROF_PID" 2>/dev/null || true
 		wait "$PROF_PID" 2>/dev/null || true
 		PROF_PID=""
-		bpf_stats_restore || true
 		rec "$r" "$arm" failed 1
 		OPS=""
 		return 0
@@ -384,15 +385,15 @@ run_profiled() {
 	sleep "$SETTLE"
 	local progs=""
 	case $arm in
-	hotcold*) progs=$(new_perf_progs "$before" oncpu_sample) ;;
-	bpftrace) progs=$(new_perf_progs "$before") ;;
+	hotcold*) progs=$(owned_perf_progs "$PROF_PID" oncpu_sample) ;;
+	bpftrace) progs=$(owned_perf_progs "$PROF_PID") ;;
 	esac
 	if [[ -n $progs ]]; then
 		mapfile -t ids < <(awk '{print $1}' <<<"$progs")
 		rec "$r" "$arm" bpf_prog "$(awk '{printf "%s%s (id %s)", (NR > 1 ? ", " : ""), $2, $1}' <<<"$progs")"
 	fi
 	if [[ $arm != perf && ${#ids[@]} -eq 0 ]]; then
-		log "round $r: $arm: no BPF perf_event program found (bpftool prog show); no BPF cost for this round"
+		log "round $r: $arm: holds no perf_event BPF program$([[ $arm == hotcold* ]] && echo " named oncpu_sample"); no BPF cost for this round"
 	fi
 	if ((${#ids[@]})); then bs0=$(prog_stats "${ids[@]}"); fi
 	t_ready=$(now_ns); c_ready=$(cpu_ns "$PROF_PID")
@@ -404,6 +405,10 @@ run_profiled() {
 	rec "$r" "$arm" hwm_kib "$(vm_hwm_kib "$PROF_PID")"
 	rec "$r" "$arm" rss_parts "$(awk '/^Rss(Anon|File|Shmem):/ {printf "%s%s %.1f MiB", (n++ ? ", " : ""), $1, $2 / 1024}' /proc/"$PROF_PID"/status 2>/dev/null || true)"
 	rec "$r" "$arm" cpu_pct "$(awk -v c=$((c_end - c_ready)) -v t=$((t_end - t_ready)) 'BEGIN{printf "%.4f", 100 * c / t}')"
+	if ((${#ids[@]})) && ! bpf_stats_still_on; then
+		log "round $r: $arm: kernel.bpf_stats_enabled was switched off during the arm (by someone else?); no BPF cost for this round"
+		ids=()
+	fi
 	if ((${#ids[@]})); then
 		local rt0 rc0 rt1 rc1
 		read -r rt0 rc0 <<<"$bs0"; read -r rt1 rc1 <<<"$bs1"
@@ -417,7 +422,6 @@ run_profiled() {
 	wait_exit "$PROF_PID" || rc=$?
 	local t_exit; t_exit=$(now_ns)
 	PROF_PID=""
-	if [[ $arm != perf ]]; then bpf_stats_restore; fi
 	rec "$r" "$arm" exit "$rc"
 	rec "$r" "$arm" stop_s "$(awk -v t=$((t_exit - t_int)) 'BEGIN{printf "%.2f", t / 1e9}')"
 	# 130 = 128 + SIGINT: perf re-raises the signal it was stopped with.

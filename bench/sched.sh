@@ -138,6 +138,7 @@ STATS_TOUCHED=0
 MOUNTED_TRACEFS=0
 WL_PID=""
 TOOL_PID=""
+HOLDER_PID=""
 NICE_CMD=()
 ((NICE == 0)) || NICE_CMD=(nice -n "$NICE")
 
@@ -157,6 +158,10 @@ cleanup() {
 	if [[ -n $WL_PID ]] && kill -0 "$WL_PID" 2>/dev/null; then
 		kill -KILL "$WL_PID" 2>/dev/null || true
 		wait "$WL_PID" 2>/dev/null || true
+	fi
+	if [[ -n $HOLDER_PID ]]; then
+		kill "$HOLDER_PID" 2>/dev/null || true
+		wait "$HOLDER_PID" 2>/dev/null || true
 	fi
 	if ((STATS_TOUCHED)); then
 		sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS" || true
@@ -413,7 +418,7 @@ start_tool() {
 	bcc-offcputime) cmd=("$BCC_OFFCPU" -p "$WL_PID") ;;
 	bcc-runqlat) cmd=("$BCC_RUNQLAT" -p "$WL_PID") ;;
 	floor-switch) cmd=("$FLOOR" "$FLOOR.bpf.o" floor_switch) ;;
-	floor-both) cmd=("$FLOOR" "$FLOOR.bpf.o" floor_switch,floor_sys_exit) ;;
+	floor-both) cmd=("$FLOOR" "$FLOOR.bpf.o" "floor_switch,floor_sys_exit") ;;
 	bt-offcpu)
 		bt_offcpu_prog "$WL_PID" >"$base.bt"
 		cmd=(bpftrace "$base.bt") ;;
@@ -551,9 +556,10 @@ run_arm() {
 	fi
 	stop_workload
 
-	local rt rts _el wcpu vcsw ivcsw
-	read -r rt rts _el wcpu vcsw ivcsw <"$base.wl"
+	local rt rts _el wcpu vcsw ivcsw slice
+	read -r rt rts _el wcpu vcsw ivcsw slice <"$base.wl"
 	rec "$pass" "$r" "$arm" rt_s "$rt"
+	rec "$pass" "$r" "$arm" rt_slice "$slice"
 	rec "$pass" "$r" "$arm" round_trips "$rts"
 	rec "$pass" "$r" "$arm" rt_cpu_s "$(awk -v n="$rts" -v c="$wcpu" 'BEGIN{if (c > 0) printf "%.1f", n / c}')"
 	rec "$pass" "$r" "$arm" switches_per_rt "$(awk -v a="$vcsw" -v b="$ivcsw" -v n="$rts" 'BEGIN{printf "%.3f", (a + b) / n}')"
@@ -639,6 +645,28 @@ if ((STATS_RUNS > 0 && ${#STATS_ARMS[@]} > 0)); then
 	log "bpf_stats pass: kernel.bpf_stats_enabled=1 (was $PREV_BPF_STATS), ${STATS_RUNS} run(s) of: base ${STATS_ARMS[*]}"
 	STATS_TOUCHED=1
 	sysctl -qw kernel.bpf_stats_enabled=1
+	# The sysctl is one global switch others on this machine also flip (and
+	# "restore" to 0 in their own traps): also hold a BPF_ENABLE_STATS fd,
+	# which keeps run-time stats on until it is closed, whatever the sysctl.
+	python3 -c '
+import ctypes, signal, sys
+libc = ctypes.CDLL(None, use_errno=True)
+attr = ctypes.create_string_buffer(128)   # union bpf_attr, enable_stats.type = BPF_STATS_RUN_TIME (0)
+fd = libc.syscall(321, 32, attr, 128)     # SYS_bpf (x86-64), BPF_ENABLE_STATS
+if fd < 0:
+    sys.exit("BPF_ENABLE_STATS failed: errno %d" % ctypes.get_errno())
+print("held", flush=True)
+signal.pause()' >"$TMP/holder.out" 2>"$TMP/holder.err" &
+	HOLDER_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q held "$TMP/holder.out" 2>/dev/null && break
+		kill -0 "$HOLDER_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	if ! grep -q held "$TMP/holder.out" 2>/dev/null; then
+		log "could not hold a BPF_ENABLE_STATS fd ($(cat "$TMP/holder.err")); relying on the sysctl alone"
+		HOLDER_PID=""
+	fi
 	for ((r = 1; r <= STATS_RUNS; r++)); do
 		for arm in base "${STATS_ARMS[@]}"; do
 			run_arm stats "$r" "$arm"
@@ -646,6 +674,11 @@ if ((STATS_RUNS > 0 && ${#STATS_ARMS[@]} > 0)); then
 			sleep "$GAP"
 		done
 	done
+	if [[ -n $HOLDER_PID ]]; then
+		kill "$HOLDER_PID" 2>/dev/null || true
+		wait "$HOLDER_PID" 2>/dev/null || true
+		HOLDER_PID=""
+	fi
 	sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS"
 	STATS_TOUCHED=0
 fi
@@ -706,29 +739,29 @@ echo "### Run: $NCPU CPUs, kernel $(uname -r), $ROUNDS rounds × ${DUR} s, workl
 echo
 [[ -z $HOTCOLD_ID ]] || { echo "hotcold: \`$HOTCOLD_SRC\` ($HOTCOLD_ID)."; echo; }
 ((NICE == 0)) || { echo "Workload and tools ran under \`nice -n $NICE\`."; echo; }
-echo "Workload: \`bench/workloads/pingpong.c\` (\`pingpong -w -c $CPU $DUR\`), two threads on CPU $CPU bouncing a byte through two pipes. Ratio = arm's round trips/s ÷ the same round's baseline; median and min–max over rounds; \"+µs/rt\" = time added to each round trip (1/arm − 1/baseline), median over rounds. Clean rounds: neither the arm nor that round's baseline is marked o/f/s (see the per-round table). \"Per CPU-s\": round trips per second of the two threads' own CPU time (CLOCK_THREAD_CPUTIME_ID), vs the baseline: it leaves out time other tasks took from CPU $CPU and keeps in-context costs (BPF programs on the switch and syscall paths run in the workload's threads; no IRQ time accounting here). bpf_stats as found ($PREV_BPF_STATS) in these rounds."
+echo "Workload: \`bench/workloads/pingpong.c\` (\`pingpong -w -c $CPU $DUR\`), two threads on CPU $CPU bouncing a byte through two pipes. Ratio = arm's round trips/s over the whole timed phase ÷ the same round's baseline; median and min–max over rounds. \"100-ms-slice\": the same with each run's median over 100 ms slices of round trips/s (bursts of other work on the shared machine hit a few slices, not the median). Switches per round trip: $(vals rounds base switches_per_rt | stats | awk '{printf "%.2f", $1}') in the baseline (voluntary share $(vals rounds base vol_share | stats | awk '{printf "%.2f", $1}')). \"+µs/rt\" = time added to each round trip (1/arm − 1/baseline), median over rounds. Clean rounds: neither the arm nor that round's baseline is marked o/f/s (see the per-round table). \"Per CPU-s\": round trips per second of the two threads' own CPU time (CLOCK_THREAD_CPUTIME_ID), vs the baseline: it leaves out time other tasks took from CPU $CPU and keeps in-context costs (BPF programs on the switch and syscall paths run in the workload's threads; no IRQ time accounting here). bpf_stats as found ($PREV_BPF_STATS) in these rounds."
 echo
-echo "| arm | command | round trips/s median | ratio median | min–max | clean rounds: ratio median | n | per CPU-s: ratio median | min–max | +µs/rt | switches/rt | target |"
-echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+echo "| arm | command | round trips/s median | ratio median | min–max | 100-ms-slice ratio median | min–max | per-CPU-s ratio median | min–max | clean rounds: ratio median | n | +µs/rt | target |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
 for arm in "${ARMS[@]}"; do
 	s_rt=$(vals rounds "$arm" rt_s | stats)
-	s_sw=$(vals rounds "$arm" switches_per_rt | stats)
 	if [[ $arm == base ]]; then
-		printf '| %s | `%s` | %s | 1 | – | – | – | 1 | – | – | %s | |\n' "$arm" "$(label "$arm")" \
-			"$(awk '{printf "%.0f", $1}' <<<"$s_rt")" "$(awk '{printf "%.2f", $1}' <<<"$s_sw")"
+		printf '| %s | `%s` | %s | 1 | – | 1 | – | 1 | – | – | – | – | |\n' "$arm" "$(label "$arm")" \
+			"$(awk '{printf "%.0f", $1}' <<<"$s_rt")"
 		continue
 	fi
 	s_c=$(ratios "$arm" clean | stats)
 	printf '| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$arm" "$(label "$arm")" \
 		"$(awk '{if ($4 == 0) print "failed"; else printf "%.0f", $1}' <<<"$s_rt")" \
 		"$(fmt %.3f "$(ratios "$arm" | stats)")" \
-		"$(awk '{if ($4 == 0) print "–"; else printf "%.3f", $1}' <<<"$s_c")" "$(cnt "$s_c")" \
+		"$(fmt %.3f "$(ratios "$arm" "" rt_slice | stats)")" \
 		"$(fmt %.3f "$(ratios "$arm" "" rt_cpu_s | stats)")" \
+		"$(awk '{if ($4 == 0) print "–"; else printf "%.3f", $1}' <<<"$s_c")" "$(cnt "$s_c")" \
 		"$(extra_us "$arm" | stats | awk '{if ($4 == 0) print "–"; else printf "%.2f", $1}')" \
-		"$(awk '{if ($4 == 0) print "–"; else printf "%.2f", $1}' <<<"$s_sw")" "$(target "$arm")"
+		"$(target "$arm")"
 done
 for a in "${!SKIP[@]}"; do
-	printf '| %s | `%s` | skipped | – | – | – | – | – | – | – | – | %s |\n' "$a" "$(label "$a")" "$(target "$a")"
+	printf '| %s | `%s` | skipped | – | – | – | – | – | – | – | – | – | %s |\n' "$a" "$(label "$a")" "$(target "$a")"
 done
 if ((${#SKIP[@]})); then
 	echo
@@ -771,7 +804,7 @@ echo
 
 if ((STATS_RUNS > 0 && ${#STATS_ARMS[@]} > 0)); then
 	echo
-	echo "BPF run time per event (kernel.bpf_stats_enabled=1, separate pass, $STATS_RUNS run(s) per arm; deltas of run_time_ns and run_cnt from the release of the timed phase to just before the tool was stopped; every program the tool holds; median over runs). \"events/rt\" and \"ns/rt\" are per workload round trip; a program on a system-wide hook (sys_exit, sched_switch) also counts other tasks' events."
+	echo "BPF run time per event (kernel.bpf_stats_enabled=1 plus a held BPF_ENABLE_STATS fd, separate pass, $STATS_RUNS run(s) per arm; deltas of run_time_ns and run_cnt from the release of the timed phase to just before the tool was stopped; every program the tool holds; median over runs). \"events/rt\" and \"ns/rt\" are per workload round trip; a program on a system-wide hook (sys_exit, sched_switch) also counts other tasks' events."
 	echo
 	echo "| arm | program | ns/event | events/s | events/rt | BPF ns/rt | ratio in this pass |"
 	echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"

@@ -36,7 +36,12 @@
 #    by the processes, so libc (and ld.so) have one table each.
 #
 # Markdown on stdout, progress on stderr. Needs root, gcc, g++, bpftool, jq.
-# usage: bench/unwind.sh [--rounds N] [--seconds S] [--freq HZ] [--hotcold PATH] [--keep]
+# An arm during which other tasks (hotcold included) used more than
+# --clean-max of all CPUs is re-run up to --retries times (the last attempt
+# is kept, and the table shows that share).
+#
+# usage: bench/unwind.sh [--rounds N] [--seconds S] [--freq HZ] [--hotcold PATH]
+#                        [--clean-max SHARE] [--retries N] [--keep]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -45,6 +50,8 @@ ROUNDS=3
 SECS=4
 HZ=999
 KEEP=0
+CLEAN_MAX=0.25		# other tasks' share of all CPUs above which an arm is re-run
+RETRIES=2
 BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
 
 usage() {
@@ -59,6 +66,8 @@ while [[ $# -gt 0 ]]; do
 	--seconds) SECS=${2:?}; shift 2 ;;
 	--freq) HZ=${2:?}; shift 2 ;;
 	--hotcold) HOTCOLD=${2:?}; shift 2 ;;
+	--clean-max) CLEAN_MAX=${2:?}; shift 2 ;;
+	--retries) RETRIES=${2:?}; shift 2 ;;
 	--keep) KEEP=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -239,6 +248,11 @@ one_arm() {
 	# everything but the targets, as a share of all CPUs over the window (hotcold included)
 	others=$(awk -v w=$((w1 - w0)) -v bz=$((b1 - b0)) -v tk="$TICK" -v dt=$((n1 - n0)) \
 		-v nc="$NCPU" 'BEGIN { o = (bz - w) / (dt / 1e9 * nc * tk); if (o < 0) o = 0; printf "%.2f", o }')
+	if [[ ${LAST_TRY:-1} == 0 ]] && awk -v o="$others" -v m="$CLEAN_MAX" 'BEGIN { exit !(o > m) }'; then
+		log "$build depth $depth --unwind=$mode: other tasks used $others of the CPUs; again"
+		sleep 5
+		return 1
+	fi
 	awk -v arm="$build:$depth:$mode" -v r="$r" -v dt=$((t1 - t0)) -v dc=$((c1 - c0)) \
 		-v de=$((e1 - e0)) -v o="$others" -v d="$(user_depth "$base.folded")" \
 		-v stop="$(grep -o '[0-9]* walks ended[^,]*' "$base.err" | awk '{ t += $1 } END { print t + 0 }')" \
@@ -280,8 +294,11 @@ for r in $(seq "$ROUNDS"); do
 	for i in $(seq 0 $((n - 1))); do
 		IFS=: read -r build depth mode <<<"${ARMS[$(((i + r) % n))]}"
 		log "round $r/$ROUNDS: $build build, depth $depth, --unwind=$mode"
-		one_arm "$r" "$build" "$depth" "$mode" || one_arm "$r" "$build" "$depth" "$mode" ||
-			log "round $r: $build depth $depth --unwind=$mode: no data"
+		for try in $(seq 0 "$RETRIES"); do
+			LAST_TRY=$((try == RETRIES))
+			one_arm "$r" "$build" "$depth" "$mode" && break
+			((try < RETRIES)) || log "round $r: $build depth $depth --unwind=$mode: no data"
+		done
 	done
 done
 sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS"

@@ -23,6 +23,7 @@ static const struct cmd cmds[] = {
 	{ "flamegraph", cmd_flamegraph, "render a profile as an interactive SVG flame graph" },
 	{ "diff", cmd_diff, "compare two profiles (table, differential flame graph)" },
 	{ "convert", cmd_convert, "convert a profile between folded and pprof" },
+	{ "agent", cmd_agent, "profile continuously into a history on disk, with a web view" },
 };
 
 static void usage(FILE *f)

@@ -17,6 +17,7 @@ PKGS=(
 	zlib1g-dev		# .gnu_debuglink CRC32; later gzip for pprof
 	libdw-dev		# elfutils: CFI (.eh_frame) for the unwinder
 	libiberty-dev		# C++/Rust demangling
+	libmicrohttpd-dev	# the agent's local web view (hotcold agent --http)
 )
 TEST_PKGS=(
 	python3			# JSON output checks in the integration tests

@@ -20,11 +20,14 @@
  * can still be inspected (BPF run-time stats) and stopped by the caller.
  *
  * After SECONDS of wall time it prints one line on stdout:
- *   RT_PER_S  ROUND_TRIPS  ELAPSED_S  CPU_S  VCSW  IVCSW
+ *   RT_PER_S  ROUND_TRIPS  ELAPSED_S  CPU_S  VCSW  IVCSW  SLICE_MEDIAN_RT_PER_S
  * round trips per second of wall time (the throughput), their number, the
- * measured interval, the CPU time of the two threads together, and their
+ * measured interval, the CPU time of the two threads together, their
  * voluntary / involuntary context switches over the interval (from
- * getrusage(RUSAGE_THREAD)). Built with frame pointers so FP unwinders get
+ * getrusage(RUSAGE_THREAD)), and the median over 100 ms slices of the
+ * interval of round trips per second (ping reads the clock every 256 round
+ * trips): on a shared machine, bursts of other work hit a few slices, not
+ * the median. Built with frame pointers so FP unwinders get
  * the application frames above libc: start_thread -> ping_thread/pong_thread
  * -> bounce -> read.
  */
@@ -54,6 +57,11 @@ struct tstat {
 	long vcsw, ivcsw;
 };
 static struct tstat ping_st, pong_st;
+
+#define SLICE_S 0.1
+#define MAX_SLICES 36000	/* one hour of 100 ms slices */
+static double *slice_rate;
+static unsigned nslices;
 
 static double clock_s(clockid_t clk)
 {
@@ -126,9 +134,20 @@ __attribute__((noinline)) static void *ping_thread(void *arg)
 	full_read(go[0], &c);	/* parked until main says go */
 	thread_usage(&ping_st, -1);
 	ping_st.t0 = clock_s(CLOCK_MONOTONIC);
+	double slice_t0 = ping_st.t0;
+	uint64_t slice_n0 = 0;
 	while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
 		bounce(p2c[1], c2p[0], 'x');
-		ping_st.round_trips++;
+		if ((++ping_st.round_trips & 255) == 0) {
+			double t = clock_s(CLOCK_MONOTONIC);
+
+			if (t - slice_t0 >= SLICE_S) {
+				if (nslices < MAX_SLICES)
+					slice_rate[nslices++] = (ping_st.round_trips - slice_n0) / (t - slice_t0);
+				slice_t0 = t;
+				slice_n0 = ping_st.round_trips;
+			}
+		}
 	}
 	ping_st.t1 = clock_s(CLOCK_MONOTONIC);
 	thread_usage(&ping_st, +1);
@@ -155,6 +174,22 @@ __attribute__((noinline)) static void *pong_thread(void *arg)
 	}
 	thread_usage(&pong_st, +1);
 	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double slice_median(double whole)
+{
+	if (!nslices)
+		return whole;	/* shorter than one slice */
+	qsort(slice_rate, nslices, sizeof(*slice_rate), cmp_double);
+	return nslices % 2 ? slice_rate[nslices / 2]
+			   : (slice_rate[nslices / 2 - 1] + slice_rate[nslices / 2]) / 2;
 }
 
 static void sleep_s(double s)
@@ -201,6 +236,9 @@ int main(int argc, char **argv)
 	sigaddset(&usr1, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 
+	slice_rate = calloc(MAX_SLICES, sizeof(*slice_rate));
+	if (!slice_rate)
+		die("calloc");
 	if (pipe(p2c) || pipe(c2p) || pipe(go))
 		die("pipe");
 	if (pthread_create(&pong, NULL, pong_thread, NULL) ||
@@ -224,9 +262,10 @@ int main(int argc, char **argv)
 
 	double el = ping_st.t1 - ping_st.t0;
 
-	printf("%.1f %llu %.6f %.6f %ld %ld\n", ping_st.round_trips / el,
+	printf("%.1f %llu %.6f %.6f %ld %ld %.1f\n", ping_st.round_trips / el,
 	       (unsigned long long)ping_st.round_trips, el, ping_st.cpu_s + pong_st.cpu_s,
-	       ping_st.vcsw + pong_st.vcsw, ping_st.ivcsw + pong_st.ivcsw);
+	       ping_st.vcsw + pong_st.vcsw, ping_st.ivcsw + pong_st.ivcsw,
+	       slice_median(ping_st.round_trips / el));
 	fflush(stdout);
 	if (wait_sig) {
 		int sig;

@@ -75,11 +75,14 @@ const char *counters_class_advice(enum counters_class c)
 {
 	switch (c) {
 	case COUNTERS_CLASS_MEMORY:
-		return "cut cache misses: data layout and locality, fewer pointer chases, prefetching";
+		return "cut cache misses: data layout and locality, fewer pointer chases, "
+		       "prefetching";
 	case COUNTERS_CLASS_BRANCH:
-		return "make hot branches predictable: sorted or partitioned data, branchless code, PGO";
+		return "make hot branches predictable: sorted or partitioned data, branchless "
+		       "code, PGO";
 	case COUNTERS_CLASS_COMPUTE:
-		return "do less work or do it wider: the flame graph's hottest frames, algorithm, SIMD";
+		return "do less work or do it wider: the flame graph's hottest frames, algorithm, "
+		       "SIMD";
 	default:
 		return "needs cycles, instructions, branch-misses and LLC misses";
 	}
@@ -105,8 +108,8 @@ void counters_derive(const struct counters_input *in, const struct counters_mode
 						      in->cycles.v), bm && cyc);
 	out->memory_stall = num(counters_memory_stall(in->llc_misses.v, m->dram_latency, m->mlp,
 						      in->cycles.v), llc && cyc);
-	out->cls = out->branch_stall.ok && out->memory_stall.ok ?
-		   counters_classify(out->memory_stall.v, out->branch_stall.v) : COUNTERS_CLASS_NONE;
+	if (out->branch_stall.ok && out->memory_stall.ok)
+		out->cls = counters_classify(out->memory_stall.v, out->branch_stall.v);
 }
 
 static int td_finish(struct topdown *out, double ret, double bs, double fe, double be, double smt)
@@ -188,23 +191,32 @@ const char *topdown_verdict(const struct topdown *td, char *buf, size_t len)
 {
 	switch (topdown_focus(td)) {
 	case TOPDOWN_FOCUS_PEAK:
-		snprintf(buf, len, "Retiring %.1f%% (> 80%%): near peak; only doing less work helps "
-			 "(algorithm, vectorization)", td->retiring * 100);
+		snprintf(buf, len,
+			 "Retiring %.1f%% (> 80%%): near peak; only doing less work helps "
+			 "(algorithm, vectorization)",
+			 td->retiring * 100);
 		break;
 	case TOPDOWN_FOCUS_BAD_SPEC:
-		snprintf(buf, len, "Bad Speculation %.1f%% (> 15%%): work thrown away; check branch-miss "
-			 "%% and make hot branches predictable", td->bad_spec * 100);
+		snprintf(buf, len,
+			 "Bad Speculation %.1f%% (> 15%%): work thrown away; check branch-miss "
+			 "%% and make hot branches predictable",
+			 td->bad_spec * 100);
 		break;
 	case TOPDOWN_FOCUS_FRONTEND:
-		snprintf(buf, len, "Frontend Bound %.1f%% (> 20%%): instruction supply; i-cache/iTLB "
-			 "misses, code layout (PGO, BOLT, huge pages for text)", td->frontend * 100);
+		snprintf(buf, len,
+			 "Frontend Bound %.1f%% (> 20%%): instruction supply; i-cache/iTLB "
+			 "misses, code layout (PGO, BOLT, huge pages for text)",
+			 td->frontend * 100);
 		break;
 	case TOPDOWN_FOCUS_BACKEND:
-		snprintf(buf, len, "Backend Bound %.1f%% (> 40%%): memory or execution units; check "
-			 "LLC MPKI, then level 2 (memory vs core bound)", td->backend * 100);
+		snprintf(buf, len,
+			 "Backend Bound %.1f%% (> 40%%): memory or execution units; check "
+			 "LLC MPKI, then level 2 (memory vs core bound)",
+			 td->backend * 100);
 		break;
 	default:
-		snprintf(buf, len, "no level-1 category over its threshold: look at the hottest code "
+		snprintf(buf, len,
+			 "no level-1 category over its threshold: look at the hottest code "
 			 "in the flame graph");
 		break;
 	}

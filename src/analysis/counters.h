@@ -19,8 +19,8 @@
 #define COUNTERS_DRAM_LATENCY		300.0	/* cycles */
 /* 5: with it 5 LLC MPKI at IPC 1 gives a memory stall fraction of exactly 0.30 */
 #define COUNTERS_MLP			5.0
-#define COUNTERS_MEMORY_THRESHOLD	0.30	/* memory stall >= this (and >= branch): Memory */
-#define COUNTERS_BRANCH_THRESHOLD	0.15	/* else branch stall >= this: Branch mispredict */
+#define COUNTERS_MEMORY_THRESHOLD	0.30	/* memory >= this and >= branch: Memory */
+#define COUNTERS_BRANCH_THRESHOLD	0.15	/* else branch >= this: Branch mispredict */
 
 /* Top-down thresholds (SEEDS §2). */
 #define TOPDOWN_RETIRING_PEAK		0.80	/* above: near peak */
@@ -59,7 +59,8 @@ enum counters_class {
  * Branch mispredict if branch >= COUNTERS_BRANCH_THRESHOLD; else Compute.
  */
 enum counters_class counters_classify(double memory_stall, double branch_stall);
-const char *counters_class_name(enum counters_class c);	/* "Memory", "Branch mispredict", ... */
+/* "Memory", "Branch mispredict", "Compute" ("unknown" for NONE) */
+const char *counters_class_name(enum counters_class c);
 const char *counters_class_advice(enum counters_class c);	/* the next step, one phrase */
 
 /* A count that may be missing: not supported here, or never scheduled. */
@@ -117,7 +118,10 @@ enum topdown_method {
 	TOPDOWN_ARM_CYCLES,
 };
 
-/* Level 1 from @v[0..nr); every fraction clamped to [0, 1]. 0, or -EINVAL (too few counts, no slots). */
+/*
+ * Level 1 from @v[0..nr); every fraction clamped to [0, 1].
+ * 0, or -EINVAL (too few counts, or no slots counted).
+ */
 int topdown_compute(enum topdown_method m, const double *v, size_t nr, double param,
 		    struct topdown *out);
 

@@ -68,11 +68,11 @@ static void text_row(FILE *out, const struct counters_snapshot *s, const char *p
 	char val[48], note[64];
 
 	if (!r->supported) {
-		fprintf(out, "%s%18s %-5s %-20s\n", pfx, "<not supported>", "", r->name);
+		fprintf(out, "%s%18s %-5s %s\n", pfx, "<not supported>", "", r->name);
 		return;
 	}
 	if (!r->counted) {
-		fprintf(out, "%s%18s %-5s %-20s\n", pfx, "<not counted>", r->clock ? "msec" : "",
+		fprintf(out, "%s%18s %-5s %s\n", pfx, "<not counted>", r->clock ? "msec" : "",
 			r->name);
 		return;
 	}
@@ -128,8 +128,10 @@ static void text_topdown(FILE *out, const struct counters_snapshot *s, const cha
 			s->topdown_status ? s->topdown_status : "not available");
 		return;
 	}
-	fprintf(out, "%s  top-down (%s): retiring %.1f%%, bad speculation %.1f%%, frontend %.1f%%, "
-		"backend %.1f%%", pfx, s->topdown_label ? s->topdown_label : "", s->td.retiring * 100,
+	fprintf(out,
+		"%s  top-down (%s): retiring %.1f%%, bad speculation %.1f%%, frontend %.1f%%, "
+		"backend %.1f%%",
+		pfx, s->topdown_label ? s->topdown_label : "", s->td.retiring * 100,
 		s->td.bad_spec * 100, s->td.frontend * 100, s->td.backend * 100);
 	if (s->td.smt > 0)
 		fprintf(out, ", SMT contention %.1f%%", s->td.smt * 100);
@@ -310,12 +312,13 @@ const char *counters_summary(const struct counters_snapshot *s, char *buf, size_
 
 	for (size_t i = 0; i < s->nr && off < len; i++) {
 		const struct counters_row *r = &s->rows[i];
+		const char *sep = i ? "," : "";
 
 		if (!measured(r))
-			off += snprintf(buf + off, len - off, "%s %s %s", i ? "," : "",
-					r->supported ? "<not counted>" : "<not supported>", r->name);
+			off += snprintf(buf + off, len - off, "%s <not %s> %s", sep,
+					r->supported ? "counted" : "supported", r->name);
 		else
-			off += snprintf(buf + off, len - off, "%s %s%s %s", i ? "," : "",
+			off += snprintf(buf + off, len - off, "%s %s%s %s", sep,
 					grouped(val, sizeof(val), shown(r), r->clock ? 2 : 0),
 					r->clock ? " msec" : "", r->name);
 		if (measured(r) && r->running < run)

@@ -16,5 +16,6 @@ int cmd_flamegraph(int argc, char **argv);
 int cmd_runqlat(int argc, char **argv);
 int cmd_locks(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
 
 #endif /* HC_CLI_CMD_H */

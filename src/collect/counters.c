@@ -106,15 +106,15 @@ static int open_events(struct task_counters *tc, const struct task_counters_opts
 			if (fd == -ENODEV)
 				continue;	/* went offline since the mask was read */
 			if (fd < 0) {
-				pr_warn("counters: cannot open '%s' on cpu %d: %s\n", o->events[e].name,
-					cpu, strerror(-fd));
+				pr_warn("counters: cannot open '%s' on cpu %d: %s\n",
+					o->events[e].name, cpu, strerror(-fd));
 				return fd;
 			}
 			tc->fds[e * o->nr_cpus + cpu] = fd;
 			key = e * o->nr_cpus + cpu;
 			if (bpf_map_update_elem(map, &key, &fd, BPF_ANY)) {
 				fd = -errno;
-				pr_warn("counters: cannot add '%s' on cpu %d to the event array: %s\n",
+				pr_warn("counters: cannot add '%s' of cpu %d to the map: %s\n",
 					o->events[e].name, cpu, strerror(-fd));
 				return fd;
 			}
@@ -419,8 +419,9 @@ static int counters_report(struct collector *c, FILE *out)
 			g = pmu_generic(id);
 		rows[e] = (struct counters_row){ .name = cc->ev[e].name, .clock = g && g->clock,
 						 .supported = true };
-		rows[e].counted = pmu_scale(val[e], en[e], run[e], &rows[e].value);
-		rows[e].running = en[e] ? (double)run[e] / en[e] : 0;
+		/* nothing enabled: no span had time, a measured 0 */
+		rows[e].counted = pmu_scale(val[e], en[e], run[e], &rows[e].value) || !en[e];
+		rows[e].running = en[e] ? (double)run[e] / en[e] : 1;
 	}
 	s.rows = rows;
 	s.nr = cc->nr;

@@ -22,7 +22,7 @@ struct task_counters_opts {
 	int nr_cpus;				/* possible CPUs */
 	const bool *online;			/* [nr_cpus] */
 	uint32_t max_procs;			/* process table size; 0: 16384 */
-	int targets_fd;				/* >= 0: only tasks in this proc_targets map */
+	int targets_fd;				/* >= 0: only tasks in this proc_targets */
 };
 
 /* One process's raw sums; scale value by enabled / running. */

@@ -159,7 +159,8 @@ static int open_target(struct pmu_counters *pc, size_t ti)
 		if (target_gone(&pc->t, fd))
 			return 0;
 		pr_warn("pmu: cannot open '%s' on %s %d: %s\n", s->ev.name,
-			pc->t.kind == PMU_TARGET_CPUS ? "cpu" : "thread", pc->t.ids[ti], strerror(-fd));
+			pc->t.kind == PMU_TARGET_CPUS ? "cpu" : "thread", pc->t.ids[ti],
+			strerror(-fd));
 		return fd;
 	}
 	return 0;
@@ -306,6 +307,9 @@ int pmu_counters__read(struct pmu_counters *pc, struct pmu_count *delta, struct 
 		d[ci].err = tot->err = pc->err[ci];
 		/* perf's aggregate scaling: sum of values x sum of enabled / sum of running */
 		d[ci].counted = pmu_scale(d[ci].raw, d[ci].enabled, d[ci].running, &d[ci].value);
+		/* never enabled: the threads did not run (task events), a measured 0 */
+		if (!d[ci].enabled && pc->supported[ci])
+			d[ci].counted = true;
 		d[ci].value *= pc->specs[ci].ev.scale;
 		tot->counted |= d[ci].counted;
 		tot->value += d[ci].value;

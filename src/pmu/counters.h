@@ -18,7 +18,7 @@
 struct pmu_counter_spec {
 	struct pmu_event_desc ev;
 	unsigned int group;
-	bool hardware;		/* an open error meaning "no such event" marks it unsupported */
+	bool hardware;		/* "no such event" on open: unsupported, not an error */
 };
 
 enum pmu_target_kind {
@@ -38,8 +38,9 @@ struct pmu_target {
 struct pmu_count {
 	bool supported;		/* opened on every target */
 	int err;		/* !supported: -errno of the failed open */
-	bool counted;		/* the counter ran in the period (time_running > 0) */
-	double value;		/* scaled by enabled / running, times the event's sysfs scale */
+	bool counted;		/* ran in the period (time_running > 0), or was never
+				 * enabled because the threads did not run: value 0 */
+	double value;		/* scaled by enabled / running and the event's sysfs scale */
 	uint64_t raw;		/* unscaled, summed over targets */
 	uint64_t enabled;	/* ns, summed over targets */
 	uint64_t running;

@@ -18,29 +18,24 @@
 #define LLC_READ_MISS (PERF_COUNT_HW_CACHE_LL | PERF_COUNT_HW_CACHE_OP_READ << 8 | \
 		       PERF_COUNT_HW_CACHE_RESULT_MISS << 16)
 
+#define SW(n, c, clk) { .name = n, .type = PERF_TYPE_SOFTWARE, .config = c, .clock = clk }
+#define HW(n, t, c) { .name = n, .type = t, .config = c, .hardware = true }
+
 static const struct pmu_generic_info generic[PMU_G_NR] = {
-	[PMU_G_TASK_CLOCK] = { "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, false,
-			       true },
-	[PMU_G_CPU_CLOCK] = { "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, false, true },
-	[PMU_G_CONTEXT_SWITCHES] = { "context-switches", PERF_TYPE_SOFTWARE,
-				     PERF_COUNT_SW_CONTEXT_SWITCHES, false, false },
-	[PMU_G_CPU_MIGRATIONS] = { "cpu-migrations", PERF_TYPE_SOFTWARE,
-				   PERF_COUNT_SW_CPU_MIGRATIONS, false, false },
-	[PMU_G_PAGE_FAULTS] = { "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false,
-				false },
-	[PMU_G_CYCLES] = { "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, true, false },
-	[PMU_G_INSTRUCTIONS] = { "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
-				 true, false },
-	[PMU_G_BRANCHES] = { "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, true,
-			     false },
-	[PMU_G_BRANCH_MISSES] = { "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
-				  true, false },
-	[PMU_G_CACHE_REFERENCES] = { "cache-references", PERF_TYPE_HARDWARE,
-				     PERF_COUNT_HW_CACHE_REFERENCES, true, false },
-	[PMU_G_CACHE_MISSES] = { "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
-				 true, false },
-	[PMU_G_LLC_LOAD_MISSES] = { "LLC-load-misses", PERF_TYPE_HW_CACHE, LLC_READ_MISS, true,
-				    false },
+	[PMU_G_TASK_CLOCK] = SW("task-clock", PERF_COUNT_SW_TASK_CLOCK, true),
+	[PMU_G_CPU_CLOCK] = SW("cpu-clock", PERF_COUNT_SW_CPU_CLOCK, true),
+	[PMU_G_CONTEXT_SWITCHES] = SW("context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, false),
+	[PMU_G_CPU_MIGRATIONS] = SW("cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS, false),
+	[PMU_G_PAGE_FAULTS] = SW("page-faults", PERF_COUNT_SW_PAGE_FAULTS, false),
+	[PMU_G_CYCLES] = HW("cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES),
+	[PMU_G_INSTRUCTIONS] = HW("instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS),
+	[PMU_G_BRANCHES] = HW("branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS),
+	[PMU_G_BRANCH_MISSES] = HW("branch-misses", PERF_TYPE_HARDWARE,
+				   PERF_COUNT_HW_BRANCH_MISSES),
+	[PMU_G_CACHE_REFERENCES] = HW("cache-references", PERF_TYPE_HARDWARE,
+				      PERF_COUNT_HW_CACHE_REFERENCES),
+	[PMU_G_CACHE_MISSES] = HW("cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES),
+	[PMU_G_LLC_LOAD_MISSES] = HW("LLC-load-misses", PERF_TYPE_HW_CACHE, LLC_READ_MISS),
 };
 
 const struct pmu_generic_info *pmu_generic(enum pmu_generic id)
@@ -93,7 +88,8 @@ int pmu_format_parse(const char *name, const char *spec, struct pmu_format *out)
 	char *end;
 
 	memset(&f, 0, sizeof(f));
-	if (!colon || strlen(name) >= sizeof(f.name) || parse_reg(spec, colon - spec, &f.range[0].reg))
+	if (!colon || strlen(name) >= sizeof(f.name) ||
+	    parse_reg(spec, colon - spec, &f.range[0].reg))
 		return -EINVAL;
 	snprintf(f.name, sizeof(f.name), "%s", name);
 	for (p = colon + 1;;) {

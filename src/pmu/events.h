@@ -68,7 +68,8 @@ int pmu_format_parse(const char *name, const char *spec, struct pmu_format *out)
  * the PMU has no format for, -ERANGE for a value too wide for its bits,
  * -EINVAL for malformed terms.
  */
-int pmu_terms_encode(const char *terms, const struct pmu_format *fmt, size_t nr, uint64_t config[3]);
+int pmu_terms_encode(const char *terms, const struct pmu_format *fmt, size_t nr,
+		     uint64_t config[3]);
 
 /* A resolved event: what perf_event_open needs, and how to scale its count. */
 struct pmu_event_desc {

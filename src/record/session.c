@@ -245,12 +245,15 @@ static int session_open(struct session *s)
 		if (!s->locknames)
 			return -ENOMEM;
 	}
-	err = outfile_open(&s->out, o->output, 0644);
-	if (err) {
-		pr_warn("record: cannot create '%s': %s\n", o->output, strerror(-err));
-		return err;
+	/* NULL: the caller writes through session__write() (the agent) */
+	if (o->output) {
+		err = outfile_open(&s->out, o->output, 0644);
+		if (err) {
+			pr_warn("record: cannot create '%s': %s\n", o->output, strerror(-err));
+			return err;
+		}
+		s->out_open = true;
 	}
-	s->out_open = true;
 	err = target_check(o->pids, o->nr_pids, "process");
 	if (!err)
 		err = target_check(o->tids, o->nr_tids, "thread");
@@ -516,6 +519,42 @@ void session__report(struct session *s, bool final)
 {
 	session_report_stats(s, final);
 	session_report_self();
+}
+
+void session__counts(const struct session *s, struct session_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->samples = s->samples;
+	c->off_ns = s->off_ns;
+	c->off_blocks = s->off_blocks;
+	c->short_ns = s->short_ns;
+	c->short_blocks = s->short_blocks;
+	c->runq_ns = s->runq_ns;
+	c->runq_waits = s->runq_waits;
+	c->lock_ns = s->lock_ns;
+	c->lock_waits = s->lock_waits;
+	c->stacks = stack_agg__nr_entries(s->agg);
+	c->stacks_dropped = stack_agg__dropped(s->agg);
+	c->procs_late = s->procs_late;
+}
+
+void session__stats(struct session *s, session_stat_fn fn, void *arg)
+{
+	struct collector_stats st;
+
+	for (size_t i = 0; i < s->nr_cols; i++) {
+		s->cols[i].ops->stats(&s->cols[i], &st);
+		for (size_t j = 0; j < st.nr; j++)
+			fn(s->cols[i].ops->name, st.s[j].name, st.s[j].value, st.s[j].loss, arg);
+	}
+	proc_tracker__stats(s->pt, &st);
+	for (size_t j = 0; j < st.nr; j++)
+		fn("proc", st.s[j].name, st.s[j].value, st.s[j].loss, arg);
+}
+
+struct symbolizer *session__symbolizer(struct session *s)
+{
+	return s->sym;
 }
 
 bool session__stopping(void)

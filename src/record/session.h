@@ -22,7 +22,10 @@ int session_run(const struct record_opts *o, int *cmd_status);
  */
 struct session;
 
-/* Open, load and attach everything; describe the run on stderr. 0 or -errno. */
+/*
+ * Open, load and attach everything; describe the run on stderr. 0 or -errno.
+ * With @o->output NULL no output file is created: write with session__write().
+ */
 int session__open(struct session **out, const struct record_opts *o);
 /*
  * Drain events until monotonic @until_ns (CLOCK_MONOTONIC ns; 0: no limit of
@@ -39,6 +42,34 @@ void session__reset(struct session *s);
 void session__report(struct session *s, bool final);
 /* Detach the collectors and consume what they left. 0 or -errno. */
 int session__stop(struct session *s);
+/* What the current interval holds (since open or the last reset). */
+struct session_counts {
+	uint64_t samples;			/* on-CPU */
+	uint64_t off_ns, off_blocks;		/* off-CPU blocks with stacks */
+	uint64_t short_ns, short_blocks;	/* off-CPU blocks below min_block_ns */
+	uint64_t runq_ns, runq_waits;
+	uint64_t lock_ns, lock_waits;
+	uint64_t stacks;			/* distinct stacks aggregated */
+	uint64_t stacks_dropped;		/* refused: max_stacks reached */
+	uint64_t procs_late;			/* cumulative: gone before their maps were read */
+};
+void session__counts(const struct session *s, struct session_counts *c);
+
+/* Visit every collector and proc-tracker counter (cumulative; @loss: a drop counter). */
+typedef void (*session_stat_fn)(const char *group, const char *name, uint64_t value, bool loss,
+				void *arg);
+void session__stats(struct session *s, session_stat_fn fn, void *arg);
+
+struct profile;
+/*
+ * Name the current aggregation into @p (created by the caller): every kind in
+ * its own unit (on-CPU samples with the period set, nanoseconds otherwise).
+ * 0 or -errno.
+ */
+int session__profile(struct session *s, struct profile *p);
+/* The session's symbolizer (for the agent's per-interval trim); owned by @s. */
+struct symbolizer *session__symbolizer(struct session *s);
+
 /* SIGINT/SIGTERM received. */
 bool session__stopping(void);
 /* Reap a command (its status in *cmd_status when not NULL) and free everything. */

@@ -9,6 +9,7 @@
 #include "output/pprof.h"
 #include "output/svg.h"
 #include "record/locks_report.h"
+#include "record/session.h"
 #include "record/session_int.h"
 #include "util/log.h"
 
@@ -112,4 +113,12 @@ int session_write_to(struct session *s, FILE *f, enum out_format fmt, struct emi
 		err = emit_folded(s->agg, s->sym, &eo, f, es);
 	}
 	return err;
+}
+
+int session__profile(struct session *s, struct profile *p)
+{
+	struct emit_opts eo = session_emit_opts(s);
+
+	profile__set_period_ns(p, eo.period_ns);
+	return emit_profile(s->agg, s->sym, &eo, p);
 }

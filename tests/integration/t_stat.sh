@@ -109,12 +109,15 @@ d=$(dev_pct "$tree" "$tc")
 	bad "tree: $nsplit split rows, BPF $tree ms vs task-clock $tc ms ($d%)"
 
 # ---- 5. record --counters: a summary line, the folded file stays clean ----
-"$HOTCOLD" record --counters -o "$TMP/r.folded" -- "$WL/split" 1 "$TMP/s5" 2>"$TMP/err5"
+"$HOTCOLD" record --counters -o "$TMP/r.folded" -- bash -c '"$0" 1 "$1"; times > "$2"' \
+	"$WL/split" "$TMP/s5" "$TMP/times5" 2>"$TMP/err5"
 line=$(grep '^counters: .*(running' "$TMP/err5")
-ms=$(echo "$line" | sed -n 's/^counters: \([0-9,.]*\) msec cpu-clock.*/\1/p' | tr -d ,)
 if [ $have_pmu -eq 0 ]; then
-	awk -v m="$ms" 'BEGIN { exit !(m >= 950 && m <= 1200) }' &&
-		ok "record --counters: $line" || bad "record --counters summary: '$line'"
+	ms=$(echo "$line" | sed -n 's/^counters: \([0-9,.]*\) msec cpu-clock.*/\1/p' | tr -d ,)
+	want=$(awk -v s="$(times_children "$TMP/times5")" 'BEGIN { printf "%.3f", s * 1000 }')
+	d=$(dev_pct "$ms" "$want")
+	[ -n "$ms" ] && in_5pct "$d" && ok "record --counters: $ms ms vs getrusage $want ms ($d%): $line" ||
+		bad "record --counters: '$ms' ms vs getrusage $want ms ($d%): $(grep -E '^(counters|hotcold):' "$TMP/err5")"
 else
 	echo "$line" | grep -q 'IPC [0-9]' && ok "record --counters: $line" ||
 		bad "record --counters summary: '$line'"

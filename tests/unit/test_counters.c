@@ -77,8 +77,8 @@ static void seed_statement_five_mpki_at_ipc_one_is_the_memory_threshold(void **s
 
 	(void)state;
 	/* the default MLP is chosen so this lands exactly on 0.30 */
-	assert_near(counters_memory_stall(misses, COUNTERS_DRAM_LATENCY, COUNTERS_MLP, cycles), 0.30,
-		    1e-12);
+	assert_near(counters_memory_stall(misses, COUNTERS_DRAM_LATENCY, COUNTERS_MLP, cycles),
+		    0.30, 1e-12);
 }
 
 static void classifier_boundaries_are_inclusive(void **state)

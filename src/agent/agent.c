@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The interval loop: poll, write the interval, reset, observe, reload on SIGHUP. */
+#include "agent/agent.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "agent/http.h"
+#include "agent/metrics.h"
+#include "agent/split.h"
+#include "agent/store.h"
+#include "record/session.h"
+#include "util/log.h"
+
+/* A slice of polling: how late a SIGHUP or an HTTP request may be served. */
+#define AGENT_SLICE_NS (200 * 1000000ull)
+
+static volatile sig_atomic_t hup;
+
+static void on_hup(int sig)
+{
+	hup = 1;
+}
+
+struct agent {
+	struct agent_config cfg;
+	struct record_opts o;
+	struct session *s;
+	struct store *st;
+	struct http *http;
+	struct metrics m;
+	int64_t start_ms;	/* interval start, Unix ms */
+	uint64_t start_ns;	/* the same, monotonic */
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int64_t unix_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void opts_from_config(struct record_opts *o, const struct agent_config *c)
+{
+	record_opts_init(o);
+	o->output = NULL;	/* the agent writes through the store */
+	o->oncpu = c->oncpu;
+	o->freq_hz = c->freq_hz;
+	o->offcpu = c->offcpu;
+	o->min_block_ns = c->min_block_ns;
+	o->runq = c->runq;
+	o->min_runq_ns = 0;
+	o->locks = c->locks;
+	o->pids = c->pids;
+	o->nr_pids = c->nr_pids;
+	o->system_wide = !c->nr_pids;
+	o->max_stacks = c->max_stacks;
+}
+
+static int live_profile(struct profile *p, void *arg)
+{
+	struct agent *a = arg;
+	int err = session__flush(a->s);
+
+	return err ? err : session__profile(a->s, p);
+}
+
+/* Close the interval: name it, write it, empty the aggregation, log the metrics. */
+static int agent_rotate(struct agent *a, bool partial)
+{
+	struct session_counts c;
+	struct split_out so = { 0 };
+	struct profile *p;
+	int64_t end_ms = unix_ms();
+	uint64_t end_ns = mono_ns();
+	int err;
+
+	session__counts(a->s, &c);
+	p = profile__new();
+	err = p ? session__profile(a->s, p) : -ENOMEM;
+	if (!err)
+		err = split_encode(p, &so);
+	profile__free(p);
+	if (!err)
+		err = store__write(a->st, a->start_ms, end_ms, partial, so.blobs, so.nr);
+	else
+		pr_warn("agent: cannot encode the interval: %s\n", strerror(-err));
+	split_release(&so);
+	session__reset(a->s);
+	a->m.intervals++;
+	metrics_update(&a->m, a->s, &c, a->st, (end_ns - a->start_ns) / 1e9);
+	metrics_log(&a->m);
+	a->start_ms = end_ms;
+	a->start_ns = end_ns;
+	/* a failed write (full disk, too big) is counted; the agent keeps running */
+	return err == -ENOMEM ? err : 0;
+}
+
+/* SIGHUP: interval and retention apply now; collector changes need a restart. */
+static void agent_reload(struct agent *a, agent_reload_fn reload, void *arg)
+{
+	struct agent_config n;
+
+	hup = 0;
+	if (!reload || reload(&n, arg)) {
+		pr_warn("agent: configuration not reloaded; keeping the running one\n");
+		return;
+	}
+	if (n.oncpu != a->cfg.oncpu || n.offcpu != a->cfg.offcpu || n.runq != a->cfg.runq ||
+	    n.locks != a->cfg.locks || n.freq_hz != a->cfg.freq_hz ||
+	    strcmp(n.dir, a->cfg.dir) || (n.http == NULL) != (a->cfg.http == NULL))
+		pr_warn("agent: collector, directory or http changes take effect at restart\n");
+	a->cfg.interval_ns = n.interval_ns;
+	a->cfg.keep = n.keep;
+	store__set_retention(a->st, &n.keep);
+	pr_info("agent: reloaded: interval %.3f s, retention %llu s, %llu intervals, %llu bytes\n",
+		n.interval_ns / 1e9, (unsigned long long)(n.keep.max_age_ns / 1000000000ull),
+		(unsigned long long)n.keep.max_intervals, (unsigned long long)n.keep.max_bytes);
+	agent_config_release(&n);
+}
+
+static int agent_loop(struct agent *a, agent_reload_fn reload, void *arg)
+{
+	uint64_t until;
+	bool done = false;
+	int err = 0;
+
+	while (!err && !done) {
+		until = a->start_ns + a->cfg.interval_ns;
+		if (mono_ns() + AGENT_SLICE_NS < until)
+			until = mono_ns() + AGENT_SLICE_NS;
+		err = session__poll(a->s, until, &done);
+		if (err)
+			break;
+		if (a->http)
+			http__poll(a->http);
+		if (hup)
+			agent_reload(a, reload, arg);
+		if (done || session__stopping())
+			break;
+		if (mono_ns() >= a->start_ns + a->cfg.interval_ns) {
+			err = session__flush(a->s);
+			if (!err)
+				err = agent_rotate(a, false);
+		}
+	}
+	if (err)
+		pr_warn("agent: stopping: %s\n", strerror(-err));
+	/* the partial interval: what was recorded up to the signal */
+	if (!session__stop(a->s))
+		agent_rotate(a, true);
+	return err;
+}
+
+int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
+{
+	struct sigaction sa = { .sa_handler = on_hup };
+	struct http_source hs;
+	struct agent *a = calloc(1, sizeof(*a));
+	int stats_fd = -1, err;
+
+	if (!a)
+		return -ENOMEM;
+	a->cfg = *c;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGHUP, &sa, NULL);
+	opts_from_config(&a->o, c);
+	err = store__open(&a->st, c->dir, &c->keep);
+	if (err)
+		goto out;
+	if (c->bpf_stats) {
+		/* run_time_ns per program while this fd is open (costs ~20 ns per run) */
+		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (stats_fd < 0)
+			pr_warn("agent: cannot enable BPF statistics: %s\n", strerror(errno));
+	}
+	err = session__open(&a->s, &a->o);
+	if (err)
+		goto out;
+	if (c->http) {
+		hs = (struct http_source){ a->st, &a->m, live_profile, a,
+					  1000000000ull / c->freq_hz };
+		err = http__start(&a->http, c->http, &hs);
+		if (err)
+			goto out;
+	}
+	a->start_ms = unix_ms();
+	a->start_ns = mono_ns();
+	pr_info("agent: writing every %.3f s to '%s'\n", c->interval_ns / 1e9, c->dir);
+	err = agent_loop(a, reload, arg);
+out:
+	http__stop(a->http);
+	session__close(a->s, NULL);
+	store__free(a->st);
+	if (stats_fd >= 0)
+		close(stats_fd);
+	free(a);
+	return err;
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The agent's config file and the key/value setter the flags share. */
+#include "agent/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/parse.h"
+#include "util/compiler.h"
+
+#define SEC 1000000000ull
+#define CONFIG_MAX_LINE 4096
+
+enum key_type { K_PATH, K_DURATION, K_HZ, K_BOOL, K_PIDS, K_COUNT, K_SIZE, K_ADDR };
+
+struct key_desc {
+	const char *name;
+	enum key_type type;
+	size_t off;		/* offset of the field in struct agent_config */
+	uint64_t min, max;	/* for numbers and durations */
+};
+
+#define F(field) offsetof(struct agent_config, field)
+static const struct key_desc keys[] = {
+	{ "dir", K_PATH, F(dir), 0, 0 },
+	{ "interval", K_DURATION, F(interval_ns), SEC, 24 * 3600 * SEC },
+	{ "frequency", K_HZ, F(freq_hz), 1, 10000 },
+	{ "on_cpu", K_BOOL, F(oncpu), 0, 0 },
+	{ "off_cpu", K_BOOL, F(offcpu), 0, 0 },
+	{ "min_block", K_DURATION, F(min_block_ns), 0, 3600 * SEC },
+	{ "runq", K_BOOL, F(runq), 0, 0 },
+	{ "locks", K_BOOL, F(locks), 0, 0 },
+	{ "pids", K_PIDS, F(pids), 0, 0 },
+	{ "max_age", K_DURATION, F(keep.max_age_ns), 0, 3650 * 24 * 3600 * SEC },
+	{ "max_intervals", K_COUNT, F(keep.max_intervals), 0, 100000000 },
+	{ "max_bytes", K_SIZE, F(keep.max_bytes), 0, UINT64_MAX },
+	{ "max_stacks", K_COUNT, F(max_stacks), 1024, 1 << 24 },
+	{ "http", K_ADDR, F(http), 0, 0 },
+	{ "bpf_stats", K_BOOL, F(bpf_stats), 0, 0 },
+};
+#undef F
+
+void agent_config_init(struct agent_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->interval_ns = 60 * SEC;
+	c->freq_hz = 19;
+	c->oncpu = true;
+	c->min_block_ns = 1000000;	/* 1 ms: shorter blocks are summed per thread */
+	c->max_stacks = 65536;
+	c->keep.max_age_ns = 7 * 24 * 3600 * SEC;
+	c->keep.max_bytes = 1ull << 30;
+}
+
+void agent_config_release(struct agent_config *c)
+{
+	free(c->dir);
+	free(c->pids);
+	free(c->http);
+	memset(c, 0, sizeof(*c));
+}
+
+int parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	char num[32];
+	size_t n = strlen(s);
+	unsigned int shift = 0;
+	const char *u;
+	uint64_t v;
+	int err;
+
+	if (!n || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n + 1);
+	u = strchr(units, toupper((unsigned char)num[n - 1]));
+	if (u && *u) {
+		shift = 10 * (unsigned int)(u - units + 1);
+		num[--n] = '\0';
+	}
+	err = parse_u64(num, 0, UINT64_MAX >> shift, &v);
+	if (err)
+		return err;
+	*out = v << shift;
+	return 0;
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+	if (!strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "on") || !strcmp(s, "1"))
+		*out = true;
+	else if (!strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "off") || !strcmp(s, "0"))
+		*out = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* "ADDR:PORT" with a numeric port; the address is checked when binding. */
+static int check_addr(const char *s)
+{
+	const char *colon = strrchr(s, ':');
+	uint64_t port;
+
+	if (!colon || colon == s)
+		return -EINVAL;
+	return parse_u64(colon + 1, 1, 65535, &port);
+}
+
+static int replace_str(char **field, const char *value)
+{
+	char *dup = strdup(value);
+
+	if (!dup)
+		return -ENOMEM;
+	free(*field);
+	*field = dup;
+	return 0;
+}
+
+static int set_typed(struct agent_config *c, const struct key_desc *k, const char *v)
+{
+	void *field = (char *)c + k->off;
+	uint32_t *pids;
+	size_t nr;
+	uint64_t x;
+	int err;
+
+	switch (k->type) {
+	case K_PATH:
+		return *v ? replace_str(field, v) : -EINVAL;
+	case K_ADDR:
+		err = check_addr(v);
+		return err ? err : replace_str(field, v);
+	case K_DURATION:
+		err = parse_duration_ns(v, SEC, k->min, k->max, &x);
+		break;
+	case K_HZ:
+	case K_COUNT:
+		err = parse_u64(v, k->min, k->max, &x);
+		break;
+	case K_SIZE:
+		err = parse_size(v, &x);
+		break;
+	case K_BOOL:
+		return parse_bool(v, field);
+	case K_PIDS:
+		err = parse_id_list(v, 4194304, 1024, &pids, &nr);
+		if (err)
+			return err;
+		free(c->pids);
+		c->pids = pids;
+		c->nr_pids = nr;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+	if (!err)
+		*(uint64_t *)field = x;
+	return err;
+}
+
+static const char *type_hint(enum key_type t)
+{
+	switch (t) {
+	case K_DURATION: return "a duration such as 60s, 500ms, 2h";
+	case K_HZ: return "a frequency in Hz, 1..10000";
+	case K_BOOL: return "yes or no";
+	case K_PIDS: return "a comma-separated list of process ids";
+	case K_COUNT: return "a count";
+	case K_SIZE: return "a size such as 512M, 2G";
+	case K_ADDR: return "ADDR:PORT, e.g. 127.0.0.1:8080";
+	default: return "a path";
+	}
+}
+
+static const struct key_desc *find_key(const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (!strcmp(keys[i].name, key))
+			return &keys[i];
+	return NULL;
+}
+
+int agent_config_set(struct agent_config *c, const char *key, const char *value, char *err,
+		     size_t errlen)
+{
+	const struct key_desc *k = find_key(key);
+	int rc;
+
+	if (!k) {
+		snprintf(err, errlen, "unknown key '%s'", key);
+		return -EINVAL;
+	}
+	rc = set_typed(c, k, value);
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	else if (rc)
+		snprintf(err, errlen, "invalid value '%s' for %s: %s%s", value, key,
+			 rc == -ERANGE ? "out of range, expected " : "expected ",
+			 type_hint(k->type));
+	return rc;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* One line: blank, comment, or "key = value [# comment]". 0 or -EINVAL + @why. */
+static int parse_line(struct agent_config *c, char *line, bool *seen, char *why, size_t len)
+{
+	char *hash = strchr(line, '#'), *eq, *key, *val;
+	const struct key_desc *k;
+
+	if (hash)
+		*hash = '\0';
+	line = trim(line);
+	if (!*line)
+		return 0;
+	eq = strchr(line, '=');
+	if (!eq) {
+		snprintf(why, len, "expected 'key = value'");
+		return -EINVAL;
+	}
+	*eq = '\0';
+	key = trim(line);
+	val = trim(eq + 1);
+	k = find_key(key);
+	if (k && seen[k - keys]) {
+		snprintf(why, len, "'%s' given twice", key);
+		return -EINVAL;
+	}
+	if (k && !*val) {
+		snprintf(why, len, "no value for %s", key);
+		return -EINVAL;
+	}
+	if (k)
+		seen[k - keys] = true;
+	return agent_config_set(c, key, val, why, len);
+}
+
+int agent_config_parse(struct agent_config *c, FILE *in, const char *name, char *err,
+		       size_t errlen)
+{
+	bool seen[ARRAY_SIZE(keys)] = { false };
+	char line[CONFIG_MAX_LINE], why[256];
+	unsigned long lineno = 0;
+	size_t n;
+	int rc;
+
+	while (fgets(line, sizeof(line), in)) {
+		lineno++;
+		n = strlen(line);
+		if (n == sizeof(line) - 1 && line[n - 1] != '\n' && !feof(in)) {
+			snprintf(err, errlen, "%s:%lu: line too long", name, lineno);
+			return -EINVAL;
+		}
+		rc = parse_line(c, line, seen, why, sizeof(why));
+		if (rc) {
+			snprintf(err, errlen, "%s:%lu: %s", name, lineno, why);
+			return rc;
+		}
+	}
+	if (ferror(in)) {
+		snprintf(err, errlen, "%s: read error", name);
+		return -EIO;
+	}
+	return 0;
+}
+
+int agent_config_load(struct agent_config *c, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	int rc;
+
+	if (!f) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	rc = agent_config_parse(c, f, path, err, errlen);
+	fclose(f);
+	return rc;
+}

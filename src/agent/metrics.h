@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The agent observing itself: its CPU and memory, what each interval held
+ * and lost, the history on disk, and the kernel-side cost of its BPF
+ * programs. Logged each interval and served as Prometheus text.
+ */
+#ifndef HC_AGENT_METRICS_H
+#define HC_AGENT_METRICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "agent/store.h"
+#include "record/session.h"
+
+#define METRICS_MAX_PROGS 32
+#define METRICS_MAX_LOSSES 48
+
+struct metrics_prog {
+	char name[16];
+	uint64_t run_time_ns, run_cnt;
+};
+
+struct metrics_loss {
+	char group[16];
+	char name[64];
+	uint64_t value;
+	uint64_t logged;	/* value at the last metrics_log() */
+};
+
+struct metrics {
+	/* the agent process */
+	double cpu_s;			/* user + sys since start */
+	double cpu_pct_interval;	/* of one core, over the last interval */
+	uint64_t rss_bytes, rss_peak_bytes;
+	/* the last interval */
+	struct session_counts last;
+	uint64_t intervals;
+	uint64_t stacks_dropped_total;	/* over max_stacks, all intervals */
+	/* cumulative loss counters by collector */
+	struct metrics_loss loss[METRICS_MAX_LOSSES];
+	size_t nr_loss;
+	/* symbolizer */
+	uint64_t sym_procs, sym_objects, sym_objects_dropped, sym_object_errors;
+	/* BPF */
+	bool bpf_stats_enabled;
+	struct metrics_prog progs[METRICS_MAX_PROGS];
+	size_t nr_progs;
+	/* the store */
+	struct store_stats store;
+	uint64_t store_intervals;
+};
+
+/* Refresh everything from the process, @s (last interval's counts in @c) and @st. */
+void metrics_update(struct metrics *m, struct session *s, const struct session_counts *c,
+		    const struct store *st, double wall_s);
+
+/* One summary line on stderr (pr_info); losses that grew since the last log with pr_warn. */
+void metrics_log(struct metrics *m);
+
+/* Prometheus text exposition format 0.0.4. 0 or -EIO. */
+int metrics_write_prometheus(const struct metrics *m, FILE *out);
+
+#endif /* HC_AGENT_METRICS_H */

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The metrics as Prometheus text (exposition format 0.0.4). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/metrics.h"
+
+static void head(FILE *out, const char *name, const char *type, const char *help)
+{
+	fprintf(out, "# HELP hotcold_%s %s\n# TYPE hotcold_%s %s\n", name, help, name, type);
+}
+
+static void one(FILE *out, const char *name, const char *type, const char *help, double v)
+{
+	head(out, name, type, help);
+	fprintf(out, "hotcold_%s %.17g\n", name, v);
+}
+
+/* A label value: backslash, quote and newline escaped. */
+static void label(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\n') {
+			fputs("\\n", out);
+			continue;
+		}
+		if (*s == '\\' || *s == '"')
+			fputc('\\', out);
+		fputc(*s, out);
+	}
+}
+
+static void write_losses(const struct metrics *m, FILE *out)
+{
+	head(out, "lost_total", "counter",
+	     "Data lost by reason (BPF maps and rings full, aggregation limits, ...).");
+	for (size_t i = 0; i < m->nr_loss; i++) {
+		fputs("hotcold_lost_total{collector=\"", out);
+		label(out, m->loss[i].group);
+		fputs("\",reason=\"", out);
+		label(out, m->loss[i].name);
+		fprintf(out, "\"} %llu\n", (unsigned long long)m->loss[i].value);
+	}
+}
+
+static void write_progs(const struct metrics *m, FILE *out)
+{
+	one(out, "bpf_stats_enabled", "gauge",
+	    "1 if kernel.bpf_stats_enabled: otherwise BPF run times below stay 0.",
+	    m->bpf_stats_enabled);
+	head(out, "bpf_run_time_seconds_total", "counter", "Time spent in each BPF program.");
+	for (size_t i = 0; i < m->nr_progs; i++)
+		fprintf(out, "hotcold_bpf_run_time_seconds_total{prog=\"%s\"} %.9f\n",
+			m->progs[i].name, m->progs[i].run_time_ns / 1e9);
+	head(out, "bpf_run_count_total", "counter", "Runs of each BPF program.");
+	for (size_t i = 0; i < m->nr_progs; i++)
+		fprintf(out, "hotcold_bpf_run_count_total{prog=\"%s\"} %llu\n", m->progs[i].name,
+			(unsigned long long)m->progs[i].run_cnt);
+}
+
+int metrics_write_prometheus(const struct metrics *m, FILE *out)
+{
+	one(out, "agent_cpu_seconds_total", "counter", "Agent CPU time, user + system.",
+	    m->cpu_s);
+	one(out, "agent_cpu_percent", "gauge", "Agent CPU over the last interval, % of one core.",
+	    m->cpu_pct_interval);
+	one(out, "agent_resident_bytes", "gauge", "Agent resident set size.", m->rss_bytes);
+	one(out, "agent_resident_peak_bytes", "gauge", "Agent peak RSS.", m->rss_peak_bytes);
+	one(out, "intervals_total", "counter", "Intervals completed.", m->intervals);
+	one(out, "interval_samples", "gauge", "On-CPU samples in the last interval.",
+	    m->last.samples);
+	one(out, "interval_offcpu_seconds", "gauge", "Off-CPU time in the last interval.",
+	    (m->last.off_ns + m->last.short_ns) / 1e9);
+	one(out, "interval_runq_seconds", "gauge", "Run-queue wait in the last interval.",
+	    m->last.runq_ns / 1e9);
+	one(out, "interval_lock_seconds", "gauge", "Lock wait in the last interval.",
+	    m->last.lock_ns / 1e9);
+	one(out, "interval_stacks", "gauge", "Distinct stacks in the last interval.",
+	    m->last.stacks);
+	write_losses(m, out);
+	one(out, "symbolizer_processes_total", "counter", "Processes whose maps were read.",
+	    m->sym_procs);
+	one(out, "symbolizer_objects_total", "counter", "ELF objects opened.", m->sym_objects);
+	one(out, "symbolizer_objects_dropped_total", "counter",
+	    "Objects not opened: the object limit was reached.", m->sym_objects_dropped);
+	one(out, "symbolizer_object_errors_total", "counter", "Objects unreadable.",
+	    m->sym_object_errors);
+	write_progs(m, out);
+	one(out, "store_intervals", "gauge", "Intervals kept on disk.", m->store_intervals);
+	one(out, "store_bytes", "gauge", "Bytes on disk: profiles and index.", m->store.bytes);
+	one(out, "store_deleted_total", "counter", "Intervals deleted by retention or a full disk.",
+	    m->store.deleted_age + m->store.deleted_count + m->store.deleted_bytes +
+		    m->store.deleted_nospace);
+	one(out, "store_dropped_total", "counter",
+	    "Intervals not written: larger than the budget, or a write error.",
+	    m->store.dropped_too_big + m->store.dropped_errors);
+	fflush(out);
+	return ferror(out) ? -EIO : 0;
+}

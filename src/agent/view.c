@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Reading windows of the history back into profiles, and the index page. */
+#include "agent/view.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool in_window(const struct store_interval *iv, const struct view_window *w)
+{
+	int64_t end = iv->end_ms ? iv->end_ms : iv->start_ms;
+
+	if (w->stamp)
+		return !strcmp(iv->stamp, w->stamp);
+	return end > w->from_ms && iv->start_ms < w->to_ms;
+}
+
+int view_load(const struct store *st, int kind, const struct view_window *w, struct profile *p)
+{
+	struct folded_read_stats rs;
+	enum profile_kind k;
+	int nr = 0, err;
+	size_t len;
+	char *buf;
+	FILE *f;
+
+	for (size_t i = 0; i < store__nr(st); i++) {
+		const struct store_interval *iv = store__get(st, i);
+
+		if (!in_window(iv, w))
+			continue;
+		nr++;
+		for (size_t j = 0; j < iv->nr_files; j++) {
+			if (iv->files[j].pprof || profile_kind_parse(iv->files[j].kind, &k) ||
+			    (kind >= 0 && (int)k != kind))
+				continue;
+			err = store__read(st, iv->files[j].name, true, &buf, &len);
+			if (err == -ENOENT)
+				continue;	/* deleted by retention meanwhile */
+			if (err)
+				return err;
+			f = fmemopen(buf, len ? len : 1, "r");
+			err = f ? profile__read_folded(p, f, k, &rs) : -ENOMEM;
+			if (f)
+				fclose(f);
+			free(buf);
+			if (err)
+				return err;
+		}
+	}
+	return nr;
+}
+
+int view_index(const struct store *st, FILE *out)
+{
+	fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+		     "<title>hotcold agent</title><style>body{font-family:sans-serif}"
+		     "td{padding:2px 10px}</style></head><body>\n<h1>hotcold agent</h1>\n"
+		     "<form action=\"/flame\">Flame graph of the last "
+		     "<input name=\"minutes\" value=\"10\" size=\"4\"> minutes, kind "
+		     "<select name=\"kind\"><option>oncpu</option><option>offcpu</option>"
+		     "<option>runq</option><option>lock</option></select> "
+		     "<input type=\"submit\" value=\"show\"></form>\n"
+		     "<form action=\"/diff\">Diff: the <input name=\"minutes\" value=\"10\" "
+		     "size=\"4\"> minutes before vs the last ones, kind "
+		     "<select name=\"kind\"><option>oncpu</option><option>offcpu</option>"
+		     "<option>runq</option><option>lock</option></select> "
+		     "<input type=\"submit\" value=\"diff\"></form>\n"
+		     "<p><a href=\"/metrics\">metrics</a> &middot; "
+		     "<a href=\"/debug/pprof/profile?seconds=60\">pprof of the last 60 s</a></p>\n"
+		     "<table id=\"intervals\"><tr><th>start (UTC)</th><th>seconds</th>"
+		     "<th>profiles</th></tr>\n");
+	for (size_t i = store__nr(st); i-- > 0;) {
+		const struct store_interval *iv = store__get(st, i);
+
+		fprintf(out, "<tr class=\"interval\"><td>%s%s</td><td>%.1f</td><td>", iv->stamp,
+			iv->partial ? " (partial)" : "",
+			iv->end_ms ? (iv->end_ms - iv->start_ms) / 1000.0 : 0.0);
+		for (size_t j = 0; j < iv->nr_files; j++) {
+			if (iv->files[j].pprof)
+				fprintf(out, "<a href=\"/pprof?t=%s&amp;kind=%s\">%s.pb.gz</a> ",
+					iv->stamp, iv->files[j].kind, iv->files[j].kind);
+			else
+				fprintf(out, "<a class=\"flame\" href=\"/flame/%s/%s.svg\">"
+					"%s flame graph</a> ", iv->stamp, iv->files[j].kind,
+					iv->files[j].kind);
+		}
+		fprintf(out, "</td></tr>\n");
+	}
+	fprintf(out, "</table>\n</body></html>\n");
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* `hotcold agent`: config file + flags -> agent_config -> agent/. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent.h"
+#include "agent/config.h"
+#include "cli/cmd.h"
+#include "cli/input.h"
+#include "util/compiler.h"
+#include "util/log.h"
+
+enum {
+	OPT_CONFIG = 256,
+	OPT_INTERVAL,
+	OPT_OFFCPU,
+	OPT_NO_ONCPU,
+	OPT_MIN_BLOCK,
+	OPT_RUNQ,
+	OPT_LOCKS,
+	OPT_MAX_AGE,
+	OPT_MAX_INTERVALS,
+	OPT_MAX_BYTES,
+	OPT_MAX_STACKS,
+	OPT_HTTP,
+	OPT_BPF_STATS,
+};
+
+static const struct cli_opt opts[] = {
+	{ { "config", required_argument, NULL, OPT_CONFIG }, 0, "FILE",
+	  "read settings from FILE first (format: README \"Always-on agent\"); flags override" },
+	{ { "dir", required_argument, NULL, 'o' }, 'o', "DIR",
+	  "history directory (default /var/lib/hotcold)" },
+	{ { "interval", required_argument, NULL, OPT_INTERVAL }, 0, "DUR",
+	  "write a profile every DUR (default 60s; at least 1s)" },
+	{ { "freq", required_argument, NULL, 'F' }, 'F', "HZ", "on-CPU samples per second per CPU (default 19)" },
+	{ { "off-cpu", no_argument, NULL, OPT_OFFCPU }, 0, NULL, "also record off-CPU time" },
+	{ { "min-block", required_argument, NULL, OPT_MIN_BLOCK }, 0, "DUR",
+	  "off-CPU blocks shorter than DUR carry no stack (default 1ms)" },
+	{ { "runq", no_argument, NULL, OPT_RUNQ }, 0, NULL, "also record run-queue waits" },
+	{ { "locks", no_argument, NULL, OPT_LOCKS }, 0, NULL, "also record lock waits" },
+	{ { "no-on-cpu", no_argument, NULL, OPT_NO_ONCPU }, 0, NULL, "do not sample on-CPU stacks" },
+	{ { "pid", required_argument, NULL, 'p' }, 'p', "PID[,PID...]",
+	  "only these processes (default: the whole system)" },
+	{ { "all-cpus", no_argument, NULL, 'a' }, 'a', NULL, "the whole system (the default)" },
+	{ { "max-age", required_argument, NULL, OPT_MAX_AGE }, 0, "DUR",
+	  "delete intervals older than DUR (default 7d as 168h; 0: never)" },
+	{ { "max-intervals", required_argument, NULL, OPT_MAX_INTERVALS }, 0, "N",
+	  "keep at most N intervals (default 0: no limit)" },
+	{ { "max-bytes", required_argument, NULL, OPT_MAX_BYTES }, 0, "SIZE",
+	  "disk budget for the history, e.g. 512M (default 1G; 0: none)" },
+	{ { "max-stacks", required_argument, NULL, OPT_MAX_STACKS }, 0, "N",
+	  "distinct stacks per interval (default 65536); excess is counted" },
+	{ { "http", required_argument, NULL, OPT_HTTP }, 0, "ADDR:PORT",
+	  "serve the web view, e.g. 127.0.0.1:8080 (default: off)" },
+	{ { "bpf-stats", no_argument, NULL, OPT_BPF_STATS }, 0, NULL,
+	  "enable kernel BPF run-time statistics for the metrics" },
+	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "more diagnostics" },
+	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only warnings and errors" },
+	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+};
+
+static void agent_usage(FILE *f)
+{
+	fprintf(f, "usage: hotcold agent [options]\n\n"
+		   "Profile continuously: every interval, write the aggregated profile per kind\n"
+		   "as DIR/<UTC start>-<kind>.pb.gz and .folded.gz, listed in DIR/index.jsonl,\n"
+		   "within the retention limits. SIGTERM/SIGINT write the partial interval and\n"
+		   "exit 0; SIGHUP re-reads the config (interval and retention apply at once).\n\n");
+	cli_print_options(f, opts, ARRAY_SIZE(opts));
+	fprintf(f, "\nExit status: 0 stopped by a signal; 1 runtime error (BPF, unwritable\n"
+		   "directory); 2 usage error (bad option, bad config with its line).\n");
+}
+
+/* Option -> config key, for the flags that take a value. */
+static const char *key_of(int c)
+{
+	switch (c) {
+	case 'o': return "dir";
+	case OPT_INTERVAL: return "interval";
+	case 'F': return "frequency";
+	case OPT_MIN_BLOCK: return "min_block";
+	case 'p': return "pids";
+	case OPT_MAX_AGE: return "max_age";
+	case OPT_MAX_INTERVALS: return "max_intervals";
+	case OPT_MAX_BYTES: return "max_bytes";
+	case OPT_MAX_STACKS: return "max_stacks";
+	case OPT_HTTP: return "http";
+	default: return NULL;
+	}
+}
+
+struct agent_args {
+	int argc;
+	char **argv;
+};
+
+static int set_flag(struct agent_config *c, int opt, const char *val)
+{
+	char err[256];
+	const char *key = key_of(opt);
+
+	if (key && agent_config_set(c, key, val, err, sizeof(err))) {
+		pr_warn("agent: %s\n", err);
+		return EXIT_USAGE;
+	}
+	switch (opt) {
+	case OPT_OFFCPU: c->offcpu = true; break;
+	case OPT_RUNQ: c->runq = true; break;
+	case OPT_LOCKS: c->locks = true; break;
+	case OPT_NO_ONCPU: c->oncpu = false; break;
+	case OPT_BPF_STATS: c->bpf_stats = true; break;
+	case 'a': free(c->pids); c->pids = NULL; c->nr_pids = 0; break;
+	case 'v': log_set_level(LOG_DEBUG); break;
+	case 'q': log_set_level(LOG_WARN); break;
+	}
+	return EXIT_OK;
+}
+
+/*
+ * Defaults, then the --config file, then the other flags: run at start and
+ * again on SIGHUP. Returns an exit status; @help set for -h.
+ */
+static int build_config(const struct agent_args *a, struct agent_config *c, bool *help)
+{
+	struct option longopts[ARRAY_SIZE(opts) + 1];
+	const char *config = NULL;
+	char err[512];
+	int opt, rc;
+
+	agent_config_init(c);
+	cli_longopts(opts, ARRAY_SIZE(opts), longopts);
+	/* first pass: only --config, so flags override the file wherever they appear */
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(a->argc, a->argv, "+o:F:p:avqh", longopts, NULL)) != -1)
+		if (opt == OPT_CONFIG)
+			config = optarg;
+	if (config && agent_config_load(c, config, err, sizeof(err))) {
+		pr_warn("agent: %s\n", err);
+		return EXIT_USAGE;
+	}
+	optind = 0;
+	opterr = 1;
+	while ((opt = getopt_long(a->argc, a->argv, "+o:F:p:avqh", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			*help = true;
+			return EXIT_OK;
+		}
+		if (opt == '?')
+			return EXIT_USAGE;
+		rc = set_flag(c, opt, optarg);
+		if (rc)
+			return rc;
+	}
+	if (optind < a->argc) {
+		pr_warn("agent: unexpected argument '%s'\n", a->argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!c->dir && !(c->dir = strdup("/var/lib/hotcold")))
+		return EXIT_RUNTIME;
+	if (!c->oncpu && !c->offcpu && !c->runq && !c->locks) {
+		pr_warn("agent: nothing to record\n");
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+static int reload(struct agent_config *c, void *arg)
+{
+	bool help = false;
+	int rc = build_config(arg, c, &help);
+
+	if (rc)
+		agent_config_release(c);
+	return rc ? -EINVAL : 0;
+}
+
+int cmd_agent(int argc, char **argv)
+{
+	struct agent_args a = { argc, argv };
+	struct agent_config c;
+	bool help = false;
+	int rc, err;
+
+	rc = build_config(&a, &c, &help);
+	if (rc || help) {
+		if (help)
+			agent_usage(stdout);
+		else if (rc == EXIT_USAGE)
+			fprintf(stderr, "try 'hotcold agent --help'\n");
+		agent_config_release(&c);
+		return rc;
+	}
+	log_hook_libbpf();
+	err = agent_run(&c, reload, &a);
+	agent_config_release(&c);
+	if (err == -EINVAL)
+		return EXIT_USAGE;
+	return err ? EXIT_RUNTIME : EXIT_OK;
+}

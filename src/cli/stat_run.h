@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* One `hotcold stat` run: what cmd_stat.c parsed, and running it. */
+#ifndef HC_CLI_STAT_RUN_H
+#define HC_CLI_STAT_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/counters.h"
+
+enum stat_format { FMT_TEXT = 0, FMT_JSON, FMT_CSV };
+
+struct stat_opts {
+	uint32_t *pids;			/* -p; malloc'd */
+	size_t nr_pids;
+	char **cmd_argv;		/* `-- CMD ARGS...`, NULL if none */
+	bool system_wide;		/* -a: the default without -p or a command */
+	uint64_t duration_ns;		/* -d; 0: until Ctrl-C or the targets exit */
+	uint64_t interval_ns;		/* -I; 0: one snapshot at the end */
+	enum stat_format fmt;
+	bool per_process;		/* a process table from BPF (always with -a) */
+	uint64_t top;			/* rows of that table, 0 = all */
+	struct counters_model model;	/* cost-model parameters */
+	const char *output;		/* "-" is stdout */
+};
+
+/*
+ * Count as @o says and write the snapshots. 0 or -errno (-ESRCH: a -p
+ * target does not exist). With a command, *cmd_status gets its shell-style
+ * exit status (127: not executed), else -1.
+ */
+int stat_run(const struct stat_opts *o, int *cmd_status);
+
+#endif /* HC_CLI_STAT_RUN_H */

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The agent's config file: keys, values, comments, and errors with line numbers. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/config.h"
+
+static int parse_text(struct agent_config *c, const char *text, char *err, size_t len)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int rc;
+
+	assert_non_null(f);
+	rc = agent_config_parse(c, f, "agent.conf", err, len);
+	fclose(f);
+	return rc;
+}
+
+static void a_full_file_sets_every_key(void **state)
+{
+	struct agent_config c;
+	char err[256] = "";
+	const char *text = "# hotcold agent\n"
+			   "\n"
+			   "dir = /tmp/hist   # history\n"
+			   "interval = 2s\n"
+			   "frequency=49\n"
+			   "off_cpu = yes\n"
+			   "min_block = 5ms\n"
+			   "runq = on\n"
+			   "locks = false\n"
+			   "pids = 12,34\n"
+			   "max_age = 2h\n"
+			   "max_intervals = 10\n"
+			   "max_bytes = 512M\n"
+			   "http = 127.0.0.1:8080\n";
+
+	(void)state;
+	agent_config_init(&c);
+	assert_int_equal(parse_text(&c, text, err, sizeof(err)), 0);
+	assert_string_equal(c.dir, "/tmp/hist");
+	assert_int_equal(c.interval_ns, 2000000000ull);
+	assert_int_equal(c.freq_hz, 49);
+	assert_true(c.offcpu && c.runq && !c.locks && c.oncpu);
+	assert_int_equal(c.min_block_ns, 5000000);
+	assert_int_equal(c.nr_pids, 2);
+	assert_int_equal(c.keep.max_age_ns, 7200ull * 1000000000ull);
+	assert_int_equal(c.keep.max_intervals, 10);
+	assert_int_equal(c.keep.max_bytes, 512ull << 20);
+	assert_string_equal(c.http, "127.0.0.1:8080");
+	agent_config_release(&c);
+}
+
+static void errors_name_the_file_and_line(void **state)
+{
+	struct agent_config c;
+	char err[256];
+
+	(void)state;
+	agent_config_init(&c);
+	assert_int_equal(parse_text(&c, "interval = 2s\n\nbogus = 1\n", err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "agent.conf:3: unknown key 'bogus'");
+	assert_int_equal(parse_text(&c, "# x\ninterval = 10q\n", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "agent.conf:2: invalid value '10q' for interval"));
+	assert_int_equal(parse_text(&c, "interval\n", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "agent.conf:1: expected 'key = value'");
+	assert_int_equal(parse_text(&c, "runq = maybe\n", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "agent.conf:1: invalid value 'maybe' for runq"));
+	assert_int_equal(parse_text(&c, "dir =\n", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "agent.conf:1: no value for dir");
+	agent_config_release(&c);
+}
+
+static void a_key_given_twice_is_an_error(void **state)
+{
+	struct agent_config c;
+	char err[256];
+
+	(void)state;
+	agent_config_init(&c);
+	assert_int_equal(parse_text(&c, "interval = 2s\ninterval = 3s\n", err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "agent.conf:2: 'interval' given twice");
+	agent_config_release(&c);
+}
+
+static void out_of_range_values_are_rejected(void **state)
+{
+	struct agent_config c;
+	char err[256];
+
+	(void)state;
+	agent_config_init(&c);
+	assert_int_equal(parse_text(&c, "interval = 100ms\n", err, sizeof(err)), -ERANGE);
+	assert_non_null(strstr(err, "out of range"));
+	assert_int_equal(parse_text(&c, "frequency = 0\n", err, sizeof(err)), -ERANGE);
+	assert_int_equal(parse_text(&c, "http = 127.0.0.1\n", err, sizeof(err)), -EINVAL);
+	assert_int_equal(parse_text(&c, "http = 127.0.0.1:70000\n", err, sizeof(err)), -ERANGE);
+	assert_int_equal(c.interval_ns, 60000000000ull);	/* untouched */
+	agent_config_release(&c);
+}
+
+static void sizes_take_binary_suffixes(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(parse_size("100", &v), 0);
+	assert_int_equal(v, 100);
+	assert_int_equal(parse_size("4k", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(parse_size("2G", &v), 0);
+	assert_int_equal(v, 2ull << 30);
+	assert_int_equal(parse_size("G", &v), -EINVAL);
+	assert_int_equal(parse_size("1.5M", &v), -EINVAL);
+	assert_int_equal(parse_size("99999999999T", &v), -ERANGE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_full_file_sets_every_key),
+		cmocka_unit_test(errors_name_the_file_and_line),
+		cmocka_unit_test(a_key_given_twice_is_an_error),
+		cmocka_unit_test(out_of_range_values_are_rejected),
+		cmocka_unit_test(sizes_take_binary_suffixes),
+	};
+
+	return cmocka_run_group_tests_name("agent_config", tests, NULL, NULL);
+}

@@ -84,7 +84,7 @@ ls "$D" | grep -q '\.tmp\.' && bad "temporary files left" || ok "no temporary fi
 # ---- a tight byte budget: oldest deleted, never exceeded
 kill $wl 2>/dev/null
 rm -rf "$D"
-"$HOTCOLD" agent -o "$D" --interval 1s --max-bytes 12K 2>"$TMP/agent2.err" &
+"$HOTCOLD" agent -o "$D" --interval 1s --max-bytes 4K 2>"$TMP/agent2.err" &
 ag=$!
 wait_log 'agent: interval 1:' 20 "$TMP/agent2.err"
 oldest=$(head -1 "$D/index.jsonl" | cut -c1-40)
@@ -97,7 +97,7 @@ done
 kill -TERM $ag
 wait $ag
 b=$(du -b --apparent-size -c "$D"/* | tail -1 | cut -f1)
-[ "$max" -le 12288 ] && [ "$b" -le 12288 ] && ok "12K budget held (peak seen $max, end $b bytes)" ||
+[ "$max" -le 4096 ] && [ "$b" -le 4096 ] && ok "4K budget held (peak seen $max, end $b bytes)" ||
 	bad "budget: peak $max, end $b"
 [ "$(head -1 "$D/index.jsonl" | cut -c1-40)" != "$oldest" ] && ok "the oldest interval was deleted first" ||
 	bad "oldest interval still there: $oldest"

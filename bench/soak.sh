@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# bench/soak.sh — the agent under process churn (issue 8; not CI).
+# DURATION (default 600 s) with ~50 short-lived processes per second, each a
+# freshly built binary burning CPU in a named function (storm_work) so its
+# samples need symbols after it exited. The agent: -F 99 (so short processes
+# get samples), --off-cpu, 30 s intervals, a 4 MiB disk budget.
+# Checks, printed as [Success]/[Failed]:
+#   - RSS sampled every 10 s after the first 2 minutes stays within +-10% of
+#     its value at 2 minutes;
+#   - the history never exceeds the budget (checked every second);
+#   - in the last complete interval the storm's samples are named storm_work,
+#     not raw addresses.
+# usage: sudo bench/soak.sh [DURATION_S]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DUR=${1:-600}
+BUDGET=$((4 * 1024 * 1024))
+BIN=./.output/hotcold
+TMP=$(mktemp -d /tmp/hotcold-soak.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
+trap cleanup EXIT
+[ "$(id -u)" = 0 ] || { echo "bench/soak.sh: needs root" >&2; exit 1; }
+fails=0
+ok() { echo "[Success] $*"; }
+bad() { echo "[Failed $*]"; fails=$((fails + 1)); }
+
+cat > "$TMP/storm.c" <<'C'
+#include <time.h>
+__attribute__((noinline)) static void storm_work(void)
+{
+	struct timespec a, b;
+	volatile unsigned long x = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		for (int i = 0; i < 100000; i++)
+			x += i;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec < 5000000);
+}
+int main(void) { storm_work(); return 0; }
+C
+cc -O2 -g -fno-omit-frame-pointer "$TMP/storm.c" -o "$TMP/storm"
+
+"$BIN" agent -o "$TMP/hist" --interval 30s -F 99 --off-cpu --max-bytes $BUDGET \
+	2>"$TMP/agent.err" &
+ag=$!
+pids+=($ag)
+sleep 2
+# ~50 processes per second: 5 spawners, each 10 per second
+for _ in 1 2 3 4 5; do
+	bash -c "while :; do '$TMP/storm'; sleep 0.095; done" & pids+=($!)
+done
+
+rss() { awk '/VmRSS/ { print $2 }' /proc/$ag/status; }
+start=$SECONDS base=0 maxdev=0 over=0
+while [ $((SECONDS - start)) -lt "$DUR" ]; do
+	sleep 1
+	b=$(du -b --apparent-size -c "$TMP/hist"/* 2>/dev/null | tail -1 | cut -f1)
+	[ "${b:-0}" -gt $BUDGET ] && over=$((over + 1))
+	el=$((SECONDS - start))
+	if [ $el -ge 120 ] && [ $((el % 10)) -eq 0 ]; then
+		r=$(rss)
+		[ $base -eq 0 ] && base=$r
+		d=$(awk -v r="$r" -v b="$base" 'BEGIN { d = 100 * (r - b) / b; if (d < 0) d = -d; printf "%d", d }')
+		[ "$d" -gt $maxdev ] && maxdev=$d
+		echo "soak: ${el}s rss $((r / 1024)) MiB (dev ${d}%), history $((${b:-0} / 1024)) KiB" >&2
+	fi
+done
+[ $maxdev -le 10 ] && ok "RSS within +-10% after 2 min (max deviation ${maxdev}%, base $((base / 1024)) MiB)" ||
+	bad "RSS deviated ${maxdev}% from $((base / 1024)) MiB"
+[ $over -eq 0 ] && ok "history never beyond $BUDGET bytes" || bad "history beyond the budget $over times"
+last=$(ls "$TMP/hist"/*-oncpu.folded.gz | tail -2 | head -1)
+named=$(zcat "$last" | awk '/^storm;/ && /storm_work/ { n += $NF } END { print n + 0 }')
+raw=$(zcat "$last" | awk '/^storm;/ && !/storm_work/ { n += $NF } END { print n + 0 }')
+[ "$named" -gt 0 ] && [ "$raw" -le $((named / 20)) ] &&
+	ok "storm samples named: $named with storm_work, $raw without" ||
+	bad "storm samples: $named named, $raw not ($(zcat "$last" | grep '^storm;' | head -3))"
+grep -c 'agent: interval' "$TMP/agent.err" | sed 's/^/soak: intervals written: /'
+exit $((fails > 0))

@@ -55,7 +55,8 @@
 # Needs root. A full default run takes about 7-8 minutes.
 #
 # usage: bench/sched.sh [--rounds N] [--seconds D] [--hotcold PATH] [--arms LIST]
-#                       [--cpu N] [--nice N] [--stats-runs N] [--clean-max PCT] [--keep]
+#                       [--cpu N] [--fifo PRIO] [--nice N] [--stats-runs N]
+#                       [--clean-max PCT] [--keep]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -67,6 +68,7 @@ ARMS_ARG=$ALL_ARMS
 EXTRA_ARMS=floor-switch,floor-both
 CPU=""
 NICE=0
+FIFO=0			# > 0: the workload runs SCHED_FIFO at this priority
 STATS_RUNS=1
 CLEAN_MAX=5		# % of the workload's CPU used by others for a round to be clean
 KEEP=0
@@ -86,6 +88,10 @@ usage: $0 [options]
                    $EXTRA_ARMS
                    (default: all but the floor arms; base is always run)
   --cpu N          the CPU both workload threads are pinned to (default: the last online)
+  --fifo PRIO      run the workload SCHED_FIFO at PRIO (chrt -f): other CFS tasks
+                   then get at most the fair server's 5 % of its CPU; every switch
+                   becomes a voluntary block (no wakeup preemption between the
+                   two threads). Default: normal CFS (SCHED_OTHER)
   --nice N         run the workload and every tool under nice -n N (default $NICE;
                    e.g. -20 on a machine others are loading)
   --stats-runs N   runs per BPF arm in the bpf_stats pass (default $STATS_RUNS, 0 = no pass)
@@ -107,6 +113,7 @@ while [[ $# -gt 0 ]]; do
 	--arms) ARMS_ARG=${2:?}; shift 2 ;;
 	--cpu) CPU=${2:?}; shift 2 ;;
 	--nice) NICE=${2:?}; shift 2 ;;
+	--fifo) FIFO=${2:?}; shift 2 ;;
 	--stats-runs) STATS_RUNS=${2:?}; shift 2 ;;
 	--clean-max) CLEAN_MAX=${2:?}; shift 2 ;;
 	--keep) KEEP=1; shift ;;
@@ -141,6 +148,9 @@ TOOL_PID=""
 HOLDER_PID=""
 NICE_CMD=()
 ((NICE == 0)) || NICE_CMD=(nice -n "$NICE")
+[[ $FIFO =~ ^[0-9]+$ && $FIFO -le 99 ]] || die "--fifo must be an integer in 1..99"
+WL_CMD=("${NICE_CMD[@]}")
+((FIFO == 0)) || WL_CMD=(chrt -f "$FIFO")
 
 cleanup() {
 	local rc=$? i
@@ -493,7 +503,7 @@ run_arm() {
 	local t0 t1 s0 s1 c0 c1 rc=0
 	RT=""
 	rec "$pass" "$r" "$arm" bpf_stats_enabled "$(sysctl -n kernel.bpf_stats_enabled)"
-	"${NICE_CMD[@]}" "$WL" -w -c "$CPU" "$DUR" >"$base.wl" 2>"$base.wl.err" </dev/null &
+	"${WL_CMD[@]}" "$WL" -w -c "$CPU" "$DUR" >"$base.wl" 2>"$base.wl.err" </dev/null &
 	WL_PID=$!
 	for ((i = 0; i < 200; i++)); do
 		grep -q '^ready ' "$base.wl.err" 2>/dev/null && break
@@ -620,9 +630,10 @@ run_arm() {
 log "machine: $NCPU CPUs, kernel $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 log "arms: ${ARMS[*]}; $ROUNDS rounds x ${DUR}s, workload pinned to CPU $CPU; temp dir $TMP"
 [[ -z $HOTCOLD_ID ]] || log "hotcold: $HOTCOLD_SRC ($HOTCOLD_ID)"
-((NICE == 0)) || log "workload and tools run under nice -n $NICE"
+if ((FIFO)); then log "workload runs SCHED_FIFO priority $FIFO; tools under nice -n $NICE"
+elif ((NICE != 0)); then log "workload and tools run under nice -n $NICE"; fi
 log "warm-up: workload 1 s"
-"$WL" -c "$CPU" 1 >/dev/null
+"${WL_CMD[@]}" "$WL" -c "$CPU" 1 >/dev/null
 T_BEGIN=$(date +%s)
 
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -738,7 +749,11 @@ cnt() { awk '{print $4}' <<<"$1"; }
 echo "### Run: $NCPU CPUs, kernel $(uname -r), $ROUNDS rounds × ${DUR} s, workload pinned to CPU $CPU"
 echo
 [[ -z $HOTCOLD_ID ]] || { echo "hotcold: \`$HOTCOLD_SRC\` ($HOTCOLD_ID)."; echo; }
-((NICE == 0)) || { echo "Workload and tools ran under \`nice -n $NICE\`."; echo; }
+if ((FIFO)); then
+	echo "Workload ran SCHED_FIFO priority $FIFO (\`chrt -f $FIFO\`); tools under \`nice -n $NICE\`."; echo
+elif ((NICE != 0)); then
+	echo "Workload and tools ran under \`nice -n $NICE\`."; echo
+fi
 echo "Workload: \`bench/workloads/pingpong.c\` (\`pingpong -w -c $CPU $DUR\`), two threads on CPU $CPU bouncing a byte through two pipes. Ratio = arm's round trips/s over the whole timed phase ÷ the same round's baseline; median and min–max over rounds. \"100-ms-slice\": the same with each run's median over 100 ms slices of round trips/s (bursts of other work on the shared machine hit a few slices, not the median). Switches per round trip: $(vals rounds base switches_per_rt | stats | awk '{printf "%.2f", $1}') in the baseline (voluntary share $(vals rounds base vol_share | stats | awk '{printf "%.2f", $1}')). \"+µs/rt\" = time added to each round trip (1/arm − 1/baseline), median over rounds. Clean rounds: neither the arm nor that round's baseline is marked o/f/s (see the per-round table). \"Per CPU-s\": round trips per second of the two threads' own CPU time (CLOCK_THREAD_CPUTIME_ID), vs the baseline: it leaves out time other tasks took from CPU $CPU and keeps in-context costs (BPF programs on the switch and syscall paths run in the workload's threads; no IRQ time accounting here). bpf_stats as found ($PREV_BPF_STATS) in these rounds."
 echo
 echo "| arm | command | round trips/s median | ratio median | min–max | 100-ms-slice ratio median | min–max | per-CPU-s ratio median | min–max | clean rounds: ratio median | n | +µs/rt | target |"

@@ -30,10 +30,14 @@
 #    kernel charges (bpftool: bytes_memlock of the row arrays, found as the
 #    inner maps of the program's unwind_objs, and of unwind_objs and
 #    unwind_procs themselves).
-# 3. Sharing: two processes of one binary, then three processes of three
-#    binaries (C no-FP, C FP, C++) recorded together with -p: tables built
-#    must equal the number of distinct executable objects (dev:inode) mapped
-#    by the processes, so libc (and ld.so) have one table each.
+# 3. Sharing: process A (the C workload) is recorded alone, then together
+#    with a second process of the same binary, with the FP build of it (another
+#    file, same libc), with the C++ program, and with all of them. Each
+#    addition must add exactly as many tables as it maps objects (dev:inode,
+#    or the vdso) that A does not: libc, ld.so and the vdso get one table
+#    each, however many processes map them. (A difference, not a total, so
+#    the tables hotcold preloads for the runtime libraries it maps itself
+#    cancel out.)
 #
 # Markdown on stdout, progress on stderr. Needs root, gcc, g++, bpftool, jq.
 # An arm during which other tasks (hotcold included) used more than
@@ -41,7 +45,7 @@
 # is kept, and the table shows that share).
 #
 # usage: bench/unwind.sh [--rounds N] [--seconds S] [--freq HZ] [--hotcold PATH]
-#                        [--clean-max SHARE] [--retries N] [--keep]
+#                        [--clean-max SHARE] [--retries N] [--only cost|tables] [--keep]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -50,6 +54,7 @@ ROUNDS=3
 SECS=4
 HZ=999
 KEEP=0
+ONLY=""		# cost | tables: run one part only
 CLEAN_MAX=0.25		# other tasks' share of all CPUs above which an arm is re-run
 RETRIES=2
 BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
@@ -68,11 +73,13 @@ while [[ $# -gt 0 ]]; do
 	--hotcold) HOTCOLD=${2:?}; shift 2 ;;
 	--clean-max) CLEAN_MAX=${2:?}; shift 2 ;;
 	--retries) RETRIES=${2:?}; shift 2 ;;
+	--only) ONLY=${2:?}; shift 2 ;;
 	--keep) KEEP=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 done
+[[ -z $ONLY || $ONLY == cost || $ONLY == tables ]] || die "--only takes cost or tables"
 [[ $ROUNDS =~ ^[1-9][0-9]*$ && $SECS =~ ^[1-9][0-9]*$ && $HZ =~ ^[1-9][0-9]*$ ]] ||
 	die "--rounds, --seconds and --freq take positive integers"
 [[ $(id -u) == 0 ]] || die "needs root"
@@ -132,22 +139,23 @@ g++ -O2 -g "$TMP/cxx.cpp" -o "$TMP/cxx"
 # start CMD...: run in the background, remember its pid in LAST
 start() { "$@" >/dev/null 2>&1 & LAST=$!; PIDS+=("$LAST"); }
 
-# oncpu_progs: ids of the loaded programs named oncpu_sample, one a line
-oncpu_progs() {
-	"$BPFTOOL" prog show -j 2>/dev/null | jq -r '.[] | select(.name == "oncpu_sample") | .id'
-}
-
-# our_prog BEFORE_FILE: the newest oncpu_sample program not listed in BEFORE_FILE
-# (Debian's bpftool does not show which process holds a program.)
+# our_prog HOTCOLD_PID: id of the oncpu_sample program that process holds (its
+# fdinfo names it: Debian's bpftool does not list the processes of a program,
+# and other hotcold instances may be running)
 our_prog() {
-	oncpu_progs | grep -vxF -f "$1" | sort -n | tail -1 || true
+	local id
+	for id in $(awk '/^prog_id:/ { print $2 }' /proc/"$1"/fdinfo/* 2>/dev/null | sort -un); do
+		[[ $("$BPFTOOL" prog show id "$id" -j 2>/dev/null | jq -r .name) == oncpu_sample ]] &&
+			{ echo "$id"; return 0; }
+	done
+	return 0
 }
 
 # emitted STATS_MAP_ID: records emitted so far (HC_STAT_SAMPLES, u64 at offset 0, all CPUs)
 emitted() {
 	local t=0 h
-	for h in $("$BPFTOOL" map dump id "$1" -j | jq -r '.[0].values[].value[0:8] |
-			map(ltrimstr("0x")) | reverse | join("")'); do
+	for h in $("$BPFTOOL" map dump id "$1" -j 2>/dev/null | jq -r 'if type == "array" then
+			.[0].values[].value[0:8] | map(ltrimstr("0x")) | reverse | join("") else empty end'); do
 		t=$((t + 16#$h))
 	done
 	echo "$t"
@@ -179,13 +187,13 @@ now_ns() { date +%s%N; }
 # busy_ticks: clock ticks all CPUs spent not idle (user+nice+system+irq+softirq+steal)
 busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
 
-# wait_prog HOTCOLD_PID ERR_FILE BEFORE_FILE: prints the program id once attached (or nothing)
+# wait_prog HOTCOLD_PID ERR_FILE: prints the program id once attached (or nothing)
 wait_prog() {
 	local id="" i
 	for i in $(seq 200); do
 		kill -0 "$1" 2>/dev/null || return 0
 		if grep -q '^hotcold: recording' "$2" 2>/dev/null; then
-			id=$(our_prog "$3")
+			id=$(our_prog "$1")
 			[[ -n $id ]] && { echo "$id"; return 0; }
 		fi
 		sleep 0.05
@@ -217,13 +225,12 @@ done
 one_arm() {
 	local r=$1 build=$2 depth=$3 mode=$4 base a b hc id sm t0 c0 e0 t1 c1 e1 n0 n1 b0 b1 w0 w1 others
 	base=$TMP/cost.$build.$depth.$mode.r$r
-	start "$TMP/$build/glibc_calls" $(((SECS + 4) * 1000)) "$TMP" "$depth"; a=$LAST
-	start "$TMP/$build/glibc_calls" $(((SECS + 4) * 1000)) "$TMP" "$depth"; b=$LAST
-	oncpu_progs >"$base.before"
-	"$HOTCOLD" record -p "$a,$b" --unwind="$mode" -e cpu-clock -F "$HZ" -d $((SECS + 2)) \
+	start "$TMP/$build/glibc_calls" $(((SECS + 8) * 1000)) "$TMP" "$depth"; a=$LAST
+	start "$TMP/$build/glibc_calls" $(((SECS + 8) * 1000)) "$TMP" "$depth"; b=$LAST
+	"$HOTCOLD" record -p "$a,$b" --unwind="$mode" -e cpu-clock -F "$HZ" -d $((SECS + 6)) \
 		-o "$base.folded" 2>"$base.err" &
 	hc=$!
-	id=$(wait_prog "$hc" "$base.err" "$base.before")
+	id=$(wait_prog "$hc" "$base.err")
 	sm=${id:+$(prog_map "$id" oncpu_stats)}
 	if [[ -z $id || -z $sm ]]; then
 		log "$build depth $depth --unwind=$mode: no oncpu_sample program; stderr:"
@@ -239,7 +246,10 @@ one_arm() {
 	sleep "$SECS"
 	read -r t1 c1 < <(prog_stats "$id"); e1=$(emitted "$sm")
 	w1=$(cpu_ticks "$a" "$b"); b1=$(busy_ticks); n1=$(now_ns)
+	# -d is a safety net: stop now (the profile is still written), then the workloads
+	kill -INT "$hc" 2>/dev/null || true
 	wait "$hc" || log "$build depth $depth --unwind=$mode: hotcold exited $?"
+	kill "$a" "$b" 2>/dev/null || true
 	wait "$a" "$b" 2>/dev/null || true
 	if [[ $(sysctl -n kernel.bpf_stats_enabled) != 1 || $((c1 - c0)) -le 0 || $((e1 - e0)) -le 0 ]]; then
 		log "$build depth $depth --unwind=$mode: no run-time stats over the window (kernel.bpf_stats_enabled turned off by another benchmark?)"
@@ -263,19 +273,19 @@ one_arm() {
 # base_arm ROUND: ns per filtered invocation, targets asleep; appends "base round ns" to $TMP/cost
 base_arm() {
 	local r=$1 base=$TMP/cost.base.r$1 a b hc id t0 c0 t1 c1
-	start sleep $((SECS + 4)); a=$LAST
-	start sleep $((SECS + 4)); b=$LAST
-	oncpu_progs >"$base.before"
-	"$HOTCOLD" record -p "$a,$b" --unwind=cfi -e cpu-clock -F "$HZ" -d $((SECS + 2)) \
+	start sleep $((SECS + 8)); a=$LAST
+	start sleep $((SECS + 8)); b=$LAST
+	"$HOTCOLD" record -p "$a,$b" --unwind=cfi -e cpu-clock -F "$HZ" -d $((SECS + 6)) \
 		-o "$base.folded" 2>"$base.err" &
 	hc=$!
-	id=$(wait_prog "$hc" "$base.err" "$base.before")
+	id=$(wait_prog "$hc" "$base.err")
 	[[ -n $id ]] || { wait "$hc" || true; return 1; }
 	sleep 1
 	sysctl -qw kernel.bpf_stats_enabled=1
 	read -r t0 c0 < <(prog_stats "$id")
 	sleep "$SECS"
 	read -r t1 c1 < <(prog_stats "$id")
+	kill -INT "$hc" 2>/dev/null || true
 	wait "$hc" || true
 	kill "$a" "$b" 2>/dev/null || true
 	wait "$a" "$b" 2>/dev/null || true
@@ -283,6 +293,7 @@ base_arm() {
 	echo "base $r $(((t1 - t0) / (c1 - c0)))" >>"$TMP/cost"
 }
 
+if [[ $ONLY != tables ]]; then
 PREV_SHOWN=$PREV_BPF_STATS
 sysctl -qw kernel.bpf_stats_enabled=1
 : >"$TMP/cost"
@@ -332,91 +343,103 @@ for arm in "${ARMS[@]}"; do
 		}'
 done
 echo
+fi
 
 # ---- 2. table memory -------------------------------------------------------------
-# kernel_mem PROG_ID: "rows_bytes maps_bytes": bytes_memlock of the row arrays
-# (inner maps of unwind_objs) and of unwind_objs + unwind_procs themselves
+# kernel_mem HOTCOLD_PID: "rows_bytes maps_bytes tables": bytes_memlock of the row
+# arrays (inner maps of unwind_objs), of unwind_objs + unwind_procs, and how
+# many row arrays there are. The maps are found through the process's fdinfo.
 kernel_mem() {
-	local m objs="" procs="" rows=0 inner
-	for m in $("$BPFTOOL" prog show id "$1" -j | jq '.map_ids[]'); do
-		case $("$BPFTOOL" map show id "$m" -j | jq -r .name) in
+	local m objs="" procs="" rows=0 n=0 inner
+	for m in $(awk '/^map_id:/ { print $2 }' /proc/"$1"/fdinfo/* 2>/dev/null | sort -un); do
+		case $("$BPFTOOL" map show id "$m" -j 2>/dev/null | jq -r .name) in
 		unwind_objs) objs=$m ;;
 		unwind_procs) procs=$m ;;
 		esac
 	done
-	[[ -n $objs && -n $procs ]] || { echo "0 0"; return; }
+	[[ -n $objs && -n $procs ]] || { echo "0 0 0"; return; }
 	for inner in $("$BPFTOOL" map dump id "$objs" -j | jq -r '.[] | .value |
 			map(ltrimstr("0x")) | reverse | join("")'); do
 		rows=$((rows + $("$BPFTOOL" map show id $((16#$inner)) -j | jq '.bytes_memlock // 0')))
+		n=$((n + 1))
 	done
 	echo "$rows $(( $("$BPFTOOL" map show id "$objs" -j | jq '.bytes_memlock // 0') +
-		$("$BPFTOOL" map show id "$procs" -j | jq '.bytes_memlock // 0') ))"
+		$("$BPFTOOL" map show id "$procs" -j | jq '.bytes_memlock // 0') )) $n"
 }
 
-# distinct_objects PID...: distinct (dev, inode) of executable file mappings
-distinct_objects() {
+# objects PID...: the distinct executable objects (dev:inode, or [vdso]) the processes map
+objects() {
 	local p
 	for p in "$@"; do
-		awk '$2 ~ /x/ && $5 != 0 { print $4, $5 }' "/proc/$p/maps"
-	done | sort -u | wc -l
+		awk '$2 ~ /x/ && ($5 != 0 || $6 == "[vdso]") { print ($5 != 0 ? $4 ":" $5 : $6) }' "/proc/$p/maps"
+	done | sort -u
 }
 
-# record_tables NAME PID...: records the processes for 2 s; prints
-# "tables rows MiB distinct_objects kernel_rows_bytes kernel_maps_bytes"
+# record_tables NAME PID...: records the processes with --unwind=cfi for about 2 s; prints
+# "tables rows MiB kernel_rows_bytes kernel_maps_bytes kernel_tables"
 record_tables() {
-	local name=$1 hc id i km="0 0"; shift
+	local name=$1 hc i km="0 0 0"; shift
 	local pids; pids=$(IFS=,; echo "$*")
-	local objs; objs=$(distinct_objects "$@")
-	oncpu_progs >"$TMP/mem.$name.before"
-	"$HOTCOLD" record -p "$pids" --unwind=cfi -e cpu-clock -F "$HZ" -d 2 \
+	"$HOTCOLD" record -p "$pids" --unwind=cfi -e cpu-clock -F "$HZ" -d 30 \
 		-o "$TMP/mem.$name.folded" 2>"$TMP/mem.$name.err" &
 	hc=$!
-	id=$(wait_prog "$hc" "$TMP/mem.$name.err" "$TMP/mem.$name.before")
-	sleep 0.5
-	[[ -n $id ]] && km=$(kernel_mem "$id")
+	[[ -n $(wait_prog "$hc" "$TMP/mem.$name.err") ]] && { sleep 1; km=$(kernel_mem "$hc"); }
+	sleep 1
+	kill -INT "$hc" 2>/dev/null || true
 	wait "$hc" || true
 	sed -n 's/^unwind: \([0-9]*\) tables built (peak \([0-9]*\) rows, \([0-9.]*\) MiB.*/\1 \2 \3/p' \
-		"$TMP/mem.$name.err" | awk -v k="$km" -v o="$objs" '{ print $1, $2, $3, o, k }'
+		"$TMP/mem.$name.err" | awk -v k="$km" '{ print $1, $2, $3, k }'
 }
 
-start "$TMP/nofp/glibc_calls" 6000 "$TMP" 40; c1=$LAST
-start "$TMP/cxx" 6; x1=$LAST
-sleep 0.3
-read -r c_t c_r c_m c_o c_kr c_km < <(record_tables c "$c1")
-read -r x_t x_r x_m x_o x_kr x_km < <(record_tables cxx "$x1")
-x_libs=$(awk '$2 ~ /x/ && $6 ~ /\// { n = $6; sub(/.*\//, "", n); print n }' "/proc/$x1/maps" | sort -u | paste -sd' ')
-wait "$c1" "$x1" 2>/dev/null || true
-
-echo "## Table memory (--unwind=cfi, one process)"
-echo
-echo "| process | executable objects | tables built | rows | hotcold's figure (rows x 12 B + 8 KiB per process) | kernel: row arrays | kernel: unwind_objs + unwind_procs |"
-echo "|---|---|---|---|---|---|---|"
+[[ $ONLY != cost ]] || exit 0
 mib() { awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'; }
-printf '| C (glibc_calls) | %s | %s | %s | %s MiB | %s | %s |\n' "$c_o" "$c_t" "$c_r" "$c_m" \
-	"$(mib "$c_kr")" "$(mib "$c_km")"
-printf '| C++ (%s) | %s | %s | %s | %s MiB | %s | %s |\n' "$x_libs" "$x_o" "$x_t" "$x_r" "$x_m" \
-	"$(mib "$x_kr")" "$(mib "$x_km")"
-echo
+LONG=60000	# ms: the workloads outlive all the recordings (killed after them)
 
-# ---- 3. sharing ------------------------------------------------------------------
-start "$TMP/nofp/glibc_calls" 6000 "$TMP" 40; s1=$LAST
-start "$TMP/nofp/glibc_calls" 6000 "$TMP" 40; s2=$LAST
+start "$TMP/nofp/glibc_calls" $LONG "$TMP" 40; A=$LAST
+start "$TMP/nofp/glibc_calls" $LONG "$TMP" 40; B=$LAST
+start "$TMP/fp/glibc_calls" $LONG "$TMP" 40; F=$LAST
+start "$TMP/cxx" $((LONG / 1000)); X=$LAST
 sleep 0.3
-read -r s_t s_r s_m s_o _ _ < <(record_tables same "$s1" "$s2")
-wait "$s1" "$s2" 2>/dev/null || true
-start "$TMP/nofp/glibc_calls" 6000 "$TMP" 40; d1=$LAST
-start "$TMP/fp/glibc_calls" 6000 "$TMP" 40; d2=$LAST
-start "$TMP/cxx" 6; d3=$LAST
-sleep 0.3
-read -r d_t d_r d_m d_o _ _ < <(record_tables diff "$d1" "$d2" "$d3")
-wait "$d1" "$d2" "$d3" 2>/dev/null || true
+x_libs=$(awk '$2 ~ /x/ && $6 ~ /\// { n = $6; sub(/.*\//, "", n); print n }' "/proc/$X/maps" | sort -u | paste -sd' ')
 
-verdict() { [[ $1 == "$2" ]] && echo "yes" || echo "**no**"; }
-echo "## Sharing (one recording, -p A,B[,C])"
+read -r a_t a_r a_m a_kr a_km a_kn < <(record_tables a "$A") || die "recording a failed"
+read -r x_t x_r x_m x_kr x_km x_kn < <(record_tables x "$X") || die "recording x failed"
+read -r ab_t ab_r ab_m _ _ _ < <(record_tables ab "$A" "$B") || die "recording ab failed"
+read -r af_t af_r af_m _ _ _ < <(record_tables af "$A" "$F") || die "recording af failed"
+read -r ax_t ax_r ax_m _ _ _ < <(record_tables ax "$A" "$X") || die "recording ax failed"
+read -r all_t all_r all_m _ _ _ < <(record_tables all "$A" "$B" "$F" "$X") || die "recording all failed"
+new_f=$(comm -13 <(objects "$A") <(objects "$F") | wc -l)
+new_x=$(comm -13 <(objects "$A") <(objects "$X") | wc -l)
+new_all=$(comm -13 <(objects "$A") <(objects "$A" "$B" "$F" "$X") | wc -l)
+a_objs=$(objects "$A" | wc -l)
+x_objs=$(objects "$X" | wc -l)
+kill "$A" "$B" "$F" "$X" 2>/dev/null || true
+wait "$A" "$B" "$F" "$X" 2>/dev/null || true
+
+echo "## Table memory (--unwind=cfi, one process recorded with -p)"
 echo
-echo "| processes | distinct executable objects | tables built | one table per object? | rows (peak) | MiB |"
-echo "|---|---|---|---|---|---|"
-printf '| 2 x glibc_calls (same binary) | %s | %s | %s | %s | %s |\n' "$s_o" "$s_t" "$(verdict "$s_t" "$s_o")" "$s_r" "$s_m"
-printf '| glibc_calls no-FP + glibc_calls FP + C++ | %s | %s | %s | %s | %s |\n' "$d_o" "$d_t" "$(verdict "$d_t" "$d_o")" "$d_r" "$d_m"
+echo "| process | executable objects it maps (vdso included) | tables built | rows | hotcold's figure (rows x 12 B + 8 KiB per process) | kernel: row arrays (bytes_memlock) | kernel: unwind_objs + unwind_procs |"
+echo "|---|---|---|---|---|---|---|"
+printf '| C, no frame pointers (glibc_calls) | %s | %s | %s | %s MiB | %s in %s arrays | %s |\n' \
+	"$a_objs" "$a_t" "$a_r" "$a_m" "$(mib "$a_kr")" "$a_kn" "$(mib "$a_km")"
+printf '| C++ (%s) | %s | %s | %s | %s MiB | %s in %s arrays | %s |\n' "$x_libs" \
+	"$x_objs" "$x_t" "$x_r" "$x_m" "$(mib "$x_kr")" "$x_kn" "$(mib "$x_km")"
 echo
-echo "(one table per process and object would be $((2 * c_t)) and $((2 * c_t + x_t)) tables)"
+echo "## Sharing (one recording of several processes, -p A,B,...)"
+echo
+echo "Adding a process to a recording must add tables only for the objects no process recorded so far maps."
+echo
+echo "| recorded | tables built | added to A's | objects not mapped by A | shared as expected? | rows (peak) | MiB |"
+echo "|---|---|---|---|---|---|---|"
+verify_delta() { [[ $1 == "$2" ]] && echo "yes" || echo "**no**"; }
+printf '| A: glibc_calls (no-FP build) | %s | | | | %s | %s |\n' "$a_t" "$a_r" "$a_m"
+printf '| A + B (a second process of the same binary) | %s | %s | 0 | %s | %s | %s |\n' \
+	"$ab_t" $((ab_t - a_t)) "$(verify_delta $((ab_t - a_t)) 0)" "$ab_r" "$ab_m"
+printf '| A + F (glibc_calls, FP build: another file, same libc) | %s | %s | %s | %s | %s | %s |\n' \
+	"$af_t" $((af_t - a_t)) "$new_f" "$(verify_delta $((af_t - a_t)) "$new_f")" "$af_r" "$af_m"
+printf '| A + X (the C++ program) | %s | %s | %s | %s | %s | %s |\n' \
+	"$ax_t" $((ax_t - a_t)) "$new_x" "$(verify_delta $((ax_t - a_t)) "$new_x")" "$ax_r" "$ax_m"
+printf '| A + B + F + X | %s | %s | %s | %s | %s | %s |\n' \
+	"$all_t" $((all_t - a_t)) "$new_all" "$(verify_delta $((all_t - a_t)) "$new_all")" "$all_r" "$all_m"
+echo
+echo "(Tables kept per process instead would be $((2 * a_t)) for A + B and $((3 * a_t + x_t)) for A + B + F + X.)"

@@ -16,7 +16,6 @@
 #include "lib/stats.bpf.h"
 #include "lib/target.bpf.h"
 #include "lib/task.bpf.h"
-#include "lib/unwind.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -46,58 +45,7 @@ const volatile __u32 cfg_unwind = HC_UNWIND_FP;
 #define FUTEX_LOCK_PI2		13
 #define FUTEX_WAITV_OP		0x7f	/* our marker for futex_waitv */
 
-/* Shared maps (reuse_fd by the loader): see proc.bpf.c and src/unwind/tables.c. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, __u32);
-} proc_targets SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, __u32);
-} proc_seen SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);
-} proc_events SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, struct hc_unwind_proc);
-} unwind_procs SEC(".maps");
-
-struct unwind_rows {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_INNER_MAP);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct hc_cfi_row));
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__array(values, struct unwind_rows);
-} unwind_objs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct uw_scratch);
-} unwind_scratch SEC(".maps");
-
-#include "lib/unwind_walk.bpf.h"
-#include "lib/ustack.bpf.h"
+#include "shared_maps.bpf.h"
 
 struct kwait {
 	__u64 lock;
@@ -158,16 +106,6 @@ static __always_inline void agg_add(struct hc_lock_key *key, struct task_struct 
 	__sync_fetch_and_add(&v->total_ns, delta);
 	if (delta > v->max_ns)
 		v->max_ns = delta;	/* racy max: a concurrent larger one may be lost */
-}
-
-static __always_inline bool first_sight(__u32 tgid)
-{
-	__u32 one = 1;
-
-	if (bpf_map_lookup_elem(&proc_seen, &tgid))
-		return false;
-	bpf_map_update_elem(&proc_seen, &tgid, &one, BPF_NOEXIST);
-	return true;
 }
 
 /* A long wait of the current task with its stacks. */

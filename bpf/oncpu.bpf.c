@@ -16,7 +16,6 @@
 #include "lib/stats.bpf.h"
 #include "lib/target.bpf.h"
 #include "lib/task.bpf.h"
-#include "lib/unwind.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -25,60 +24,7 @@ const volatile bool cfg_idle = false;		/* sample the idle task (pid 0) too */
 const volatile __u32 cfg_stacks = HC_ONCPU_KSTACK | HC_ONCPU_USTACK;
 const volatile __u32 cfg_unwind = HC_UNWIND_FP;	/* enum hc_unwind_mode */
 
-/* Shared with proc.bpf.c: the loader points these at proc's maps (reuse_fd). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, __u32);
-} proc_targets SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, __u32);
-} proc_seen SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);
-} proc_events SEC(".maps");
-
-/* Shared with src/unwind/tables.c, which creates and fills them (reuse_fd). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, struct hc_unwind_proc);
-} unwind_procs SEC(".maps");
-
-struct unwind_rows {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_INNER_MAP);	/* inner maps sized per object */
-	__uint(max_entries, 1);
-	/* sizes, not __type(): clang emits only a FWD for a type seen through pointers */
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct hc_cfi_row));
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__array(values, struct unwind_rows);
-} unwind_objs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct uw_scratch);
-} unwind_scratch SEC(".maps");
-
-#include "lib/unwind_walk.bpf.h"
-#include "lib/ustack.bpf.h"
+#include "shared_maps.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -86,18 +32,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct hc_stat_val);
 } oncpu_stats SEC(".maps");
-
-/* True if @tgid had no record yet; marks it seen. */
-static __always_inline bool first_sight(__u32 tgid)
-{
-	__u32 one = 1;
-
-	if (bpf_map_lookup_elem(&proc_seen, &tgid))
-		return false;
-	/* LRU: never full; an evicted tgid just wakes the loader once more */
-	bpf_map_update_elem(&proc_seen, &tgid, &one, BPF_NOEXIST);
-	return true;
-}
 
 SEC("perf_event")
 int oncpu_sample(struct bpf_perf_event_data *ctx)

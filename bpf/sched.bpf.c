@@ -22,7 +22,6 @@
 #include "lib/stats.bpf.h"
 #include "lib/target.bpf.h"
 #include "lib/task.bpf.h"
-#include "lib/unwind.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -43,58 +42,7 @@ const volatile bool cfg_wakers = false;		/* stacks of who woke long blocks */
 #define TASK_INTERRUPTIBLE	0x1
 #define TASK_UNINTERRUPTIBLE	0x2
 
-/* Shared maps (reuse_fd by the loader): see proc.bpf.c and src/unwind/tables.c. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, __u32);
-} proc_targets SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, __u32);
-} proc_seen SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);
-} proc_events SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, struct hc_unwind_proc);
-} unwind_procs SEC(".maps");
-
-struct unwind_rows {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_INNER_MAP);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct hc_cfi_row));
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__array(values, struct unwind_rows);
-} unwind_objs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct uw_scratch);
-} unwind_scratch SEC(".maps");
-
-#include "lib/unwind_walk.bpf.h"
-#include "lib/ustack.bpf.h"
+#include "shared_maps.bpf.h"
 
 /* Per-task state; created at a tracked task's first block. */
 struct offcpu_task {
@@ -169,16 +117,6 @@ static __always_inline __s32 task_syscall(struct task_struct *t)
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
 
 	return (__s32)BPF_CORE_READ(regs, orig_ax);
-}
-
-static __always_inline bool first_sight(__u32 tgid)
-{
-	__u32 one = 1;
-
-	if (bpf_map_lookup_elem(&proc_seen, &tgid))
-		return false;
-	bpf_map_update_elem(&proc_seen, &tgid, &one, BPF_NOEXIST);
-	return true;
 }
 
 /*

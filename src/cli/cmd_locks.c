@@ -8,6 +8,7 @@
 
 #include "cli/cmd.h"
 #include "cli/parse.h"
+#include "cli/run.h"
 #include "record/opts.h"
 #include "record/session.h"
 #include "util/log.h"
@@ -144,7 +145,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 int cmd_locks(int argc, char **argv)
 {
 	struct record_opts o;
-	int ret, err, cmd_status;
+	int ret;
 
 	record_opts_init(&o);
 	o.oncpu = false;
@@ -154,19 +155,9 @@ int cmd_locks(int argc, char **argv)
 	log_hook_libbpf();
 	optind = 1;
 	ret = parse(argc, argv, &o);
-	if (ret || record_opts_validate(&o)) {
+	if (ret) {
 		record_opts_release(&o);
-		return ret < 0 ? EXIT_OK : EXIT_USAGE;
+		return ret < 0 ? EXIT_OK : ret;
 	}
-	err = session_run(&o, &cmd_status);
-	record_opts_release(&o);
-	if (fflush(stdout) || ferror(stdout))
-		return EXIT_RUNTIME;
-	if (err && cmd_status >= 0)
-		return cmd_status;
-	if (err == -ESRCH || err == -EINVAL)
-		return EXIT_USAGE;
-	if (err)
-		return EXIT_RUNTIME;
-	return cmd_status >= 0 ? cmd_status : EXIT_OK;
+	return cli_run_recording(&o, "locks");
 }

@@ -8,6 +8,7 @@
 
 #include "cli/cmd.h"
 #include "cli/parse.h"
+#include "cli/run.h"
 #include "record/opts.h"
 #include "record/session.h"
 #include "util/compiler.h"
@@ -334,7 +335,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
-	int ret, err, cmd_status;
+	int ret;
 
 	record_opts_init(&o);
 	log_hook_libbpf();
@@ -344,21 +345,5 @@ int cmd_record(int argc, char **argv)
 		record_opts_release(&o);
 		return ret < 0 ? EXIT_OK : ret;
 	}
-	if (record_opts_validate(&o)) {
-		record_opts_release(&o);
-		return EXIT_USAGE;
-	}
-	err = session_run(&o, &cmd_status);
-	record_opts_release(&o);
-	if (fflush(stdout) || ferror(stdout)) {
-		pr_warn("record: write error on stdout\n");
-		return EXIT_RUNTIME;
-	}
-	if (err && cmd_status >= 0)
-		return cmd_status;	/* 127: the command could not be executed */
-	if (err == -ESRCH || err == -EINVAL)
-		return EXIT_USAGE;
-	if (err)
-		return EXIT_RUNTIME;
-	return cmd_status >= 0 ? cmd_status : EXIT_OK;
+	return cli_run_recording(&o, "record");
 }

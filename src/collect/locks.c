@@ -31,22 +31,6 @@ struct locks {
 	uint64_t min_wait_ns;
 };
 
-static int reuse_shared_maps(struct locks_bpf *skel, const struct collector_env *env)
-{
-	int err;
-
-	err = bpf_map__reuse_fd(skel->maps.proc_targets, env->targets_fd);
-	if (!err)
-		err = bpf_map__reuse_fd(skel->maps.proc_seen, env->seen_fd);
-	if (!err)
-		err = bpf_map__reuse_fd(skel->maps.proc_events, env->events_fd);
-	if (!err && env->unwind_cfi)
-		err = bpf_map__reuse_fd(skel->maps.unwind_procs, env->unwind_procs_fd);
-	if (!err && env->unwind_cfi)
-		err = bpf_map__reuse_fd(skel->maps.unwind_objs, env->unwind_objs_fd);
-	return err;
-}
-
 static int locks_open(struct collector *c, const struct record_opts *o,
 		      const struct collector_env *env)
 {
@@ -73,7 +57,9 @@ static int locks_open(struct collector *c, const struct record_opts *o,
 	bpf_program__set_autoload(lk->skel->progs.locks_sys_exit, o->locks_user);
 	bpf_program__set_autoload(lk->skel->progs.locks_contention_begin, o->locks_kernel);
 	bpf_program__set_autoload(lk->skel->progs.locks_contention_end, o->locks_kernel);
-	err = reuse_shared_maps(lk->skel, env);
+	err = collector_reuse_maps(env, lk->skel->maps.proc_targets, lk->skel->maps.proc_seen,
+				   lk->skel->maps.proc_events, lk->skel->maps.unwind_procs,
+				   lk->skel->maps.unwind_objs);
 	if (err) {
 		pr_warn("locks: cannot share the proc maps: %s\n", strerror(-err));
 		goto err_destroy;

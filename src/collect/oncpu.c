@@ -27,23 +27,6 @@ struct oncpu {
 	struct bpf_link **links;/* [nr_cpus] */
 };
 
-/* Point the skeleton's copies of the shared maps at the proc tracker's. */
-static int reuse_shared_maps(struct oncpu_bpf *skel, const struct collector_env *env)
-{
-	int err;
-
-	err = bpf_map__reuse_fd(skel->maps.proc_targets, env->targets_fd);
-	if (!err)
-		err = bpf_map__reuse_fd(skel->maps.proc_seen, env->seen_fd);
-	if (!err)
-		err = bpf_map__reuse_fd(skel->maps.proc_events, env->events_fd);
-	if (!err && env->unwind_cfi)
-		err = bpf_map__reuse_fd(skel->maps.unwind_procs, env->unwind_procs_fd);
-	if (!err && env->unwind_cfi)
-		err = bpf_map__reuse_fd(skel->maps.unwind_objs, env->unwind_objs_fd);
-	return err;
-}
-
 static int oncpu_open(struct collector *c, const struct record_opts *o,
 		      const struct collector_env *env)
 {
@@ -77,7 +60,9 @@ static int oncpu_open(struct collector *c, const struct record_opts *o,
 	oc->skel->rodata->cfg_unwind = env->unwind_cfi ? HC_UNWIND_CFI : HC_UNWIND_FP;
 	oc->skel->rodata->cfg_stacks = (o->kernel_stacks ? HC_ONCPU_KSTACK : 0) |
 				       (o->user_stacks ? HC_ONCPU_USTACK : 0);
-	err = reuse_shared_maps(oc->skel, env);
+	err = collector_reuse_maps(env, oc->skel->maps.proc_targets, oc->skel->maps.proc_seen,
+				   oc->skel->maps.proc_events, oc->skel->maps.unwind_procs,
+				   oc->skel->maps.unwind_objs);
 	if (err) {
 		pr_warn("oncpu: cannot share the proc maps: %s\n", strerror(-err));
 		goto err_destroy;

@@ -53,6 +53,24 @@ out:
 	return err;
 }
 
+int collector_reuse_maps(const struct collector_env *env, struct bpf_map *targets,
+			 struct bpf_map *seen, struct bpf_map *events, struct bpf_map *unwind_procs,
+			 struct bpf_map *unwind_objs)
+{
+	int err;
+
+	err = bpf_map__reuse_fd(targets, env->targets_fd);
+	if (!err)
+		err = bpf_map__reuse_fd(seen, env->seen_fd);
+	if (!err)
+		err = bpf_map__reuse_fd(events, env->events_fd);
+	if (!err && env->unwind_cfi)
+		err = bpf_map__reuse_fd(unwind_procs, env->unwind_procs_fd);
+	if (!err && env->unwind_cfi)
+		err = bpf_map__reuse_fd(unwind_objs, env->unwind_objs_fd);
+	return err;
+}
+
 static int decode_stack(struct proc_tracker *pt, const struct hc_stack_rec *r, size_t size)
 {
 	struct sample_view v;

@@ -39,6 +39,17 @@ int proc_tracker__consume(struct proc_tracker *pt, const struct proc_handlers *h
 void proc_tracker__stats(const struct proc_tracker *pt, struct collector_stats *st);
 void proc_tracker__close(struct proc_tracker *pt);	/* NULL is a no-op */
 
+struct bpf_map;
+
+/*
+ * Point a collector object's copies of the shared maps (bpf/shared_maps.bpf.h)
+ * at the proc tracker's and, with CFI unwinding, the unwind tables'. Before
+ * load. 0 or -errno.
+ */
+int collector_reuse_maps(const struct collector_env *env, struct bpf_map *targets,
+			 struct bpf_map *seen, struct bpf_map *events, struct bpf_map *unwind_procs,
+			 struct bpf_map *unwind_objs);
+
 /* Sum a per-CPU array of u64[nr] at key 0 into @out[nr]. 0 or -errno. */
 int percpu_stats_read(int map_fd, int nr_cpus, uint64_t *out, size_t nr);
 

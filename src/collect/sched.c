@@ -30,22 +30,6 @@ struct offcpu {
 	uint64_t short_drained;	/* short-block entries moved out */
 };
 
-static int reuse_shared_maps(struct sched_bpf *skel, const struct collector_env *env)
-{
-	int err;
-
-	err = bpf_map__reuse_fd(skel->maps.proc_targets, env->targets_fd);
-	if (!err)
-		err = bpf_map__reuse_fd(skel->maps.proc_seen, env->seen_fd);
-	if (!err)
-		err = bpf_map__reuse_fd(skel->maps.proc_events, env->events_fd);
-	if (!err && env->unwind_cfi)
-		err = bpf_map__reuse_fd(skel->maps.unwind_procs, env->unwind_procs_fd);
-	if (!err && env->unwind_cfi)
-		err = bpf_map__reuse_fd(skel->maps.unwind_objs, env->unwind_objs_fd);
-	return err;
-}
-
 static void configure(struct sched_bpf *skel, const struct record_opts *o,
 		      const struct collector_env *env)
 {
@@ -88,7 +72,9 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 		goto err_free;
 	}
 	configure(oc->skel, o, env);
-	err = reuse_shared_maps(oc->skel, env);
+	err = collector_reuse_maps(env, oc->skel->maps.proc_targets, oc->skel->maps.proc_seen,
+				   oc->skel->maps.proc_events, oc->skel->maps.unwind_procs,
+				   oc->skel->maps.unwind_objs);
 	if (err) {
 		pr_warn("offcpu: cannot share the proc maps: %s\n", strerror(-err));
 		goto err_destroy;

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The maps every collector object shares, declared once. They are created
+ * by proc.bpf.c (target filter, first-sight set, the one event ring) and by
+ * src/unwind/tables.c (CFI tables); each collector's loader points its copies
+ * at those with bpf_map__reuse_fd() (collect/proc.c: collector_reuse_maps()),
+ * so the definitions here must match theirs — which is why they live in one
+ * place (the one exception to "bpf/lib/ never defines maps").
+ *
+ * Also the per-CPU scratch record and the CFI walker, which use these maps.
+ * Include after vmlinux.h, the bpf helpers, abi/common.h, abi/unwind.h and
+ * lib/stats.bpf.h; the object defines cfg_unwind before including.
+ */
+#ifndef HC_BPF_SHARED_MAPS_BPF_H
+#define HC_BPF_SHARED_MAPS_BPF_H
+
+#include "lib/unwind.bpf.h"
+
+/* pid number -> HC_TARGET_* bits (proc.bpf.c owns it) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} proc_targets SEC(".maps");
+
+/* tgids that already produced a record (proc.bpf.c owns it) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u32);
+} proc_seen SEC(".maps");
+
+/* the one ring for all collectors (proc.bpf.c owns it) */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} proc_events SEC(".maps");
+
+/* tgid -> executable mappings (src/unwind/tables.c owns it) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct hc_unwind_proc);
+} unwind_procs SEC(".maps");
+
+struct unwind_rows {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_INNER_MAP);	/* inner maps sized per object */
+	__uint(max_entries, 1);
+	/* sizes, not __type(): clang emits only a FWD for a type seen through pointers */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct hc_cfi_row));
+};
+
+/* object id -> its rows (src/unwind/tables.c owns it) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__array(values, struct unwind_rows);
+} unwind_objs SEC(".maps");
+
+/* per-CPU: the record being built and the walker's state (each object its own) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct uw_scratch);
+} unwind_scratch SEC(".maps");
+
+#include "lib/unwind_walk.bpf.h"
+#include "lib/ustack.bpf.h"
+
+/* True if @tgid had no record yet; marks it seen (LRU: an evicted tgid wakes us once more). */
+static __always_inline bool first_sight(__u32 tgid)
+{
+	__u32 one = 1;
+
+	if (bpf_map_lookup_elem(&proc_seen, &tgid))
+		return false;
+	bpf_map_update_elem(&proc_seen, &tgid, &one, BPF_NOEXIST);
+	return true;
+}
+
+#endif /* HC_BPF_SHARED_MAPS_BPF_H */

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Running a parsed recording and turning its outcome into an exit status. */
+#ifndef HC_CLI_RUN_H
+#define HC_CLI_RUN_H
+
+#include "record/opts.h"
+
+/*
+ * Validate @o, run the session, release @o's lists. Returns the exit status:
+ * the command's with `-- CMD` (127 if it could not be executed), 2 for bad
+ * input (invalid combination, missing target), 1 for other failures, else 0.
+ */
+int cli_run_recording(struct record_opts *o, const char *who);
+
+#endif /* HC_CLI_RUN_H */

@@ -55,7 +55,8 @@ struct offcpu_task {
 	__s32 pending_syscall;
 	__u64 enq_ts;		/* run queue: woken or preempted at, 0 if not waiting */
 	__u32 runq_stacks;	/* kstack/ustack hold the preemption point's stacks */
-	__u32 pad;
+	__u8 seen;		/* its process was announced to the loader */
+	__u8 pad[3];
 	__u32 nr_kstack;	/* kernel stack of the pending block (or preemption) */
 	__u32 nr_ustack;	/* > 0: user stack taken at switch-out (not in a syscall) */
 	__u64 kstack[HC_MAX_STACK_DEPTH];
@@ -91,17 +92,21 @@ struct {
 	__type(value, struct hc_stat_val);
 } offcpu_stats SEC(".maps");
 
+/*
+ * Direct loads, not BPF_CORE_READ: tp_btf hands us trusted task pointers,
+ * and each probe-read helper call costs ~35 ns on a path that runs twice per
+ * context switch (vmlinux.h's preserve_access_index keeps them CO-RE).
+ */
 static __always_inline bool tracked(struct task_struct *t)
 {
-	__u32 tgid = BPF_CORE_READ(t, tgid), pid = BPF_CORE_READ(t, pid);
+	__u32 pid = t->pid;
 
 	if (!pid)
 		return false;	/* idle */
-	if (!cfg_kthreads && task_is_kthread(t))
+	if (!cfg_kthreads && (t->flags & PF_KTHREAD))
 		return false;
-	return !cfg_filter || target_match(&proc_targets, tgid, pid);
+	return !cfg_filter || target_match(&proc_targets, t->tgid, pid);
 }
-
 static __always_inline bool state_wanted(__u32 state)
 {
 	if (state & TASK_INTERRUPTIBLE)
@@ -124,11 +129,15 @@ static __always_inline __s32 task_syscall(struct task_struct *t)
  * sleeps. Its first record comes only after the block, when a short-lived
  * process may already be gone.
  */
-static __always_inline void note_seen(struct task_struct *t)
+static __always_inline void note_seen(struct task_struct *t, struct offcpu_task *ot)
 {
-	__u32 tgid = BPF_CORE_READ(t, tgid);
+	__u32 tgid = t->tgid;
 	struct hc_proc_rec *r;
 
+	/* once per task, not an LRU lookup per block */
+	if (ot->seen)
+		return;
+	ot->seen = 1;
 	if (!first_sight(tgid))
 		return;
 	r = bpf_ringbuf_reserve(&proc_events, sizeof(*r), 0);
@@ -236,9 +245,9 @@ static __always_inline void runq_account(struct task_struct *t, __u64 delta)
 	__u32 slot = log2_slot(delta);
 
 	if (cfg_runq_per != HC_RUNQ_PER_ALL)
-		key.tgid = BPF_CORE_READ(t, tgid);
+		key.tgid = t->tgid;
 	if (cfg_runq_per == HC_RUNQ_PER_THREAD)
-		key.pid = BPF_CORE_READ(t, pid);
+		key.pid = t->pid;
 	h = bpf_map_lookup_elem(&runq_hist, &key);
 	if (!h) {
 		/* from a zeroed global: the value is too big for the 512-byte stack */
@@ -320,15 +329,22 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 	__u32 state;
 	long n;
 
-	ot = bpf_task_storage_get(&offcpu_tasks, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	/* storage exists only for tracked tasks: its presence spares the filter lookups */
+	ot = bpf_task_storage_get(&offcpu_tasks, prev, NULL, 0);
 	if (!ot) {
-		stat_inc(&offcpu_stats, HC_STAT_TASK_STORAGE_ERR);
-		return;
+		if (!tracked(prev))
+			return;
+		ot = bpf_task_storage_get(&offcpu_tasks, prev, NULL,
+					  BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!ot) {
+			stat_inc(&offcpu_stats, HC_STAT_TASK_STORAGE_ERR);
+			return;
+		}
 	}
 	/* a long block still waiting for its user stack: prev's registers are readable now */
 	if (ot->pending_ns)
 		flush_pending(ctx, prev, ot);
-	state = BPF_CORE_READ(prev, __state);
+	state = prev->__state;
 	/* still runnable: preempted or yielding, which is run-queue time, not blocking */
 	if (state == TASK_RUNNING) {
 		ot->off_ts = 0;
@@ -340,13 +356,16 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 		ot->off_ts = 0;
 		return;
 	}
-	note_seen(prev);
+	note_seen(prev, ot);
 	ot->off_ts = now;
 	ot->state = state;
-	ot->syscall = task_syscall(prev);
 	ot->nr_ustack = 0;
-	if (ot->syscall < 0 && (cfg_stacks & 0x2)) {
-		/* no sys_exit will follow (page fault, ...): take the user stack now */
+	/*
+	 * The syscall is read at switch-in, for long blocks only. Uninterruptible
+	 * sleep outside a syscall (a page fault) gets no sys_exit to take the
+	 * user stack at: take it now.
+	 */
+	if ((state & TASK_UNINTERRUPTIBLE) && (cfg_stacks & 0x2) && task_syscall(prev) < 0) {
 		n = bpf_get_stack(ctx, ot->ustack, sizeof(ot->ustack), BPF_F_USER_STACK);
 		ot->nr_ustack = n > 0 ? n / sizeof(__u64) : 0;
 	}
@@ -384,7 +403,8 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	ot->pending_ns = delta;
 	ot->pending_ts = now - delta;
 	ot->pending_state = ot->state;
-	ot->pending_syscall = ot->syscall;
+	/* still inside the syscall it blocked in: its number is in the saved registers */
+	ot->pending_syscall = task_syscall(next);
 	ot->nr_kstack = 0;
 	if (cfg_stacks & 0x1) {
 		n = bpf_get_task_stack(next, ot->kstack, sizeof(ot->kstack), 0);
@@ -399,10 +419,9 @@ static __always_inline int on_switch(void *ctx, struct task_struct *prev, struct
 {
 	__u64 now = bpf_ktime_get_ns();
 
-	if (tracked(prev))
-		switch_out(ctx, prev, now);
-	if (tracked(next))
-		switch_in(next, now);
+	switch_out(ctx, prev, now);
+	/* no filter here: only tracked tasks have storage for switch_in to find */
+	switch_in(next, now);
 	return 0;
 }
 
@@ -466,14 +485,16 @@ static __always_inline int on_wakeup(void *ctx, struct task_struct *p)
 	struct offcpu_task *ot;
 	__u64 now;
 
-	if (!tracked(p))
-		return 0;
-	ot = bpf_task_storage_get(&offcpu_tasks, p, NULL,
-				  cfg_runq ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	/* storage exists only for tracked tasks: look it up before the filter */
+	ot = bpf_task_storage_get(&offcpu_tasks, p, NULL, 0);
 	if (!ot) {
-		if (cfg_runq)
+		if (!cfg_runq || !tracked(p))
+			return 0;
+		ot = bpf_task_storage_get(&offcpu_tasks, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!ot) {
 			stat_inc(&offcpu_stats, HC_STAT_TASK_STORAGE_ERR);
-		return 0;
+			return 0;
+		}
 	}
 	now = bpf_ktime_get_ns();
 	if (cfg_wakers)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # --off-cpu on threads that block in known ways: each thread's off-CPU total
-# is within 2% of the off-CPU time the workload measured inside its own
-# blocking calls (wall - thread CPU time), >= 95% of its stack-carrying time
+# is within 2% of the off-CPU time the workload measured over its own
+# blocking loop (wall - thread CPU time), >= 95% of its stack-carrying time
 # has the expected reason, and >= 99% of that names the application function
 # that made the call (CFI through glibc, which has no frame pointers; the
 # exception is a thread's first blocks, which can end before the loader has
@@ -26,10 +26,17 @@ while read -r name tid reason ns calls; do
 		if (fr[1] == r && fr[k] == why) t += n } END { print t + 0 }' "$TMP/out.folded")
 	short=$(awk -v r="$root" '{ split($0, fr, ";"); if (fr[1] == r && $0 ~ /\[short blocks\] [0-9]+$/) t += $NF } END { print t + 0 }' "$TMP/out.folded")
 	dev=$(awk -v a="$all" -v b="$want" 'BEGIN { printf "%.2f", b ? 100 * (a - b) / b : 100 }')
-	if awk -v d="$dev" 'BEGIN { exit !(d >= -2 && d <= 2) }'; then
-		ok "$root: $all us off-CPU vs $want us measured ($dev%, $calls calls)"
+	# Off-CPU time runs from the switch-out to the switch-in tracepoint; the
+	# kernel's CPU-time accounting (the ground truth's other half) starts when
+	# the task is picked, a little before its switch-in tracepoint. That
+	# overlap is ~1-3 us per block: negligible for 5-20 ms waits, but a fast
+	# disk gives fsync thousands of tiny blocks per second. So 2%, plus 25 us
+	# per call for fsync (several blocks each).
+	tol=$(awk -v b="$want" -v c="$calls" -v r="$reason" 'BEGIN { printf "%.2f", 2 + (r == "fsync" ? 100 * c * 25 / b : 0) }')
+	if awk -v d="$dev" -v t="$tol" 'BEGIN { exit !(d >= -2 && d <= t) }'; then
+		ok "$root: $all us off-CPU vs $want us measured ($dev%, tolerance $tol%, $calls calls)"
 	else
-		bad "$root: $all us off-CPU vs $want us measured ($dev%)"
+		bad "$root: $all us off-CPU vs $want us measured ($dev%, tolerance $tol%, $calls calls)"
 	fi
 	p=$(pct "$got" "$((all - short))")
 	awk -v p="$p" 'BEGIN { exit !(p >= 95) }' && ok "$root: $p% of its stacked time is [$reason]" ||

@@ -96,7 +96,7 @@ static const struct opt_doc docs[] = {
 	{ { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE }, 0, NULL,
 	  "keep C++/Rust symbols mangled" },
 	{ { "ring-mb", required_argument, NULL, OPT_RING_MB }, 0, "MB",
-	  "event ring size, a power of two (default 8)" },
+	  "event ring size, a power of two (default: 256 KiB per CPU, at least 1)" },
 	{ { "max-stacks", required_argument, NULL, OPT_MAX_STACKS }, 0, "N",
 	  "distinct stacks kept in memory (default 1048576); excess is counted" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL,

@@ -179,6 +179,20 @@ static void choose_attach_flavour(struct proc_bpf *skel)
 	bpf_program__set_autoload(skel->progs.proc_exit_raw, !btf);
 }
 
+/*
+ * Default ring: 256 KiB per CPU, at least 1 MiB, a power of two. A 99 Hz
+ * sample is ~0.3-1 KiB and the ring is drained every 100 ms, so this holds
+ * seconds of samples; a bigger ring is only pages the loader keeps resident.
+ */
+static size_t ring_size(int nr_cpus)
+{
+	size_t want = (size_t)nr_cpus << 18, sz = 1u << 20;
+
+	while (sz < want && sz < (1u << 30))
+		sz <<= 1;
+	return sz;
+}
+
 static int configure(struct proc_tracker *pt, const struct record_opts *o, uint32_t child_pid)
 {
 	struct proc_bpf *skel = pt->skel;
@@ -190,7 +204,8 @@ static int configure(struct proc_tracker *pt, const struct record_opts *o, uint3
 	choose_attach_flavour(skel);
 	err = bpf_map__set_max_entries(skel->maps.proc_targets, o->max_targets);
 	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.proc_events, o->ring_bytes);
+		err = bpf_map__set_max_entries(skel->maps.proc_events,
+					       o->ring_bytes ? o->ring_bytes : ring_size(pt->nr_cpus));
 	return err;
 }
 

@@ -26,7 +26,7 @@ void record_opts_init(struct record_opts *o)
 	o->user_stacks = true;
 	o->kernel_stacks = true;
 	o->drain_interval_ns = 1000000000ull;
-	o->ring_bytes = 8u << 20;
+	o->ring_bytes = 0;	/* 0: sized by the proc tracker from the CPU count */
 	o->max_stacks = 1u << 20;
 	o->max_targets = 8192;
 	o->unwind = UNWIND_AUTO;
@@ -77,7 +77,7 @@ int record_opts_validate(const struct record_opts *o)
 		pr_warn("record: --unwind=cfi needs user stacks\n");
 		return -EINVAL;
 	}
-	if (o->ring_bytes & (o->ring_bytes - 1)) {
+	if (o->ring_bytes && (o->ring_bytes & (o->ring_bytes - 1))) {
 		pr_warn("record: ring size must be a power of two\n");
 		return -EINVAL;
 	}

@@ -54,7 +54,6 @@ if [[ ! -x $WL || $ROOT/bench/workloads/spin.c -nt $WL ]]; then
 	cc -O2 -g -fno-omit-frame-pointer -Wall -Wextra -pthread -o "$WL.tmp" "$ROOT/bench/workloads/spin.c"
 	mv "$WL.tmp" "$WL"
 fi
-sysctl -qw kernel.bpf_stats_enabled=1
 
 BPFTOOL=$(command -v bpftool)
 stats() { # "run_time_ns run_cnt" of prog ID
@@ -82,16 +81,24 @@ for body in '@ = count();' '@[comm] = count();' '@[ustack] = count();' \
 		done
 		[[ -n $id ]] || { echo "bpf-floor.sh: bpftrace did not attach" >&2; exit 1; }
 		sleep 0.5
+		# machine-wide switch: someone else may have restored it meanwhile
+		sysctl -qw kernel.bpf_stats_enabled=1
 		read -r t0 c0 < <(stats "$id")
 		"$WL" "$DUR" >/dev/null 2>&1
 		read -r t1 c1 < <(stats "$id")
+		on=$(sysctl -n kernel.bpf_stats_enabled)
 		kill -INT "$BT_PID"
 		wait "$BT_PID" || true
 		BT_PID=""
-		if ((c1 > c0)); then echo $(((t1 - t0) / (c1 - c0))) >>"$TMP/ns"; fi
-		echo "[bpf-floor] $body rep $i: $(tail -n1 "$TMP/ns") ns over $((c1 - c0)) samples" >&2
+		if [[ $on != 1 ]]; then
+			echo "[bpf-floor] $body rep $i: kernel.bpf_stats_enabled was switched off meanwhile; rep dropped" >&2
+		elif ((c1 > c0)); then
+			echo $(((t1 - t0) / (c1 - c0))) >>"$TMP/ns"
+			echo "[bpf-floor] $body rep $i: $(tail -n1 "$TMP/ns") ns over $((c1 - c0)) samples" >&2
+		fi
 	done
 	sort -n "$TMP/ns" | awk -v b="$body" '{v[NR] = $1} END {
+		if (NR == 0) { printf "| `%s` | – | – | 0 |\n", b; exit }
 		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 		printf "| `%s` | %.0f | %d–%d | %d |\n", b, m, v[1], v[NR], NR }'
 done

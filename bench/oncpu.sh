@@ -270,6 +270,7 @@ rec() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$RAW"; }
 drop() {
 	awk -F'\t' -v r="$1" -v a="$2" '!($1 == r && $2 == a)' "$RAW" >"$RAW.tmp"
 	mv "$RAW.tmp" "$RAW"
+	rm -f "$TMP/r$1.$2".*
 }
 
 # ---- measurement helpers ------------------------------------------------------

@@ -11,7 +11,8 @@
 #    for MODE in cfi, fp; stack depth 11 (stage_deep10) and 45 (stage_deep:
 #    _start ... main, stage_deep, deep_01..deep_40, leaf_burn); the workload
 #    built without frame pointers (gcc -O2 -fomit-frame-pointer) and with them
-#    (-fno-omit-frame-pointer). With kernel.bpf_stats_enabled=1, the deltas of
+#    (-fno-omit-frame-pointer). With run-time stats on (kernel.bpf_stats_enabled=1
+#    and a held BPF_ENABLE_STATS fd, since other benchmarks flip the sysctl), the deltas of
 #    run_time_ns and run_cnt of hotcold's `oncpu_sample` program over a window
 #    that starts 1 s after attach give ns per invocation. Invocations include
 #    the timer ticks of other tasks and of idle CPUs (filtered out in a few
@@ -22,14 +23,15 @@
 #    arm per round records two sleeping processes the same way: all its
 #    invocations are filtered out, which gives the cost F of a filtered
 #    invocation, and the estimate per emitted sample
-#    (run_time - (run_cnt - emitted) * F) / emitted. The median over ROUNDS
-#    rounds is reported; the order of the arms rotates each round.
+#    (run_time - (run_cnt - emitted) * F) / emitted. Medians over the clean
+#    rounds (see --clean-max) are reported; the order of the arms rotates
+#    each round. The program and its maps are found through hotcold's fdinfo.
 # 2. Table memory of one process linking libc + libstdc++ (a small C++
 #    program built here with g++), and of a C process for comparison: the
 #    "unwind: N tables built (peak R rows, X MiB ...)" line, next to what the
 #    kernel charges (bpftool: bytes_memlock of the row arrays, found as the
-#    inner maps of the program's unwind_objs, and of unwind_objs and
-#    unwind_procs themselves).
+#    inner maps of hotcold's unwind_objs, and of unwind_objs and unwind_procs
+#    themselves).
 # 3. Sharing: process A (the C workload) is recorded alone, then together
 #    with a second process of the same binary, with the FP build of it (another
 #    file, same libc), with the C++ program, and with all of them. Each
@@ -39,13 +41,14 @@
 #    the tables hotcold preloads for the runtime libraries it maps itself
 #    cancel out.)
 #
-# Markdown on stdout, progress on stderr. Needs root, gcc, g++, bpftool, jq.
+# Markdown on stdout, progress on stderr. Needs root, gcc, g++, bpftool, jq, python3.
 # An arm during which other tasks (hotcold included) used more than
 # --clean-max of all CPUs is re-run up to --retries times (the last attempt
-# is kept, and the table shows that share).
+# is kept); the table counts only clean rounds when an arm has any.
 #
 # usage: bench/unwind.sh [--rounds N] [--seconds S] [--freq HZ] [--hotcold PATH]
 #                        [--clean-max SHARE] [--retries N] [--only cost|tables] [--keep]
+#        bench/unwind.sh --from DIR/cost [--rounds N --seconds S ...]   (reprint part 1 of a --keep run)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -55,6 +58,7 @@ SECS=4
 HZ=999
 KEEP=0
 ONLY=""		# cost | tables: run one part only
+FROM=""		# a cost file kept by --keep: print part 1 from it, measure nothing
 CLEAN_MAX=0.25		# other tasks' share of all CPUs above which an arm is re-run
 RETRIES=2
 BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
@@ -74,6 +78,7 @@ while [[ $# -gt 0 ]]; do
 	--clean-max) CLEAN_MAX=${2:?}; shift 2 ;;
 	--retries) RETRIES=${2:?}; shift 2 ;;
 	--only) ONLY=${2:?}; shift 2 ;;
+	--from) FROM=${2:?}; shift 2 ;;
 	--keep) KEEP=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -83,14 +88,16 @@ done
 [[ $ROUNDS =~ ^[1-9][0-9]*$ && $SECS =~ ^[1-9][0-9]*$ && $HZ =~ ^[1-9][0-9]*$ ]] ||
 	die "--rounds, --seconds and --freq take positive integers"
 [[ $(id -u) == 0 ]] || die "needs root"
-for t in gcc g++ jq "$BPFTOOL" "$HOTCOLD"; do
+for t in gcc g++ jq python3 "$BPFTOOL" "$HOTCOLD"; do
 	command -v "$t" >/dev/null || die "'$t' not found"
 done
 
 TMP=$(mktemp -d /tmp/hc-bench-unwind.XXXXXX)
 PREV_BPF_STATS=$(sysctl -n kernel.bpf_stats_enabled)
 PIDS=()
+HOLDER_PID=""
 cleanup() {
+	[[ -z $HOLDER_PID ]] || kill "$HOLDER_PID" 2>/dev/null || true
 	for p in "${PIDS[@]+"${PIDS[@]}"}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS" || true
@@ -239,7 +246,7 @@ one_arm() {
 		return 1
 	fi
 	sleep 1
-	# set again: another benchmark may have restored it meanwhile
+	# set again: another benchmark may have "restored" it meanwhile (the held fd covers that too)
 	sysctl -qw kernel.bpf_stats_enabled=1
 	read -r t0 c0 < <(prog_stats "$id"); e0=$(emitted "$sm")
 	w0=$(cpu_ticks "$a" "$b"); b0=$(busy_ticks); n0=$(now_ns)
@@ -251,8 +258,9 @@ one_arm() {
 	wait "$hc" || log "$build depth $depth --unwind=$mode: hotcold exited $?"
 	kill "$a" "$b" 2>/dev/null || true
 	wait "$a" "$b" 2>/dev/null || true
-	if [[ $(sysctl -n kernel.bpf_stats_enabled) != 1 || $((c1 - c0)) -le 0 || $((e1 - e0)) -le 0 ]]; then
-		log "$build depth $depth --unwind=$mode: no run-time stats over the window (kernel.bpf_stats_enabled turned off by another benchmark?)"
+	if [[ ( -z $HOLDER_PID && $(sysctl -n kernel.bpf_stats_enabled) != 1 ) ||
+	      $((c1 - c0)) -le 0 || $((e1 - e0)) -le 0 ]]; then
+		log "$build depth $depth --unwind=$mode: no run-time stats over the window (stats turned off by another benchmark?)"
 		return 1
 	fi
 	# everything but the targets, as a share of all CPUs over the window (hotcold included)
@@ -293,9 +301,71 @@ base_arm() {
 	echo "base $r $(((t1 - t0) / (c1 - c0)))" >>"$TMP/cost"
 }
 
+# print_cost COST_FILE: the markdown table of part 1. Per arm, only the rounds
+# during which other tasks used at most CLEAN_MAX of the CPUs ("clean") count,
+# unless there are none.
+print_cost() {
+	local F arm build depth mode
+	F=$(awk '$1 == "base" { print $3 }' "$1" | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }')
+	echo "## BPF cost per sample ($HZ Hz cpu-clock, $NCPU CPUs, ${SECS} s windows, $ROUNDS rounds)"
+	echo
+	echo "kernel.bpf_stats_enabled=1 while measuring (was $PREV_BPF_STATS, restored). Two workload"
+	echo "processes, one busy thread each. A round counts as clean when other tasks (hotcold"
+	echo "included) used at most $CLEAN_MAX of all CPUs; medians are over the clean rounds."
+	echo "A filtered invocation (targets asleep) costs F = $F ns (median)."
+	echo
+	echo "| workload build | user frames per sample | --unwind | clean rounds | ns / invocation | samples emitted / invocations | ns / emitted sample, upper bound: median (min..max) | ns / emitted sample, net of F | walks ended early |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	for arm in "${ARMS[@]}"; do
+		IFS=: read -r build depth mode <<<"$arm"
+		awk -v a="$arm" -v cm="$CLEAN_MAX" '$1 == a { n++; if ($8 <= cm) { c++; print } ; l[n] = $0 }
+			END { if (!c) for (i = 1; i <= n; i++) print l[i] }' "$1" | sort -k5 -n |
+		awk -v b="$build" -v m="$mode" -v F="$F" -v cm="$CLEAN_MAX" -v all="$ROUNDS" '
+		{ ns[NR] = $3; sh[NR] = $4; ub[NR] = $5; d[NR] = $6; st[NR] = $7; if ($8 <= cm) c++ }
+		END {
+			bn = b == "nofp" ? "no frame pointers" : "frame pointers"
+			if (!NR) { printf "| %s | - | %s | 0 of %s | (no data) | | | | |\n", bn, m, all; exit }
+			k = int((NR + 1) / 2)
+			# net of filtered invocations: (ns - (1 - share) * F) / share
+			net = (ns[k] - (1 - sh[k]) * F) / sh[k]
+			printf "| %s | %s | %s | %d of %s | %s | %s | %s (%s..%s) | %.0f | %s |\n", bn, d[k], m,
+				c, all, ns[k], sh[k], ub[k], ub[1], ub[NR], net, st[k]
+		}'
+	done
+	echo
+}
+
+if [[ -n $FROM ]]; then
+	print_cost "$FROM"
+	exit 0
+fi
+
+# hold_stats: keep run-time stats on with a BPF_ENABLE_STATS fd (until killed),
+# whatever other benchmarks do to the global sysctl (as bench/sched.sh does)
+hold_stats() {
+	python3 -c '
+import ctypes, signal, sys
+libc = ctypes.CDLL(None, use_errno=True)
+attr = ctypes.create_string_buffer(128)   # union bpf_attr: enable_stats.type = BPF_STATS_RUN_TIME (0)
+fd = libc.syscall(321, 32, attr, 128)     # SYS_bpf (x86-64), BPF_ENABLE_STATS
+if fd < 0:
+    sys.exit("BPF_ENABLE_STATS failed: errno %d" % ctypes.get_errno())
+print("held", flush=True)
+signal.pause()' >"$TMP/holder.out" 2>"$TMP/holder.err" &
+	HOLDER_PID=$!
+	for _ in $(seq 100); do
+		grep -q held "$TMP/holder.out" 2>/dev/null && return 0
+		kill -0 "$HOLDER_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	log "no BPF_ENABLE_STATS fd ($(cat "$TMP/holder.err" 2>/dev/null)): relying on the sysctl"
+	HOLDER_PID=""
+}
+
 if [[ $ONLY != tables ]]; then
-PREV_SHOWN=$PREV_BPF_STATS
 sysctl -qw kernel.bpf_stats_enabled=1
+hold_stats
 : >"$TMP/cost"
 for r in $(seq "$ROUNDS"); do
 	log "round $r/$ROUNDS: baseline (targets asleep: every invocation filtered out)"
@@ -313,35 +383,9 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS"
+[[ -z $HOLDER_PID ]] || { kill "$HOLDER_PID" 2>/dev/null; wait "$HOLDER_PID" 2>/dev/null || true; HOLDER_PID=""; }
 
-echo "## BPF cost per sample (median of $ROUNDS rounds, ${SECS} s windows, $HZ Hz cpu-clock, $NCPU CPUs)"
-echo
-echo "kernel.bpf_stats_enabled=1 (was $PREV_SHOWN, restored); two workload processes, one busy thread each."
-echo
-F=$(awk '$1 == "base" { print $3 }' "$TMP/cost" | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }')
-echo "Filtered invocation (targets asleep), median: F = $F ns."
-echo
-echo "| workload build | user frames per sample | --unwind | ns / invocation: median (min..max) | samples emitted / invocations | ns / emitted sample, upper bound: median (min..max) | ns / emitted sample, net of F | walks ended early | CPU share of other tasks (incl. hotcold) |"
-echo "|---|---|---|---|---|---|---|---|---|"
-for arm in "${ARMS[@]}"; do
-	IFS=: read -r build depth mode <<<"$arm"
-	awk -v a="$arm" '$1 == a' "$TMP/cost" | sort -k3 -n | awk -v b="$build" -v m="$mode" -v F="$F" '
-		{ ns[NR] = $3; sh[NR] = $4; ub[NR] = $5; d[NR] = $6; st[NR] = $7; o[NR] = $8 }
-		END {
-			bn = b == "nofp" ? "no frame pointers" : "frame pointers"
-			if (!NR) { printf "| %s | - | %s | (no data) | | | | | |\n", bn, m; exit }
-			k = int((NR + 1) / 2)
-			# upper bounds sorted on their own (mawk has no asort)
-			n = NR
-			for (i = 1; i <= n; i++) us[i] = ub[i]
-			for (i = 2; i <= n; i++)
-				for (j = i; j > 1 && us[j - 1] + 0 > us[j] + 0; j--) { x = us[j]; us[j] = us[j - 1]; us[j - 1] = x }
-			# net of filtered invocations, from the median row: (ns - (1 - share) * F) / share
-			net = (ns[k] - (1 - sh[k]) * F) / sh[k]
-			printf "| %s | %s | %s | %s (%s..%s) | %s | %s (%s..%s) | %.0f | %s | %s |\n", bn,
-				d[k], m, ns[k], ns[1], ns[NR], sh[k], us[int((n + 1) / 2)], us[1], us[n], net, st[k], o[k]
-		}'
-done
+print_cost "$TMP/cost"
 echo
 fi
 

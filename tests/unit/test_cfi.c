@@ -531,8 +531,9 @@ static void libc_pthread_mutex_lock_entry_has_the_cfa_at_rsp_plus_8(void **state
 }
 
 /*
- * The vdso is an ELF image in memory with its own .eh_frame: the table can
- * be built from it (the loader does not yet, see the report of issue 3).
+ * The vdso is an ELF image in memory with its own .eh_frame (no file to
+ * open): the table builds from the image as the loader reads it from the
+ * process's memory.
  */
 static void the_vdso_image_in_memory_builds_a_table(void **state)
 {

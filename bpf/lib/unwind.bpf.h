@@ -26,7 +26,14 @@ struct uw_state {
 	__u32 n;		/* user frames written */
 	__u32 stop;		/* 0 while walking; else an enum hc_stat reason or UNWIND_DONE */
 	__u32 fp_frames;
-	__u32 pad;
+	__u32 have_map;		/* the m_* fields below hold the last mapping found */
+	/*
+	 * Consecutive frames mostly lie in the same object (libc calling libc,
+	 * the program calling itself): the last mapping is kept so most steps
+	 * skip the process lookup and the mapping search.
+	 */
+	__u64 m_start, m_end, m_bias;
+	__u32 m_obj, m_nr_rows;
 };
 
 #define UNWIND_DONE ((__u32)-1)

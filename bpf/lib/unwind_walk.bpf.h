@@ -165,17 +165,26 @@ static long unwind_step(__u32 i, void *ctx)
 	/* above the leaf, pc is a return address: look up the call instruction */
 	lookup_pc = st->n > 1 ? st->pc - 1 : st->pc;
 
-	proc = bpf_map_lookup_elem(&unwind_procs, &st->tgid);
-	m = proc ? unwind_find_map(proc, lookup_pc) : NULL;
-	if (!m) {
-		st->stop = HC_STAT_UNWIND_NO_MAPPING;
-		return 1;
+	if (!st->have_map || lookup_pc < st->m_start || lookup_pc >= st->m_end) {
+		proc = bpf_map_lookup_elem(&unwind_procs, &st->tgid);
+		m = proc ? unwind_find_map(proc, lookup_pc) : NULL;
+		if (!m) {
+			st->stop = HC_STAT_UNWIND_NO_MAPPING;
+			return 1;
+		}
+		st->m_start = m->start;
+		st->m_end = m->end;
+		st->m_bias = m->bias;
+		st->m_obj = m->obj;
+		st->m_nr_rows = m->nr_rows;
+		st->have_map = 1;
 	}
 	row = NULL;
-	if (m->obj) {
-		rows = bpf_map_lookup_elem(&unwind_objs, &m->obj);
+	if (st->m_obj) {
+		rows = bpf_map_lookup_elem(&unwind_objs, &st->m_obj);
 		if (rows)
-			row = unwind_find_row(rows, m->nr_rows, (__u32)(lookup_pc - m->bias));
+			row = unwind_find_row(rows, st->m_nr_rows,
+					      (__u32)(lookup_pc - st->m_bias));
 	}
 	if (!row || row->cfa == HC_CFA_NONE)
 		reason = unwind_fp_step(st);
@@ -208,6 +217,7 @@ static __always_inline __u32 unwind_user(struct uw_scratch *s, struct pt_regs *r
 	st->n = 0;
 	st->stop = 0;
 	st->fp_frames = 0;
+	st->have_map = 0;
 	bpf_loop(HC_MAX_STACK_DEPTH, unwind_step, NULL, 0);
 	/* every iteration recorded a frame and none found the end: the stack is deeper */
 	if (!st->stop)

@@ -56,10 +56,15 @@ static void session_add_process(struct session *s, uint32_t tgid)
 {
 	int err = symbolizer__add_process(s->sym, tgid);
 
-	if (err == -ESRCH)
+	if (err == -ESRCH) {
 		s->procs_late++;
-	/* the record that showed it was walked by frame pointer; the next ones get CFI */
-	if (s->ut && !err)
+		return;
+	}
+	/*
+	 * The record that showed it was walked by frame pointer; the next ones
+	 * get CFI. A failure here is counted in the unwind summary.
+	 */
+	if (s->ut)
 		unwind_tables__add_process(s->ut, tgid);
 }
 

@@ -27,6 +27,9 @@
 _Static_assert(sizeof(struct hc_cfi_row) == 12, "hc_cfi_row ABI changed");
 _Static_assert(sizeof(struct hc_unwind_map) == 32, "hc_unwind_map ABI changed");
 
+/* the kernel stores array values rounded up to 8 bytes: 16 per 12-byte row */
+#define ROW_BYTES ((sizeof(struct hc_cfi_row) + 7) & ~(size_t)7)
+
 #define UT_MAX_SEGS 8
 
 /* An executable PT_LOAD: file offsets [off, off + filesz) load at vaddr. */
@@ -234,7 +237,7 @@ static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf)
 			ut->st.objects++;
 			ut->st.objects_built++;
 			ut->st.rows += t.nr;
-			ut->st.bytes += t.nr * sizeof(struct hc_cfi_row);
+			ut->st.bytes += t.nr * ROW_BYTES;
 		}
 	}
 	cfi_table_release(&t);
@@ -355,7 +358,7 @@ static void obj_put(struct unwind_tables *ut, struct uobj *ob)
 		bpf_map_delete_elem(ut->objs_fd, &ob->id);
 		ut->st.objects--;
 		ut->st.rows -= ob->nr_rows;
-		ut->st.bytes -= (uint64_t)ob->nr_rows * sizeof(struct hc_cfi_row);
+		ut->st.bytes -= (uint64_t)ob->nr_rows * ROW_BYTES;
 	}
 	keymap__del(&ut->objs, ob->key_a, ob->inode, NULL);
 	free(ob);
@@ -463,6 +466,7 @@ int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 		old = (struct uproc *)(uintptr_t)v;
 	if (err) {
 		uproc_free(ut, p);
+		ut->st.procs_failed++;
 		return err;
 	}
 	if (keymap__put(&ut->procs, tgid, 0, (uintptr_t)p)) {
@@ -486,8 +490,7 @@ int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 	}
 	else
 		ut->st.procs++;
-	ut->st.bytes = ut->st.rows * sizeof(struct hc_cfi_row) +
-		       ut->st.procs * sizeof(struct hc_unwind_proc);
+	ut->st.bytes = ut->st.rows * ROW_BYTES + ut->st.procs * sizeof(struct hc_unwind_proc);
 	if (ut->st.rows > ut->st.rows_peak)
 		ut->st.rows_peak = ut->st.rows;
 	if (ut->st.bytes > ut->st.bytes_peak)
@@ -559,8 +562,7 @@ void unwind_tables__remove_process(struct unwind_tables *ut, uint32_t tgid)
 	bpf_map_delete_elem(ut->procs_fd, &key);
 	uproc_free(ut, (struct uproc *)(uintptr_t)v);
 	ut->st.procs--;
-	ut->st.bytes = ut->st.rows * sizeof(struct hc_cfi_row) +
-		       ut->st.procs * sizeof(struct hc_unwind_proc);
+	ut->st.bytes = ut->st.rows * ROW_BYTES + ut->st.procs * sizeof(struct hc_unwind_proc);
 }
 
 void unwind_tables__stats(const struct unwind_tables *ut, struct unwind_tables_stats *st)

@@ -21,8 +21,11 @@
 # arm's throughput is divided by the same round's `base`.
 #
 # Also measured, over the window from "profiler attached" to "workload done":
-#   - BPF run time per sample (kernel.bpf_stats_enabled=1 from the first
-#     BPF arm until exit, then restored; run_time_ns and run_cnt of the
+#   - BPF run time per sample (statistics on for the whole run through a
+#     BPF_ENABLE_STATS fd held by bench/workloads/statshold.c, which does
+#     not disturb anyone else measuring on the machine; if that fails,
+#     kernel.bpf_stats_enabled=1 from the first BPF arm, restored at exit;
+#     run_time_ns and run_cnt of the
 #     perf_event programs the profiler process holds — hotcold's
 #     `oncpu_sample`, bpftrace's profile program — deltas over the workload
 #     only);
@@ -59,7 +62,7 @@ RETRY_BUDGET=150	# seconds spent on re-runs, at most (keeps a run < 10 min)
 SETTLE=0.5		# after a profiler says it is attached
 GAP=1			# between arms: let the previous one's exit work finish
 READY_TIMEOUT=30	# seconds for a profiler to attach
-STOP_TIMEOUT=120	# seconds for a profiler to exit after SIGINT
+STOP_TIMEOUT=30		# seconds for a profiler to exit after SIGINT (repeated at 10 s)
 
 usage() {
 	cat <<EOF
@@ -170,6 +173,9 @@ TMP=$(mktemp -d /tmp/hotcold-bench.XXXXXX)
 RAW=$TMP/raw.tsv		# round  arm  key  value
 : >"$RAW"
 PREV_BPF_STATS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo "")
+STATS_MODE=""		# fd (statshold) or sysctl
+STATS_PID=""
+SYSCTL_SET=0		# we wrote kernel.bpf_stats_enabled: restore it at exit
 PROF_PID=""
 WL_PID=""
 NICE_CMD=()
@@ -192,7 +198,11 @@ cleanup() {
 		kill -KILL "$PROF_PID" 2>/dev/null || true
 		wait "$PROF_PID" 2>/dev/null || true
 	fi
-	if [[ -n $PREV_BPF_STATS ]]; then
+	if [[ -n $STATS_PID ]]; then
+		kill -TERM "$STATS_PID" 2>/dev/null || true
+		wait "$STATS_PID" 2>/dev/null || true
+	fi
+	if ((SYSCTL_SET)) && [[ -n $PREV_BPF_STATS ]]; then
 		sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS" || true
 	fi
 	if ((KEEP)); then
@@ -221,15 +231,38 @@ for a in "${ARMS[@]}"; do
 	fi
 done
 
-# ---- workload -------------------------------------------------------------
+# ---- workload and helpers ----------------------------------------------------------
 BUILD=$ROOT/bench/.build
+# build NAME: bench/workloads/NAME.c -> bench/.build/NAME, if out of date
+build() {
+	local src=$ROOT/bench/workloads/$1.c bin=$BUILD/$1
+	if [[ ! -x $bin || $src -nt $bin ]]; then
+		mkdir -p "$BUILD"
+		log "building $bin"
+		cc -O2 -g -fno-omit-frame-pointer -Wall -Wextra -pthread -o "$bin.tmp.$$" "$src"
+		mv "$bin.tmp.$$" "$bin"
+	fi
+}
+build spin
 WL=$BUILD/spin
-WL_SRC=$ROOT/bench/workloads/spin.c
-if [[ ! -x $WL || $WL_SRC -nt $WL ]]; then
-	mkdir -p "$BUILD"
-	log "building $WL"
-	cc -O2 -g -fno-omit-frame-pointer -Wall -Wextra -pthread -o "$WL.tmp" "$WL_SRC"
-	mv "$WL.tmp" "$WL"
+
+# BPF run-time statistics: a held BPF_ENABLE_STATS fd, else the sysctl.
+if ((needs_bpftool)); then
+	build statshold
+	"$BUILD/statshold" >"$TMP/statshold.out" 2>"$TMP/statshold.err" &
+	STATS_PID=$!
+	for ((i = 0; i < 50; i++)); do
+		if grep -q '^ok' "$TMP/statshold.out"; then STATS_MODE=fd; break; fi
+		kill -0 "$STATS_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [[ $STATS_MODE != fd ]]; then
+		log "statshold failed ($(cat "$TMP/statshold.err")); falling back to the kernel.bpf_stats_enabled sysctl"
+		kill -TERM "$STATS_PID" 2>/dev/null || true
+		wait "$STATS_PID" 2>/dev/null || true
+		STATS_PID=""
+		STATS_MODE=sysctl
+	fi
 fi
 
 # run_workload ROUND ARM: run it, record ops_s and ops_cpu_s, set OPS.
@@ -314,16 +347,21 @@ prog_stats() {
 	echo "$t $c"
 }
 
-# kernel.bpf_stats_enabled is machine-wide: it is switched on before each
-# BPF arm and restored only once, at exit (cleanup), so that toggling it per
-# arm does not switch off someone else's measurement; an arm during which it
-# was found off (someone else restored it) gets no BPF cost.
+# With the sysctl fallback: kernel.bpf_stats_enabled is machine-wide, so it
+# is switched on before each BPF arm and restored only once, at exit, so
+# that toggling it per arm does not switch off someone else's measurement;
+# an arm during which it was found off (someone else restored it) gets no
+# BPF cost. With statshold's fd, statistics stay on whatever others do.
 bpf_stats_on() {
-	if [[ -n $PREV_BPF_STATS && $(sysctl -n kernel.bpf_stats_enabled) != 1 ]]; then
+	if [[ $STATS_MODE == sysctl && -n $PREV_BPF_STATS && $(sysctl -n kernel.bpf_stats_enabled) != 1 ]]; then
 		sysctl -qw kernel.bpf_stats_enabled=1
+		SYSCTL_SET=1
 	fi
 }
-bpf_stats_still_on() { [[ $(sysctl -n kernel.bpf_stats_enabled 2>/dev/null) == 1 ]]; }
+bpf_stats_still_on() {
+	if [[ $STATS_MODE == fd ]]; then kill -0 "$STATS_PID" 2>/dev/null; return; fi
+	[[ $(sysctl -n kernel.bpf_stats_enabled 2>/dev/null) == 1 ]]
+}
 
 perf_fds() { find /proc/"$1"/fd -lname 'anon_inode:\[perf_event\]' 2>/dev/null | wc -l; }
 
@@ -407,7 +445,7 @@ run_profiled() {
 	rec "$r" "$arm" rss_parts "$(awk '/^Rss(Anon|File|Shmem):/ {printf "%s%s %.1f MiB", (n++ ? ", " : ""), $1, $2 / 1024}' /proc/"$PROF_PID"/status 2>/dev/null || true)"
 	rec "$r" "$arm" cpu_pct "$(awk -v c=$((c_end - c_ready)) -v t=$((t_end - t_ready)) 'BEGIN{printf "%.4f", 100 * c / t}')"
 	if ((${#ids[@]})) && ! bpf_stats_still_on; then
-		log "round $r: $arm: kernel.bpf_stats_enabled was switched off during the arm (by someone else?); no BPF cost for this round"
+		log "round $r: $arm: BPF statistics were switched off during the arm ($STATS_MODE; by someone else?); no BPF cost for this round"
 		ids=()
 	fi
 	if ((${#ids[@]})); then
@@ -462,6 +500,11 @@ wait_exit() {
 	local pid=$1 i
 	for ((i = 0; i < STOP_TIMEOUT * 10; i++)); do
 		kill -0 "$pid" 2>/dev/null || break
+		# bpftrace has been seen to miss a SIGINT: say it again once
+		if ((i == 100)); then
+			log "pid $pid still running 10 s after SIGINT: SIGINT again"
+			kill -INT "$pid" 2>/dev/null || true
+		fi
 		sleep 0.1
 	done
 	if kill -0 "$pid" 2>/dev/null; then
@@ -624,7 +667,9 @@ done
 
 if have hotcold || have hotcold-fp || have bpftrace; then
 	echo
-	echo "BPF program run time per sample (kernel.bpf_stats_enabled=1; deltas of run_time_ns / run_cnt over the workload window):"
+	if [[ $STATS_MODE == fd ]]; then how="statistics on through a BPF_ENABLE_STATS fd held for the run"
+	else how="kernel.bpf_stats_enabled=1, restored at exit"; fi
+	echo "BPF program run time per sample ($how; deltas of run_time_ns / run_cnt over the workload window, all samples of the machine, not only the workload's):"
 	echo
 	echo "| program | ns/sample median | min–max | samples/s (all CPUs) median | ≈ % of each CPU | rounds |"
 	echo "| --- | ---: | ---: | ---: | ---: | ---: |"

@@ -48,7 +48,7 @@
 #
 # tracefs is mounted on /sys/kernel/tracing if perf needs it and it is not,
 # and unmounted at exit. Progress on stderr, markdown on stdout. Needs root.
-# A full default run takes about 8 minutes.
+# A full default run takes about 6 minutes.
 #
 # usage: bench/locks.sh [--rounds N] [--seconds D] [--threads N] [--hotcold PATH]
 #                       [--arms LIST] [--stats-runs N] [--nice N] [--clean-max PCT] [--keep]

@@ -113,7 +113,7 @@ static __always_inline void emit_wait(void *ctx, struct task_struct *t, __u64 ad
 				      __u64 delta, __u64 start, bool kstack)
 {
 	__u32 zero = 0, tgid = BPF_CORE_READ(t, tgid), nk = 0;
-	__u64 wakeup = BPF_RB_NO_WAKEUP;
+	__u64 wakeup = rb_wakeup();
 	struct uw_scratch *s;
 	struct hc_stack_rec *r;
 	long n;

@@ -80,7 +80,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 	 * first sample wakes the loader, so short-lived processes get their
 	 * maps read before they exit.
 	 */
-	wakeup = BPF_RB_NO_WAKEUP;
+	wakeup = rb_wakeup();
 	if (first_sight(tgid)) {
 		r->flags |= HC_SF_NEW_TGID;
 		wakeup = BPF_RB_FORCE_WAKEUP;

@@ -159,7 +159,7 @@ static __always_inline void flush_pending(void *ctx, struct task_struct *t, stru
 	__u32 zero = 0, tgid = BPF_CORE_READ(t, tgid), pid = BPF_CORE_READ(t, pid), nk, nu;
 	struct uw_scratch *s;
 	struct hc_stack_rec *r;
-	__u64 wakeup = BPF_RB_NO_WAKEUP;
+	__u64 wakeup = rb_wakeup();
 
 	s = bpf_map_lookup_elem(&unwind_scratch, &zero);
 	if (!s) {
@@ -318,7 +318,7 @@ static __always_inline void runq_emit(struct task_struct *t, struct offcpu_task 
 	r->nr_kstack = nk;
 	r->nr_ustack = nu;
 	r->hdr.size = rec_size(r);
-	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), BPF_RB_NO_WAKEUP))
+	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), rb_wakeup()))
 		stat_inc(&offcpu_stats, HC_STAT_RB_FULL);
 }
 
@@ -475,7 +475,7 @@ static __always_inline void emit_waker(void *ctx, struct task_struct *p, struct 
 	if ((cfg_stacks & 0x2) && !task_is_kthread(cur))
 		ustack_capture(ctx, s, cur, r->state, nk, &offcpu_stats);
 	r->hdr.size = rec_size(r);
-	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), BPF_RB_NO_WAKEUP))
+	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), rb_wakeup()))
 		stat_inc(&offcpu_stats, HC_STAT_RB_FULL);
 }
 

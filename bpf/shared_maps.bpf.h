@@ -86,4 +86,18 @@ static __always_inline bool first_sight(__u32 tgid)
 	return true;
 }
 
+/*
+ * Records go into the ring without a wakeup: the loader drains it on a
+ * 100 ms timer, which keeps wakeups off hot paths. A burst (every lock wait
+ * with a stack, --min-block 0) could fill the ring between two drains, so
+ * past half full the writer wakes the loader at once.
+ */
+static __always_inline __u64 rb_wakeup(void)
+{
+	if (bpf_ringbuf_query(&proc_events, BPF_RB_AVAIL_DATA) >
+	    bpf_ringbuf_query(&proc_events, BPF_RB_RING_SIZE) / 2)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
 #endif /* HC_BPF_SHARED_MAPS_BPF_H */

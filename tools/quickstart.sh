@@ -26,6 +26,7 @@ TEST_PKGS=(
 	libc6-dbg		# libc's local symbols by build-id (symbolizer tests)
 	chromium		# headless browser: clicks and searches flame graphs (tests/browser)
 	golang-go		# `go tool pprof`, the reference pprof reader (tests/golden/pprof_check.sh)
+	linux-perf		# perf record --call-graph dwarf: t_unwind's independent reference
 	libclang-rt-14-dev	# libFuzzer + ASan/UBSan runtimes for `make fuzz` / `make fuzz-smoke`
 )
 

@@ -238,6 +238,11 @@ static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf)
 			ut->st.objects_built++;
 			ut->st.rows += t.nr;
 			ut->st.bytes += t.nr * ROW_BYTES;
+			/* preloaded tables count too, not only those of published processes */
+			if (ut->st.rows > ut->st.rows_peak)
+				ut->st.rows_peak = ut->st.rows;
+			if (ut->st.bytes > ut->st.bytes_peak)
+				ut->st.bytes_peak = ut->st.bytes;
 		}
 	}
 	cfi_table_release(&t);

@@ -64,28 +64,16 @@ static int bad(const char *opt, const char *val)
 static int parse(int argc, char **argv, struct record_opts *o)
 {
 	uint64_t v;
-	int c;
+	int c, ret;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:p:t:ad:o:n:vqh", longopts, NULL)) != -1) {
+		ret = cli_target_opt(c, optarg, o, "locks");
+		if (ret == EXIT_USAGE)
+			return ret;
+		if (ret == CLI_OPT_DONE)
+			continue;
 		switch (c) {
-		case 'p':
-		case 't':
-			if (parse_id_list(optarg, 4194304, 4096, c == 'p' ? &o->pids : &o->tids,
-					  c == 'p' ? &o->nr_pids : &o->nr_tids))
-				return bad(c == 'p' ? "-p" : "-t", optarg);
-			break;
-		case 'a':
-			o->system_wide = true;
-			break;
-		case 'd':
-			if (parse_duration_ns(optarg, 1000000000ull, 1000000ull,
-					      366ull * 86400 * 1000000000ull, &o->duration_ns))
-				return bad("-d", optarg);
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
 		case 'n':
 			if (parse_u64(optarg, 1, 100000, &v))
 				return bad("-n", optarg);
@@ -114,12 +102,6 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			if (parse_u64(optarg, 0, UINT64_MAX / 1000, &v))
 				return bad("--min-wait", optarg);
 			o->min_lock_wait_ns = v * 1000;
-			break;
-		case 'v':
-			log_set_level(LOG_DEBUG);
-			break;
-		case 'q':
-			log_set_level(LOG_WARN);
 			break;
 		case 'h':
 			usage(stdout);

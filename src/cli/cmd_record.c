@@ -168,7 +168,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	struct option longopts[ARRAY_SIZE(docs) + 1];
 	bool oncpu_asked = false;
 	uint64_t v;
-	int c, err;
+	int c, err, ret;
 
 	for (size_t i = 0; i < ARRAY_SIZE(docs); i++)
 		longopts[i] = docs[i].opt;
@@ -176,24 +176,12 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	opterr = 0;
 	/* '+': stop at the first non-option, which starts the command */
 	while ((c = getopt_long(argc, argv, "+:ap:t:F:e:d:o:vqh", longopts, NULL)) != -1) {
+		ret = cli_target_opt(c, optarg, o, "record");
+		if (ret == EXIT_USAGE)
+			return ret;
+		if (ret == CLI_OPT_DONE)
+			continue;
 		switch (c) {
-		case 'a':
-			o->system_wide = true;
-			break;
-		case 'p':
-			free(o->pids);
-			o->pids = NULL;
-			err = parse_id_list(optarg, 4194304, 4096, &o->pids, &o->nr_pids);
-			if (err)
-				return bad_value("-p", optarg, err);
-			break;
-		case 't':
-			free(o->tids);
-			o->tids = NULL;
-			err = parse_id_list(optarg, 4194304, 4096, &o->tids, &o->nr_tids);
-			if (err)
-				return bad_value("-t", optarg, err);
-			break;
 		case 'F':
 			err = parse_u64(optarg, 1, 100000, &o->freq_hz);
 			if (err)
@@ -202,17 +190,6 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'e':
 			if (pmu_event_parse(optarg, &o->event))
 				return bad_value("-e", optarg, -EINVAL);
-			break;
-		case 'd':
-			err = parse_duration_ns(optarg, 1000000000ull, 1000000ull,
-						366ull * 86400 * 1000000000ull, &o->duration_ns);
-			if (err)
-				return bad_value("-d", optarg, err);
-			break;
-		case 'o':
-			if (!*optarg)
-				return bad_value("-o", optarg, -EINVAL);
-			o->output = optarg;
 			break;
 		case OPT_USER_ONLY:
 			o->kernel_stacks = false;
@@ -306,12 +283,6 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			if (err)
 				return bad_value("--max-stacks", optarg, err);
 			o->max_stacks = v;
-			break;
-		case 'v':
-			log_set_level(LOG_DEBUG);
-			break;
-		case 'q':
-			log_set_level(LOG_WARN);
 			break;
 		case 'h':
 			record_usage(stdout);

@@ -49,47 +49,24 @@ static void usage(FILE *f)
 
 static int parse(int argc, char **argv, struct record_opts *o)
 {
-	int c, err;
+	int c, ret;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:p:t:ad:PLo:kvqh", longopts, NULL)) != -1) {
+		ret = cli_target_opt(c, optarg, o, "runqlat");
+		if (ret == EXIT_USAGE)
+			return ret;
+		if (ret == CLI_OPT_DONE)
+			continue;
 		switch (c) {
-		case 'p':
-		case 't':
-			err = parse_id_list(optarg, 4194304, 4096, c == 'p' ? &o->pids : &o->tids,
-					    c == 'p' ? &o->nr_pids : &o->nr_tids);
-			if (err) {
-				pr_warn("runqlat: invalid value '%s' for -%c\n", optarg, c);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'a':
-			o->system_wide = true;
-			break;
-		case 'd':
-			if (parse_duration_ns(optarg, 1000000000ull, 1000000ull,
-					      366ull * 86400 * 1000000000ull, &o->duration_ns)) {
-				pr_warn("runqlat: invalid value '%s' for -d\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
 		case 'P':
 			o->runq_per = 1;
 			break;
 		case 'L':
 			o->runq_per = 2;
 			break;
-		case 'o':
-			o->output = optarg;
-			break;
 		case 'k':
 			o->kthreads = true;
-			break;
-		case 'v':
-			log_set_level(LOG_DEBUG);
-			break;
-		case 'q':
-			log_set_level(LOG_WARN);
 			break;
 		case 'h':
 			usage(stdout);

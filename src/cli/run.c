@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli/cmd.h"
+#include "cli/parse.h"
 #include "record/session.h"
 #include "util/log.h"
 
@@ -30,4 +32,55 @@ int cli_run_recording(struct record_opts *o, const char *who)
 	if (err)
 		return EXIT_RUNTIME;
 	return cmd_status >= 0 ? cmd_status : EXIT_OK;
+}
+
+static int bad_value(const char *who, int c, const char *arg, int err)
+{
+	pr_warn("%s: invalid value '%s' for -%c: %s\n", who, arg, c,
+		err == -ERANGE ? "out of range" : "not a valid value");
+	return EXIT_USAGE;
+}
+
+/* A -p/-t list; a repeated option replaces the earlier list. */
+static int id_list(int c, const char *arg, uint32_t **ids, size_t *nr, const char *who)
+{
+	int err;
+
+	free(*ids);
+	*ids = NULL;
+	*nr = 0;
+	err = parse_id_list(arg, 4194304, 4096, ids, nr);
+	return err ? bad_value(who, c, arg, err) : CLI_OPT_DONE;
+}
+
+int cli_target_opt(int c, const char *arg, struct record_opts *o, const char *who)
+{
+	int err;
+
+	switch (c) {
+	case 'p':
+		return id_list(c, arg, &o->pids, &o->nr_pids, who);
+	case 't':
+		return id_list(c, arg, &o->tids, &o->nr_tids, who);
+	case 'a':
+		o->system_wide = true;
+		return CLI_OPT_DONE;
+	case 'd':
+		err = parse_duration_ns(arg, 1000000000ull, 1000000ull,
+					366ull * 86400 * 1000000000ull, &o->duration_ns);
+		return err ? bad_value(who, c, arg, err) : CLI_OPT_DONE;
+	case 'o':
+		if (!*arg)
+			return bad_value(who, c, arg, -EINVAL);
+		o->output = arg;
+		return CLI_OPT_DONE;
+	case 'v':
+		log_set_level(LOG_DEBUG);
+		return CLI_OPT_DONE;
+	case 'q':
+		log_set_level(LOG_WARN);
+		return CLI_OPT_DONE;
+	default:
+		return CLI_OPT_OTHER;
+	}
 }

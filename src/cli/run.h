@@ -12,4 +12,14 @@
  */
 int cli_run_recording(struct record_opts *o, const char *who);
 
+/* cli_target_opt() results besides EXIT_USAGE */
+#define CLI_OPT_OTHER	0	/* not one of the shared options */
+#define CLI_OPT_DONE	1	/* handled */
+
+/*
+ * The options record, runqlat and locks share: -p, -t, -a, -d, -o, -v, -q.
+ * Returns CLI_OPT_DONE, CLI_OPT_OTHER, or EXIT_USAGE after a message.
+ */
+int cli_target_opt(int c, const char *arg, struct record_opts *o, const char *who);
+
 #endif /* HC_CLI_RUN_H */

@@ -50,7 +50,6 @@ struct offcpu_task {
 	__u64 pending_ns;	/* a long block waiting for its user stack, 0 if none */
 	__u64 pending_ts;
 	__u32 state;		/* of the current / pending block */
-	__s32 syscall;
 	__u32 pending_state;
 	__s32 pending_syscall;
 	__u64 enq_ts;		/* run queue: woken or preempted at, 0 if not waiting */

@@ -8,9 +8,15 @@
  * task). At switch-in the duration is known: a short block is summed per
  * thread without any stack walk (most switches are short), a long one gets
  * its kernel stack now (bpf_get_task_stack on the sleeping task) and its user
- * stack when the task itself next runs kernel code it can be read from: at
- * sys_exit of the syscall it blocked in (user registers and stack unchanged),
- * or at its next switch-out. Preemption is run-queue wait, not blocking.
+ * stack when the task itself runs and can be read from, user registers and
+ * stack unchanged: on its way back to user space, by BPF task work (6.18+)
+ * scheduled for long blocks only; on older kernels at sys_exit of the syscall
+ * it blocked in, a program every syscall of every task pays for. Failing
+ * both, at its next switch-out. Preemption is run-queue wait, not blocking.
+ *
+ * Run-queue latency comes from the kernel's own schedstat bookkeeping
+ * (sched_info.run_delay, read at switch-out), so no program runs at wakeup
+ * and none at switch-in for it.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -37,6 +43,7 @@ const volatile bool cfg_runq = false;
 const volatile __u32 cfg_runq_per = HC_RUNQ_PER_PROCESS;
 const volatile __u64 cfg_min_runq_ns = ~0ull;	/* preemption waits >= this carry a stack */
 const volatile bool cfg_wakers = false;		/* stacks of who woke long blocks */
+const volatile bool cfg_task_work = false;	/* defer user stacks by task work, not sys_exit */
 
 #define TASK_RUNNING		0x0
 #define TASK_INTERRUPTIBLE	0x1
@@ -52,7 +59,11 @@ struct offcpu_task {
 	__u32 state;		/* of the current / pending block */
 	__u32 pending_state;
 	__s32 pending_syscall;
-	__u64 enq_ts;		/* run queue: woken or preempted at, 0 if not waiting */
+	__u64 rd_seen;		/* run queue: sched_info.run_delay at its last switch-out */
+	__u8 rd_valid;		/* rd_seen is a baseline (else the first switch-out sets it) */
+	__u8 pad2[7];
+	__u64 pending_ip;	/* user ip and sp when the pending block's walk was deferred */
+	__u64 pending_sp;
 	__u32 runq_stacks;	/* kstack/ustack hold the preemption point's stacks */
 	__u8 seen;		/* its process was announced to the loader */
 	__u8 pad[3];
@@ -90,6 +101,26 @@ struct {
 	__type(key, __u32);
 	__type(value, struct hc_stat_val);
 } offcpu_stats SEC(".maps");
+
+/*
+ * Deferred user-stack walks. The kernel keeps struct bpf_task_work only in
+ * hash, LRU-hash or array values (not task storage): one slot per thread
+ * that had a long block, LRU so that exited threads' slots are recycled.
+ */
+struct offcpu_tw {
+	struct bpf_task_work tw;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct offcpu_tw);
+} offcpu_tw SEC(".maps");
+
+extern int bpf_task_work_schedule_resume_impl(struct task_struct *task, struct bpf_task_work *tw,
+					      void *map__map, bpf_task_work_callback_t callback,
+					      void *aux__prog) __ksym __weak;
 
 /*
  * Direct loads, not BPF_CORE_READ: tp_btf hands us trusted task pointers,
@@ -152,8 +183,12 @@ static __always_inline void note_seen(struct task_struct *t, struct offcpu_task 
 	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
 }
 
-/* Emit the pending long block of the current task @t with its stacks. */
-static __always_inline void flush_pending(void *ctx, struct task_struct *t, struct offcpu_task *ot)
+/*
+ * Emit the pending long block of the current task @t with its stacks; @walk:
+ * take its user stack now (else only one taken at switch-out).
+ */
+static __always_inline void emit_block(void *ctx, struct task_struct *t, struct offcpu_task *ot,
+				       bool walk)
 {
 	__u32 zero = 0, tgid = BPF_CORE_READ(t, tgid), pid = BPF_CORE_READ(t, pid), nk, nu;
 	struct uw_scratch *s;
@@ -183,7 +218,7 @@ static __always_inline void flush_pending(void *ctx, struct task_struct *t, stru
 		/* blocked outside a syscall: the user stack was taken at switch-out */
 		bpf_probe_read_kernel(&r->ips[nk], nu * sizeof(__u64), ot->ustack);
 		r->nr_ustack = nu;
-	} else if (cfg_stacks & 0x2) {
+	} else if (walk && (cfg_stacks & 0x2)) {
 		ustack_capture(ctx, s, t, tgid, nk, &offcpu_stats);
 	}
 	ot->pending_ns = 0;
@@ -200,9 +235,20 @@ static __always_inline void flush_pending(void *ctx, struct task_struct *t, stru
 	stat_inc(&offcpu_stats, HC_STAT_SAMPLES);
 }
 
+static __always_inline void flush_pending(void *ctx, struct task_struct *t, struct offcpu_task *ot)
+{
+	emit_block(ctx, t, ot, true);
+}
+
+static __always_inline void emit_pending(void *ctx, struct task_struct *t, struct offcpu_task *ot)
+{
+	emit_block(ctx, t, ot, false);
+}
+
 static __always_inline void add_short(struct task_struct *t, __u64 delta)
 {
-	struct hc_offcpu_thread key = { .tgid = BPF_CORE_READ(t, tgid), .pid = BPF_CORE_READ(t, pid) };
+	/* direct loads: @t is the trusted next task, and this runs at most switches */
+	struct hc_offcpu_thread key = { .tgid = t->tgid, .pid = t->pid };
 	struct hc_offcpu_short *v, init = {};
 
 	v = bpf_map_lookup_elem(&offcpu_short, &key);
@@ -271,11 +317,10 @@ static __always_inline void runq_account(struct task_struct *t, __u64 delta)
 
 /* @prev (current) was preempted: it waits on the run queue from now. */
 static __always_inline void runq_preempted(void *ctx, struct task_struct *prev,
-					   struct offcpu_task *ot, __u64 now)
+					   struct offcpu_task *ot)
 {
 	long n;
 
-	ot->enq_ts = now;
 	ot->runq_stacks = 0;
 	if (cfg_min_runq_ns == ~0ull)
 		return;
@@ -321,6 +366,31 @@ static __always_inline void runq_emit(struct task_struct *t, struct offcpu_task 
 		stat_inc(&offcpu_stats, HC_STAT_RB_FULL);
 }
 
+/*
+ * The run-queue wait that preceded @prev's run now ending. The kernel folds
+ * every piece of a wait (a queued task that migrates is dequeued and queued
+ * again) into sched_info.run_delay when the task gets the CPU
+ * (sched_info_arrive, right after the switch-in tracepoint), so at switch-out
+ * run_delay has grown by exactly that wait: the sum of our waits is the
+ * schedstat figure, and no clock is read. A task's first switch-out seen
+ * only sets the baseline, unless it was created while we watched.
+ */
+static __always_inline void runq_switch_out(struct task_struct *prev, struct offcpu_task *ot)
+{
+	__u64 rd = prev->sched_info.run_delay, delta = rd - ot->rd_seen;
+
+	if (!ot->rd_valid) {
+		ot->rd_valid = 1;
+		ot->rd_seen = rd;
+		return;
+	}
+	ot->rd_seen = rd;
+	runq_account(prev, delta);
+	if (ot->runq_stacks && delta >= cfg_min_runq_ns)
+		runq_emit(prev, ot, delta);
+	ot->runq_stacks = 0;
+}
+
 /* @prev leaves the CPU. Current task == prev. */
 static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u64 now)
 {
@@ -340,6 +410,8 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 			return;
 		}
 	}
+	if (cfg_runq)
+		runq_switch_out(prev, ot);
 	/* a long block still waiting for its user stack: prev's registers are readable now */
 	if (ot->pending_ns)
 		flush_pending(ctx, prev, ot);
@@ -348,7 +420,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 	if (state == TASK_RUNNING) {
 		ot->off_ts = 0;
 		if (cfg_runq)
-			runq_preempted(ctx, prev, ot, now);
+			runq_preempted(ctx, prev, ot);
 		return;
 	}
 	if (!cfg_offcpu || !state_wanted(state)) {
@@ -370,6 +442,61 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 	}
 }
 
+static __always_inline void emit_pending(void *ctx, struct task_struct *t, struct offcpu_task *ot);
+
+/*
+ * Task work: @t is about to return to user space from the block. Its user
+ * registers must still be the ones saved when it blocked; if the work ran
+ * late (it was queued while @t was already back in user space) they are not,
+ * and a walk would name the wrong stack.
+ */
+static int deferred_walk(struct bpf_map *map, void *key, void *value)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct offcpu_task *ot;
+	struct pt_regs *regs;
+
+	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
+	if (!ot || !ot->pending_ns)
+		return 0;	/* flushed already, at a switch-out */
+	regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	if (BPF_CORE_READ(regs, ip) != ot->pending_ip || BPF_CORE_READ(regs, sp) != ot->pending_sp) {
+		stat_inc(&offcpu_stats, HC_STAT_USTACK_MOVED);
+		ot->nr_ustack = 0;
+		emit_pending(NULL, t, ot);	/* the time and kernel stack still count */
+		return 0;
+	}
+	flush_pending(NULL, t, ot);
+	return 0;
+}
+
+/* Ask for @next's user stack on its way back to user space; false if we cannot. */
+static __always_inline bool defer_walk(struct task_struct *next, struct offcpu_task *ot)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(next);
+	static const struct offcpu_tw empty;
+	__u32 tid = next->pid;
+	struct offcpu_tw *w;
+	int err;
+
+	ot->pending_ip = BPF_CORE_READ(regs, ip);
+	ot->pending_sp = BPF_CORE_READ(regs, sp);
+	w = bpf_map_lookup_elem(&offcpu_tw, &tid);
+	if (!w) {
+		bpf_map_update_elem(&offcpu_tw, &tid, &empty, BPF_NOEXIST);
+		w = bpf_map_lookup_elem(&offcpu_tw, &tid);
+		if (!w)
+			return false;
+	}
+	/*
+	 * -EBUSY: work is already queued for this thread (it blocked again
+	 * before getting back to user space); that callback walks for this
+	 * block too, or a switch-out flushes it first.
+	 */
+	err = bpf_task_work_schedule_resume_impl(next, &w->tw, &offcpu_tw, deferred_walk, NULL);
+	return !err || err == -16 /* EBUSY */;
+}
+
 /* @next gets the CPU back. */
 static __always_inline void switch_in(struct task_struct *next, __u64 now)
 {
@@ -380,14 +507,6 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	ot = bpf_task_storage_get(&offcpu_tasks, next, NULL, 0);
 	if (!ot)
 		return;
-	if (cfg_runq && ot->enq_ts) {
-		delta = now - ot->enq_ts;
-		ot->enq_ts = 0;
-		runq_account(next, delta);
-		if (ot->runq_stacks && delta >= cfg_min_runq_ns)
-			runq_emit(next, ot, delta);
-		ot->runq_stacks = 0;
-	}
 	if (!ot->off_ts)
 		return;
 	delta = now - ot->off_ts;
@@ -412,15 +531,20 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		else
 			stat_inc(&offcpu_stats, HC_STAT_KSTACK_ERR);
 	}
+	/* user stack taken at switch-out, or none wanted: nothing to defer */
+	if (cfg_task_work && !ot->nr_ustack && (cfg_stacks & 0x2) && !defer_walk(next, ot))
+		stat_inc(&offcpu_stats, HC_STAT_DEFER_FAIL);
 }
 
 static __always_inline int on_switch(void *ctx, struct task_struct *prev, struct task_struct *next)
 {
-	__u64 now = bpf_ktime_get_ns();
+	/* only off-CPU time needs a clock; the run queue uses the scheduler's */
+	__u64 now = cfg_offcpu ? bpf_ktime_get_ns() : 0;
 
 	switch_out(ctx, prev, now);
 	/* no filter here: only tracked tasks have storage for switch_in to find */
-	switch_in(next, now);
+	if (cfg_offcpu)
+		switch_in(next, now);
 	return 0;
 }
 
@@ -478,43 +602,35 @@ static __always_inline void emit_waker(void *ctx, struct task_struct *p, struct 
 		stat_inc(&offcpu_stats, HC_STAT_RB_FULL);
 }
 
-/* A tracked task becomes runnable: its run-queue wait starts; maybe note its waker. */
-static __always_inline int on_wakeup(void *ctx, struct task_struct *p)
-{
-	struct offcpu_task *ot;
-	__u64 now;
-
-	/* storage exists only for tracked tasks: look it up before the filter */
-	ot = bpf_task_storage_get(&offcpu_tasks, p, NULL, 0);
-	if (!ot) {
-		if (!cfg_runq || !tracked(p))
-			return 0;
-		ot = bpf_task_storage_get(&offcpu_tasks, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!ot) {
-			stat_inc(&offcpu_stats, HC_STAT_TASK_STORAGE_ERR);
-			return 0;
-		}
-	}
-	now = bpf_ktime_get_ns();
-	if (cfg_wakers)
-		emit_waker(ctx, p, ot, now);
-	if (cfg_runq) {
-		ot->enq_ts = now;
-		ot->runq_stacks = 0;
-	}
-	return 0;
-}
-
+/* A tracked task is woken: emit its waker's stacks if it blocked long enough. */
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(runq_wakeup, struct task_struct *p)
 {
-	return on_wakeup(ctx, p);
+	struct offcpu_task *ot;
+
+	/* storage exists only for tracked tasks that blocked */
+	ot = bpf_task_storage_get(&offcpu_tasks, p, NULL, 0);
+	if (ot)
+		emit_waker(ctx, p, ot, bpf_ktime_get_ns());
+	return 0;
 }
 
+/* A new tracked task: give it storage now, so that its first wait counts. */
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(runq_wakeup_new, struct task_struct *p)
 {
-	return on_wakeup(ctx, p);
+	struct offcpu_task *ot;
+
+	if (!tracked(p))
+		return 0;
+	ot = bpf_task_storage_get(&offcpu_tasks, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ot) {
+		stat_inc(&offcpu_stats, HC_STAT_TASK_STORAGE_ERR);
+		return 0;
+	}
+	/* a new task's run_delay starts at 0: every wait of it counts */
+	ot->rd_valid = 1;
+	return 0;
 }
 
 SEC("tp_btf/sched_switch")

@@ -67,7 +67,13 @@ static __always_inline void ustack_fp(void *ctx, struct hc_stack_rec *r, __u32 n
 
 	if (nk > HC_MAX_STACK_DEPTH)
 		return;
-	n = bpf_get_stack(ctx, &r->ips[nk], HC_MAX_STACK_DEPTH * sizeof(__u64), BPF_F_USER_STACK);
+	/* no ctx in a task-work callback: the current task's saved user registers */
+	if (ctx)
+		n = bpf_get_stack(ctx, &r->ips[nk], HC_MAX_STACK_DEPTH * sizeof(__u64),
+				  BPF_F_USER_STACK);
+	else
+		n = bpf_get_task_stack(bpf_get_current_task_btf(), &r->ips[nk],
+				       HC_MAX_STACK_DEPTH * sizeof(__u64), BPF_F_USER_STACK);
 	if (n < 0) {
 		r->flags |= HC_SF_USTACK_ERR;
 		stat_inc(stats, HC_STAT_USTACK_ERR);

@@ -116,6 +116,8 @@ enum hc_stat {
 	HC_STAT_RUNQ_FULL,	/* run queue: histogram map full: that wait not counted */
 	HC_STAT_LOCK_AGG_FULL,	/* locks: per-lock map full: that wait not counted */
 	HC_STAT_LOCK_NEST_LOST,	/* locks: kernel contention nested too deep or unmatched */
+	HC_STAT_DEFER_FAIL,	/* off-CPU: no task work for a long block: user stack at next switch-out */
+	HC_STAT_USTACK_MOVED,	/* off-CPU: user registers moved before the deferred walk: no user stack */
 	HC_STAT_NR,
 };
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "abi/sched.h"
@@ -24,14 +25,37 @@ _Static_assert(sizeof(struct hc_offcpu_short) == 48, "hc_offcpu_short ABI change
 struct offcpu {
 	struct sched_bpf *skel;
 	bool offcpu, runq;
+	bool task_work;		/* user stacks deferred by task work, not sys_exit */
 	unsigned int runq_per;
 	int nr_cpus;
 	uint64_t min_block_ns;
 	uint64_t short_drained;	/* short-block entries moved out */
 };
 
+/*
+ * BPF task work (Linux 6.18): a callback run by the task itself on its way
+ * back to user space. Without it, deferred user stacks need a program on
+ * every syscall exit of every task.
+ */
+static bool have_task_work(void)
+{
+	struct btf *vmlinux;
+	bool ok;
+
+	/* for tests and for ruling it out: the sys_exit path everywhere else */
+	if (getenv("HOTCOLD_NO_TASK_WORK"))
+		return false;
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux)
+		return false;
+	ok = btf__find_by_name_kind(vmlinux, "bpf_task_work_schedule_resume_impl",
+				    BTF_KIND_FUNC) > 0;
+	btf__free(vmlinux);
+	return ok;
+}
+
 static void configure(struct sched_bpf *skel, const struct record_opts *o,
-		      const struct collector_env *env)
+		      const struct collector_env *env, bool task_work)
 {
 	skel->rodata->cfg_filter = env->filter;
 	skel->rodata->cfg_kthreads = o->kthreads;
@@ -44,11 +68,15 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 	skel->rodata->cfg_runq = o->runq;
 	skel->rodata->cfg_runq_per = o->runq_per;
 	skel->rodata->cfg_min_runq_ns = o->min_runq_ns;
-	/* wakeups matter only for the run queue, sys_exit only for off-CPU stacks */
 	skel->rodata->cfg_wakers = o->wakers;
-	bpf_program__set_autoload(skel->progs.runq_wakeup, o->runq || o->wakers);
-	bpf_program__set_autoload(skel->progs.runq_wakeup_new, o->runq || o->wakers);
-	bpf_program__set_autoload(skel->progs.offcpu_sys_exit, o->offcpu);
+	skel->rodata->cfg_task_work = task_work;
+	/*
+	 * Wakeups matter only for wakers (new tasks: for the run queue's first
+	 * wait); sys_exit only for off-CPU user stacks where task work is missing.
+	 */
+	bpf_program__set_autoload(skel->progs.runq_wakeup, o->wakers);
+	bpf_program__set_autoload(skel->progs.runq_wakeup_new, o->runq);
+	bpf_program__set_autoload(skel->progs.offcpu_sys_exit, o->offcpu && !task_work);
 }
 
 static int offcpu_open(struct collector *c, const struct record_opts *o,
@@ -71,7 +99,12 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 		pr_warn("offcpu: cannot open BPF skeleton: %s\n", strerror(-err));
 		goto err_free;
 	}
-	configure(oc->skel, o, env);
+	oc->task_work = o->offcpu && have_task_work();
+	if (o->offcpu)
+		pr_debug("offcpu: user stacks of long blocks taken %s\n",
+			 oc->task_work ? "by task work on the way back to user space"
+				       : "at sys_exit (no BPF task work in this kernel)");
+	configure(oc->skel, o, env, oc->task_work);
 	err = collector_reuse_maps(env, oc->skel->maps.proc_targets, oc->skel->maps.proc_seen,
 				   oc->skel->maps.proc_events, oc->skel->maps.unwind_procs,
 				   oc->skel->maps.unwind_objs);
@@ -101,7 +134,7 @@ static int offcpu_start(struct collector *c)
 	int err = sched_bpf__attach(oc->skel);
 
 	if (err)
-		pr_warn("offcpu: cannot attach to sched_switch/sys_exit: %s\n", strerror(-err));
+		pr_warn("offcpu: cannot attach to the scheduler tracepoints: %s\n", strerror(-err));
 	return err;
 }
 
@@ -182,6 +215,10 @@ static void offcpu_stats(const struct collector *c, struct collector_stats *st)
 						   true };
 	st->s[st->nr++] = (struct collector_stat){ "user stack errors", v[HC_STAT_USTACK_ERR],
 						   true };
+	st->s[st->nr++] = (struct collector_stat){ "user stacks left to the next switch-out "
+						   "(no task work)", v[HC_STAT_DEFER_FAIL], true };
+	st->s[st->nr++] = (struct collector_stat){ "user stacks dropped (registers moved "
+						   "before the walk)", v[HC_STAT_USTACK_MOVED], true };
 	st->s[st->nr++] = (struct collector_stat){ "run-queue waits lost (histogram map full)",
 						   v[HC_STAT_RUNQ_FULL], true };
 	st->s[st->nr++] = (struct collector_stat){ "CFI walks ended early",

@@ -61,7 +61,9 @@ struct offcpu_task {
 	__s32 pending_syscall;
 	__u64 rd_seen;		/* run queue: sched_info.run_delay at its last switch-out */
 	__u8 rd_valid;		/* rd_seen is a baseline (else the first switch-out sets it) */
-	__u8 pad2[7];
+	__u8 pad2[3];
+	__u32 short_count;	/* short blocks not yet moved to offcpu_short */
+	__u64 short_ns;
 	__u64 pending_ip;	/* user ip and sp when the pending block's walk was deferred */
 	__u64 pending_sp;
 	__u32 runq_stacks;	/* kstack/ustack hold the preemption point's stacks */
@@ -144,6 +146,27 @@ static __always_inline bool state_wanted(__u32 state)
 	if (state & TASK_UNINTERRUPTIBLE)
 		return cfg_states & HC_OFFCPU_STATE_D;
 	return cfg_states & HC_OFFCPU_STATE_OTHER;
+}
+
+/*
+ * Now, by the clock of @t's run queue: the scheduler updated it just before
+ * the switch (and before a wakeup's tracepoint), and reading it is three
+ * loads where bpf_ktime_get_ns() costs ~45 ns, twice per context switch.
+ * It is sched_clock, not CLOCK_MONOTONIC: only differences of it and
+ * matching waker/block times (both from here) leave this program. Kernels
+ * without group scheduling have no se.cfs_rq: the monotonic clock then.
+ */
+static __always_inline __u64 sched_now(struct task_struct *t)
+{
+	struct cfs_rq *cfs;
+	struct rq *rq;
+
+	if (!bpf_core_field_exists(t->se.cfs_rq))
+		return bpf_ktime_get_ns();
+	/* set for every task at fork (set_task_rq), whatever its class */
+	cfs = t->se.cfs_rq;
+	rq = cfs ? cfs->rq : NULL;
+	return rq ? rq->clock : 0;	/* 0 (never seen): the block goes untimed */
 }
 
 /* The syscall @t is in (orig_ax on x86-64), -1 if it entered the kernel otherwise. */
@@ -245,9 +268,17 @@ static __always_inline void emit_pending(void *ctx, struct task_struct *t, struc
 	emit_block(ctx, t, ot, false);
 }
 
-static __always_inline void add_short(struct task_struct *t, __u64 delta)
+/*
+ * Short blocks are summed in the task's own storage (only its switch-in
+ * writes there: no atomics, no lookup) and moved to offcpu_short, where the
+ * loader drains them, every SHORT_BATCH blocks, at a long block, at exit, and
+ * by the flush_short iterator once the programs are detached.
+ */
+#define SHORT_BATCH 64
+
+static __always_inline void add_short(struct task_struct *t, __u64 ns, __u64 count)
 {
-	/* direct loads: @t is the trusted next task, and this runs at most switches */
+	/* direct loads: @t is a trusted task pointer */
 	struct hc_offcpu_thread key = { .tgid = t->tgid, .pid = t->pid };
 	struct hc_offcpu_short *v, init = {};
 
@@ -262,8 +293,17 @@ static __always_inline void add_short(struct task_struct *t, __u64 delta)
 		if (!v)
 			return;
 	}
-	__sync_fetch_and_add(&v->ns, delta);
-	__sync_fetch_and_add(&v->count, 1);
+	__sync_fetch_and_add(&v->ns, ns);
+	__sync_fetch_and_add(&v->count, count);
+}
+
+static __always_inline void short_flush(struct task_struct *t, struct offcpu_task *ot)
+{
+	if (!ot->short_count)
+		return;
+	add_short(t, ot->short_ns, ot->short_count);
+	ot->short_ns = 0;
+	ot->short_count = 0;
 }
 
 static struct hc_runq_hist runq_zero;
@@ -509,15 +549,19 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		return;
 	if (!ot->off_ts)
 		return;
-	delta = now - ot->off_ts;
+	/* per-CPU scheduler clocks: never let a slightly earlier one wrap */
+	delta = now > ot->off_ts ? now - ot->off_ts : 0;
 	ot->off_ts = 0;
 	if (delta > cfg_max_block_ns)
 		return;
 	if (delta < cfg_min_block_ns || ot->pending_ns) {
 		/* a pending block not yet flushed keeps its slot; this one is summed */
-		add_short(next, delta);
+		ot->short_ns += delta;
+		if (++ot->short_count >= SHORT_BATCH)
+			short_flush(next, ot);
 		return;
 	}
+	short_flush(next, ot);
 	ot->pending_ns = delta;
 	ot->pending_ts = now - delta;
 	ot->pending_state = ot->state;
@@ -538,8 +582,8 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 
 static __always_inline int on_switch(void *ctx, struct task_struct *prev, struct task_struct *next)
 {
-	/* only off-CPU time needs a clock; the run queue uses the scheduler's */
-	__u64 now = cfg_offcpu ? bpf_ktime_get_ns() : 0;
+	/* only off-CPU time needs a clock; run-queue waits come from run_delay */
+	__u64 now = cfg_offcpu ? sched_now(prev) : 0;
 
 	switch_out(ctx, prev, now);
 	/* no filter here: only tracked tasks have storage for switch_in to find */
@@ -573,7 +617,7 @@ static __always_inline void emit_waker(void *ctx, struct task_struct *p, struct 
 	struct hc_stack_rec *r;
 	long n;
 
-	if (!ot->off_ts || now - ot->off_ts < cfg_min_block_ns)
+	if (!ot->off_ts || now < ot->off_ts || now - ot->off_ts < cfg_min_block_ns)
 		return;
 	s = bpf_map_lookup_elem(&unwind_scratch, &zero);
 	if (!s)
@@ -611,7 +655,7 @@ int BPF_PROG(runq_wakeup, struct task_struct *p)
 	/* storage exists only for tracked tasks that blocked */
 	ot = bpf_task_storage_get(&offcpu_tasks, p, NULL, 0);
 	if (ot)
-		emit_waker(ctx, p, ot, bpf_ktime_get_ns());
+		emit_waker(ctx, p, ot, sched_now(p));
 	return 0;
 }
 
@@ -637,6 +681,37 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	return on_switch(ctx, prev, next);
+}
+
+/* A tracked thread exits: its short blocks would die with its storage. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(offcpu_exit, struct task_struct *p)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct offcpu_task *ot;
+
+	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
+	if (ot)
+		short_flush(t, ot);
+	return 0;
+}
+
+/*
+ * Run by the loader after detaching (nothing writes the storage any more):
+ * move every live thread's remaining short blocks to offcpu_short.
+ */
+SEC("iter/task")
+int flush_short(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct offcpu_task *ot;
+
+	if (!t)
+		return 0;
+	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
+	if (ot)
+		short_flush(t, ot);
+	return 0;
 }
 
 SEC("tp_btf/sys_exit")

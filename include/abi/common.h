@@ -88,7 +88,7 @@ struct hc_stack_rec {
 	__u32 count;		/* events merged into weight (1 for a sample) */
 	__u64 addr;		/* HC_KIND_LOCK: the lock's address; else 0 */
 	__u64 weight;		/* units depend on kind */
-	__u64 time_ns;		/* bpf_ktime_get_ns() */
+	__u64 time_ns;		/* bpf_ktime_get_ns(); off-CPU and waker: scheduler clock */
 	char comm[HC_COMM_LEN];		/* thread name */
 	char pcomm[HC_COMM_LEN];	/* process (group leader) name */
 	__u64 ips[2 * HC_MAX_STACK_DEPTH];

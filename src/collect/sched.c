@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -77,6 +78,10 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 	bpf_program__set_autoload(skel->progs.runq_wakeup, o->wakers);
 	bpf_program__set_autoload(skel->progs.runq_wakeup_new, o->runq);
 	bpf_program__set_autoload(skel->progs.offcpu_sys_exit, o->offcpu && !task_work);
+	bpf_program__set_autoload(skel->progs.offcpu_exit, o->offcpu);
+	bpf_program__set_autoload(skel->progs.flush_short, o->offcpu);
+	/* run once, by offcpu_stop, not attached with the others */
+	bpf_program__set_autoattach(skel->progs.flush_short, false);
 }
 
 static int offcpu_open(struct collector *c, const struct record_opts *o,
@@ -138,11 +143,49 @@ static int offcpu_start(struct collector *c)
 	return err;
 }
 
+/*
+ * Short blocks still summed in task storage: have the iterator move them to
+ * offcpu_short for the final drain. Runs after detach, so no switch-in
+ * races it; a thread that exited already flushed its own at exit.
+ */
+static int flush_short_blocks(struct offcpu *oc)
+{
+	struct bpf_link *link;
+	char buf[64];
+	int fd, err = 0;
+	ssize_t n;
+
+	link = bpf_program__attach_iter(oc->skel->progs.flush_short, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	/* the program prints nothing: reading to the end runs it over every task */
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0)
+		err = -errno;
+	close(fd);
+out:
+	bpf_link__destroy(link);
+	return err;
+}
+
 static int offcpu_stop(struct collector *c)
 {
 	struct offcpu *oc = c->priv;
+	int err;
 
 	sched_bpf__detach(oc->skel);
+	if (!oc->offcpu)
+		return 0;
+	err = flush_short_blocks(oc);
+	if (err)
+		pr_warn("offcpu: short blocks of live threads since their last 64 not counted: "
+			"cannot run the flush iterator: %s\n", strerror(-err));
 	return 0;
 }
 

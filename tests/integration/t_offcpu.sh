@@ -44,14 +44,16 @@ while read -r name tid reason ns calls; do
 		if (fr[1] == r && fr[k] == why) t += n } END { print t + 0 }' "$TMP/out.folded")
 	short=$(awk -v r="$root" '{ split($0, fr, ";"); if (fr[1] == r && $0 ~ /\[short blocks\] [0-9]+$/) t += $NF } END { print t + 0 }' "$TMP/out.folded")
 	dev=$(awk -v a="$all" -v b="$want" 'BEGIN { printf "%.2f", b ? 100 * (a - b) / b : 100 }')
-	# Off-CPU time runs from the switch-out to the switch-in tracepoint; the
-	# kernel's CPU-time accounting (the ground truth's other half) starts when
-	# the task is picked, a little before its switch-in tracepoint. That
-	# overlap is ~1-3 us per block: negligible for 5-20 ms waits, but a fast
-	# disk gives fsync thousands of tiny blocks per second. So 2%, plus 25 us
-	# per call for fsync (several blocks each).
-	tol=$(awk -v b="$want" -v c="$calls" -v r="$reason" 'BEGIN { printf "%.2f", 2 + (r == "fsync" ? 100 * c * 25 / b : 0) }')
-	if awk -v d="$dev" -v t="$tol" 'BEGIN { exit !(d >= -2 && d <= t) }'; then
+	# Blocks are timed by the run queue's clock, updated by the scheduler
+	# just before the switch: the same clock the kernel charges CPU time
+	# with, so a block is neither over- nor under-counted by the switch
+	# itself. What remains for the busy fsync thread (tens of thousands of
+	# tiny blocks) is interrupt time while it runs (the kernel charges it to
+	# nobody's CPU time, so the workload's wall - CPU counts it as off-CPU)
+	# and clock updates the scheduler skips: under 1 us per call measured.
+	# So 2%, plus 1 us per call for fsync, either way.
+	tol=$(awk -v b="$want" -v c="$calls" -v r="$reason" 'BEGIN { printf "%.2f", 2 + (r == "fsync" ? 100 * c * 1 / b : 0) }')
+	if awk -v d="$dev" -v t="$tol" 'BEGIN { exit !(d >= -t && d <= t) }'; then
 		ok "$root: $all us off-CPU vs $want us measured ($dev%, tolerance $tol%, $calls calls)"
 	else
 		bad "$root: $all us off-CPU vs $want us measured ($dev%, tolerance $tol%, $calls calls)"

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * shortblocks N TRUTH: on SIGUSR1, block N times in nanosleep(20 us), write
+ * "N <ns blocked>" to TRUTH, then spin without blocking until killed. A
+ * recording of it that stops while it spins holds its short blocks only in
+ * per-task state (fewer than the BPF side's batch): they reach the output
+ * only through the flush at stop.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static volatile sig_atomic_t go;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	go = 1;
+}
+
+static unsigned long long ns_of(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	struct timespec d = { 0, 20000 };
+	unsigned long long w0, c0, w1, c1;
+	volatile unsigned long spin = 0;
+	sigset_t none;
+	FILE *f;
+	int n;
+
+	if (argc != 3 || (n = atoi(argv[1])) <= 0) {
+		fprintf(stderr, "usage: shortblocks N TRUTH\n");
+		return 2;
+	}
+	signal(SIGUSR1, on_usr1);
+	sigemptyset(&none);
+	while (!go)
+		sigsuspend(&none);
+	w0 = ns_of(CLOCK_MONOTONIC);
+	c0 = ns_of(CLOCK_THREAD_CPUTIME_ID);
+	for (int i = 0; i < n; i++)
+		nanosleep(&d, NULL);
+	w1 = ns_of(CLOCK_MONOTONIC);
+	c1 = ns_of(CLOCK_THREAD_CPUTIME_ID);
+	f = fopen(argv[2], "w");
+	if (!f)
+		return 1;
+	fprintf(f, "%d %llu\n", n, (w1 - w0) - (c1 - c0));
+	fclose(f);
+	for (;;)
+		spin++;
+}

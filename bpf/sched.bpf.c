@@ -64,6 +64,11 @@ struct offcpu_task {
 	__u8 pad2[3];
 	__u32 short_count;	/* short blocks not yet moved to offcpu_short */
 	__u64 short_ns;
+	__u32 rq_count;		/* run-queue waits not yet moved to runq_hist */
+	__u32 pad3;
+	__u64 rq_total_ns;
+	__u64 rq_max_ns;
+	__u8 rq_slots[HC_RUNQ_SLOTS];	/* of those waits, per log2 slot (< RUNQ_BATCH each) */
 	__u64 pending_ip;	/* user ip and sp when the pending block's walk was deferred */
 	__u64 pending_sp;
 	__u32 runq_stacks;	/* kstack/ustack hold the preemption point's stacks */
@@ -272,7 +277,7 @@ static __always_inline void emit_pending(void *ctx, struct task_struct *t, struc
  * Short blocks are summed in the task's own storage (only its switch-in
  * writes there: no atomics, no lookup) and moved to offcpu_short, where the
  * loader drains them, every SHORT_BATCH blocks, at a long block, at exit, and
- * by the flush_short iterator once the programs are detached.
+ * by the flush_tasks iterator once the programs are detached.
  */
 #define SHORT_BATCH 64
 
@@ -322,13 +327,20 @@ static __always_inline __u32 log2_slot(__u64 v)
 	return r;
 }
 
-/* Count one run-queue wait of @t in its histogram. */
-static __always_inline void runq_account(struct task_struct *t, __u64 delta)
+/*
+ * Like short blocks, run-queue waits are counted in the task's storage and
+ * moved to the shared histogram (a hash lookup and atomics) every
+ * RUNQ_BATCH waits, at exit, and by the iterator when recording stops.
+ */
+#define RUNQ_BATCH 64
+
+static __always_inline void runq_flush(struct task_struct *t, struct offcpu_task *ot)
 {
 	struct hc_offcpu_thread key = {};
 	struct hc_runq_hist *h;
-	__u32 slot = log2_slot(delta);
 
+	if (!ot->rq_count)
+		return;
 	if (cfg_runq_per != HC_RUNQ_PER_ALL)
 		key.tgid = t->tgid;
 	if (cfg_runq_per == HC_RUNQ_PER_THREAD)
@@ -340,19 +352,41 @@ static __always_inline void runq_account(struct task_struct *t, __u64 delta)
 			stat_inc(&offcpu_stats, HC_STAT_RUNQ_FULL);
 		h = bpf_map_lookup_elem(&runq_hist, &key);
 		if (!h)
-			return;
+			goto out;
 		if (cfg_runq_per == HC_RUNQ_PER_THREAD)
 			BPF_CORE_READ_STR_INTO(&h->comm, t, comm);
 		else if (cfg_runq_per == HC_RUNQ_PER_PROCESS)
 			BPF_CORE_READ_STR_INTO(&h->comm, t, group_leader, comm);
 	}
+	for (int i = 0; i < HC_RUNQ_SLOTS; i++) {
+		if (ot->rq_slots[i])
+			__sync_fetch_and_add(&h->slots[i], ot->rq_slots[i]);
+	}
+	__sync_fetch_and_add(&h->count, ot->rq_count);
+	__sync_fetch_and_add(&h->total_ns, ot->rq_total_ns);
+	if (ot->rq_max_ns > h->max_ns)
+		h->max_ns = ot->rq_max_ns;	/* racy max: at worst a concurrent larger one is lost */
+out:
+	__builtin_memset(ot->rq_slots, 0, sizeof(ot->rq_slots));
+	ot->rq_count = 0;
+	ot->rq_total_ns = 0;
+	ot->rq_max_ns = 0;
+}
+
+/* Count one run-queue wait of @t (current or exiting). */
+static __always_inline void runq_account(struct task_struct *t, struct offcpu_task *ot,
+					 __u64 delta)
+{
+	__u32 slot = log2_slot(delta);
+
 	if (slot >= HC_RUNQ_SLOTS)
 		slot = HC_RUNQ_SLOTS - 1;
-	__sync_fetch_and_add(&h->slots[slot], 1);
-	__sync_fetch_and_add(&h->count, 1);
-	__sync_fetch_and_add(&h->total_ns, delta);
-	if (delta > h->max_ns)
-		h->max_ns = delta;	/* racy max: at worst a concurrent larger one is lost */
+	ot->rq_slots[slot]++;
+	ot->rq_total_ns += delta;
+	if (delta > ot->rq_max_ns)
+		ot->rq_max_ns = delta;
+	if (++ot->rq_count >= RUNQ_BATCH)
+		runq_flush(t, ot);
 }
 
 /* @prev (current) was preempted: it waits on the run queue from now. */
@@ -425,7 +459,7 @@ static __always_inline void runq_switch_out(struct task_struct *prev, struct off
 		return;
 	}
 	ot->rd_seen = rd;
-	runq_account(prev, delta);
+	runq_account(prev, ot, delta);
 	if (ot->runq_stacks && delta >= cfg_min_runq_ns)
 		runq_emit(prev, ot, delta);
 	ot->runq_stacks = 0;
@@ -683,7 +717,7 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 	return on_switch(ctx, prev, next);
 }
 
-/* A tracked thread exits: its short blocks would die with its storage. */
+/* A tracked thread exits: its batched counts would die with its storage. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(offcpu_exit, struct task_struct *p)
 {
@@ -691,17 +725,20 @@ int BPF_PROG(offcpu_exit, struct task_struct *p)
 	struct offcpu_task *ot;
 
 	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
-	if (ot)
-		short_flush(t, ot);
+	if (!ot)
+		return 0;
+	short_flush(t, ot);
+	if (cfg_runq)
+		runq_flush(t, ot);
 	return 0;
 }
 
 /*
  * Run by the loader after detaching (nothing writes the storage any more):
- * move every live thread's remaining short blocks to offcpu_short.
+ * move every live thread's remaining batched counts to the shared maps.
  */
 SEC("iter/task")
-int flush_short(struct bpf_iter__task *ctx)
+int flush_tasks(struct bpf_iter__task *ctx)
 {
 	struct task_struct *t = ctx->task;
 	struct offcpu_task *ot;
@@ -709,8 +746,11 @@ int flush_short(struct bpf_iter__task *ctx)
 	if (!t)
 		return 0;
 	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
-	if (ot)
-		short_flush(t, ot);
+	if (!ot)
+		return 0;
+	short_flush(t, ot);
+	if (cfg_runq)
+		runq_flush(t, ot);
 	return 0;
 }
 

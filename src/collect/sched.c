@@ -78,10 +78,11 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 	bpf_program__set_autoload(skel->progs.runq_wakeup, o->wakers);
 	bpf_program__set_autoload(skel->progs.runq_wakeup_new, o->runq);
 	bpf_program__set_autoload(skel->progs.offcpu_sys_exit, o->offcpu && !task_work);
-	bpf_program__set_autoload(skel->progs.offcpu_exit, o->offcpu);
-	bpf_program__set_autoload(skel->progs.flush_short, o->offcpu);
+	/* both flush counts batched in task storage */
+	bpf_program__set_autoload(skel->progs.offcpu_exit, o->offcpu || o->runq);
+	bpf_program__set_autoload(skel->progs.flush_tasks, o->offcpu || o->runq);
 	/* run once, by offcpu_stop, not attached with the others */
-	bpf_program__set_autoattach(skel->progs.flush_short, false);
+	bpf_program__set_autoattach(skel->progs.flush_tasks, false);
 }
 
 static int offcpu_open(struct collector *c, const struct record_opts *o,
@@ -144,18 +145,18 @@ static int offcpu_start(struct collector *c)
 }
 
 /*
- * Short blocks still summed in task storage: have the iterator move them to
- * offcpu_short for the final drain. Runs after detach, so no switch-in
- * races it; a thread that exited already flushed its own at exit.
+ * Short blocks and run-queue waits still batched in task storage: have the
+ * iterator move them to the shared maps for the final drain and report. Runs
+ * after detach, so nothing races it; an exited thread flushed its own.
  */
-static int flush_short_blocks(struct offcpu *oc)
+static int flush_tasks(struct offcpu *oc)
 {
 	struct bpf_link *link;
 	char buf[64];
 	int fd, err = 0;
 	ssize_t n;
 
-	link = bpf_program__attach_iter(oc->skel->progs.flush_short, NULL);
+	link = bpf_program__attach_iter(oc->skel->progs.flush_tasks, NULL);
 	if (!link)
 		return -errno;
 	fd = bpf_iter_create(bpf_link__fd(link));
@@ -180,12 +181,10 @@ static int offcpu_stop(struct collector *c)
 	int err;
 
 	sched_bpf__detach(oc->skel);
-	if (!oc->offcpu)
-		return 0;
-	err = flush_short_blocks(oc);
+	err = flush_tasks(oc);
 	if (err)
-		pr_warn("offcpu: short blocks of live threads since their last 64 not counted: "
-			"cannot run the flush iterator: %s\n", strerror(-err));
+		pr_warn("offcpu: live threads' last (< 64) short blocks and run-queue waits "
+			"not counted: cannot run the flush iterator: %s\n", strerror(-err));
 	return 0;
 }
 

@@ -1,25 +1,39 @@
 #!/bin/bash
-# Short blocks are summed in BPF task storage and moved out in batches; a
-# thread's last partial batch reaches the output through the iterator run
-# at stop. Here a thread makes 40 short blocks (fewer than a batch) and then
-# spins without blocking until the recording stops: all 40 must be counted,
-# and their time must be within 10% (+ 2 us per block for the switch
-# overlap) of the thread's own wall - CPU time over them.
+# Short blocks and run-queue waits are counted in BPF task storage and moved
+# to the shared maps in batches of 64; a thread's last partial batch reaches
+# the output through the iterator run at stop. Here a thread makes 40 short
+# blocks (fewer than a batch) and then sleeps for good while the recording
+# is still running:
+# - record --off-cpu: all 40 short blocks counted, their time within 10%
+#   (+ 2 us per block) of the thread's own wall - CPU time over them;
+# - runqlat -L: exactly one wait per time it got the CPU (schedstat's
+#   pcount) but the first (its first switch-out sets the baseline), and a
+#   total no larger than schedstat's run_delay growth (t_runqlat checks
+#   totals on threads it sees from their start).
 . "$(dirname "$0")/lib.sh"
 
-"$WL/shortblocks" 40 "$TMP/truth" &
-pid=$!
-cleanup_hooks+=("kill $pid 2>/dev/null")
-"$HOTCOLD" record --off-cpu --min-block 100000 -p $pid -d 2 -o "$TMP/out.folded" 2>"$TMP/err" &
-hc=$!
-# attached once the banner is out; then start the blocks
-for _ in $(seq 100); do grep -q 'Ctrl-C to stop' "$TMP/err" 2>/dev/null && break; sleep 0.05; done
-sleep 0.2
-kill -USR1 $pid
-wait $hc
-rc=$?
-cat "$TMP/err"
-[ $rc -eq 0 ] && ok "exit 0" || { bad "exit $rc"; finish; }
+# start the workload parked, record it with "$@", release it, wait for the tool
+run_parked() {
+	"$WL/shortblocks" 40 "$TMP/truth" &
+	pid=$!
+	cleanup_hooks+=("kill $pid 2>/dev/null")
+	: > "$TMP/err"
+	"$HOTCOLD" "$@" -p $pid -d 2 2>"$TMP/err" >"$TMP/out" &
+	hc=$!
+	for _ in $(seq 100); do grep -q 'Ctrl-C to stop' "$TMP/err" 2>/dev/null && break; sleep 0.05; done
+	sleep 0.2
+	read -r _ rd0 pc0 < /proc/$pid/task/$pid/schedstat
+	kill -USR1 $pid
+	wait $hc
+	rc=$?
+	read -r _ rd1 pc1 < /proc/$pid/task/$pid/schedstat
+	kill $pid 2>/dev/null
+	grep -E '^(hotcold|sched):' "$TMP/err"
+}
+
+rm -f "$TMP/truth"
+run_parked record --off-cpu --min-block 100000 -o "$TMP/out.folded"
+[ $rc -eq 0 ] && ok "record: exit 0" || { bad "record: exit $rc"; finish; }
 [ -s "$TMP/truth" ] || { bad "workload did not finish its blocks"; finish; }
 read -r n ns < "$TMP/truth"
 blocks=$(sed -n 's/.* in \([0-9]*\) short blocks.*/\1/p' "$TMP/err" | tail -1)
@@ -29,4 +43,19 @@ got=$(awk '$0 ~ /\[short blocks\] [0-9]+$/ { t += $NF } END { print t + 0 }' "$T
 want=$((ns / 1000))
 awk -v g="$got" -v w="$want" -v n="$n" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 0.10 * w + 2 * n) }' &&
 	ok "[short blocks] $got us vs $want us measured" || bad "[short blocks] $got us vs $want us measured"
+
+run_parked runqlat -L
+[ $rc -eq 0 ] && ok "runqlat: exit 0" || { bad "runqlat: exit $rc"; finish; }
+line=$(grep "^tid $pid " "$TMP/out")
+waits=$(sed -n 's/.*: \([0-9]*\) waits, total \([0-9.]*\) ms.*/\1/p' <<<"$line")
+ms=$(sed -n 's/.*: \([0-9]*\) waits, total \([0-9.]*\) ms.*/\2/p' <<<"$line")
+arrivals=$((pc1 - pc0))
+[ "${waits:-0}" -eq $((arrivals - 1)) ] && [ "$arrivals" -ge 40 ] &&
+	ok "runqlat: $waits waits for $arrivals runs on a CPU" ||
+	bad "runqlat: ${waits:-none} waits for $arrivals runs on a CPU (want $((arrivals - 1)))"
+want_ms=$(awk -v a=$rd0 -v b=$rd1 'BEGIN { printf "%.3f", (b - a) / 1e6 }')
+# the first wait, not counted, can be most of it: never more than schedstat
+awk -v g="${ms:-0}" -v w="$want_ms" 'BEGIN { exit !(g >= 0 && g <= w + 0.01) }' &&
+	ok "runqlat: $ms ms waiting, schedstat $want_ms ms including the uncounted first wait" ||
+	bad "runqlat: ${ms:-none} ms waiting vs schedstat $want_ms ms"
 finish

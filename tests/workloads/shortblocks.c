@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * shortblocks N TRUTH: on SIGUSR1, block N times in nanosleep(20 us), write
- * "N <ns blocked>" to TRUTH, then spin without blocking until killed. A
- * recording of it that stops while it spins holds its short blocks only in
+ * "N <ns blocked>" to TRUTH, then sleep in pause() until killed (a block
+ * that never ends, so nothing flushes on its switch-in). A recording of it
+ * that stops meanwhile holds its short blocks and run-queue waits only in
  * per-task state (fewer than the BPF side's batch): they reach the output
  * only through the flush at stop.
  */
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t go;
 
@@ -31,7 +33,6 @@ int main(int argc, char **argv)
 {
 	struct timespec d = { 0, 20000 };
 	unsigned long long w0, c0, w1, c1;
-	volatile unsigned long spin = 0;
 	sigset_t none;
 	FILE *f;
 	int n;
@@ -56,5 +57,5 @@ int main(int argc, char **argv)
 	fprintf(f, "%d %llu\n", n, (w1 - w0) - (c1 - c0));
 	fclose(f);
 	for (;;)
-		spin++;
+		pause();
 }

@@ -18,6 +18,21 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile bool cfg_filter = false;		/* false: system-wide */
 const volatile bool cfg_follow_children = false; /* `-- CMD`: new processes of a target are targets */
 
+/*
+ * Target rules (--cgroup, --comm): a process is a target when it is in one
+ * of the cgroups (or below) and, with --comm rules, its name matches one.
+ * The loader adds the processes that match at start; after that they are
+ * checked here at exec (a new program, and usually a new cgroup's first
+ * program: systemd clones into the service's cgroup, then execs), and new
+ * processes of a matched one are followed, as long as they keep matching.
+ */
+const volatile __u32 cfg_nr_cgroups = 0;
+const volatile __u64 cfg_cgroup_ids[HC_MAX_TARGET_RULES] = {};
+const volatile __u32 cfg_cgroup_levels[HC_MAX_TARGET_RULES] = {};
+const volatile __u32 cfg_nr_comms = 0;
+const volatile char cfg_comms[HC_MAX_TARGET_RULES][HC_COMM_LEN] = {};
+const volatile __u8 cfg_comm_len[HC_MAX_TARGET_RULES] = {};	/* bytes compared; 16: exact */
+
 /* pid number -> HC_TARGET_* bits; sized by the loader */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -78,6 +93,51 @@ static __always_inline bool tgid_interesting(__u32 tgid)
 	return v && (*v & HC_TARGET_TGID);
 }
 
+static __always_inline bool have_rules(void)
+{
+	return cfg_nr_cgroups || cfg_nr_comms;
+}
+
+/* In one of the rule cgroups, or below one? (the current task) */
+static __always_inline bool cgroup_matches(void)
+{
+	for (__u32 i = 0; i < HC_MAX_TARGET_RULES; i++) {
+		if (i >= cfg_nr_cgroups)
+			return false;
+		if (bpf_get_current_ancestor_cgroup_id(cfg_cgroup_levels[i]) == cfg_cgroup_ids[i])
+			return true;
+	}
+	return false;
+}
+
+static __always_inline bool comm_matches(void)
+{
+	char comm[HC_COMM_LEN];
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (__u32 i = 0; i < HC_MAX_TARGET_RULES; i++) {
+		__u32 n = cfg_comm_len[i], j;
+
+		if (i >= cfg_nr_comms)
+			return false;
+		/* exact rules compare the NUL too (the loader stores it) */
+		for (j = 0; j < HC_COMM_LEN; j++) {
+			if (j >= n || comm[j] != cfg_comms[i][j])
+				break;
+		}
+		if (j >= n)
+			return true;
+	}
+	return false;
+}
+
+static __always_inline bool rules_match(void)
+{
+	if (cfg_nr_cgroups && !cgroup_matches())
+		return false;
+	return !cfg_nr_comms || comm_matches();
+}
+
 static __always_inline int on_fork(struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
@@ -86,20 +146,41 @@ static __always_inline int on_fork(struct task_struct *parent, struct task_struc
 	__u32 *v;
 
 	/* a new thread shares its tgid, which already matches */
-	if (!cfg_filter || !cfg_follow_children || ctgid == ptgid)
+	if (!cfg_filter || (!cfg_follow_children && !have_rules()) || ctgid == ptgid)
 		return 0;
 	v = bpf_map_lookup_elem(&proc_targets, &ptgid);
 	if (!v || !(*v & HC_TARGET_TGID))
 		return 0;
+	/* a child of an explicit -p target is not one (perf's -p); of a rule target, it is */
+	if (!cfg_follow_children && !(*v & HC_TARGET_RULE))
+		return 0;
+	bits |= *v & HC_TARGET_RULE;
 	if (bpf_map_update_elem(&proc_targets, &ctgid, &bits, BPF_ANY))
 		stat_inc(&proc_stats, HC_STAT_TARGET_FULL);
 	return 0;
+}
+
+/* At exec: a rule target that no longer matches leaves, a new match joins. */
+static __always_inline void exec_rules(__u32 tgid)
+{
+	__u32 bits = HC_TARGET_TGID | HC_TARGET_RULE, *v;
+
+	v = bpf_map_lookup_elem(&proc_targets, &tgid);
+	if (rules_match()) {
+		if (!v && bpf_map_update_elem(&proc_targets, &tgid, &bits, BPF_NOEXIST) == -7)
+			stat_inc(&proc_stats, HC_STAT_TARGET_FULL);
+		return;
+	}
+	if (v && (*v & HC_TARGET_RULE))
+		bpf_map_delete_elem(&proc_targets, &tgid);
 }
 
 static __always_inline int on_exec(struct task_struct *p)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
 
+	if (cfg_filter && have_rules())
+		exec_rules(tgid);
 	if (!tgid_interesting(tgid))
 		return 0;
 	/* next sample is "new" again: the loader re-reads the new image's maps */

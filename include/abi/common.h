@@ -12,6 +12,10 @@
 /* proc_targets value bits: how a key (a pid number) matches a task */
 #define HC_TARGET_TGID		0x1	/* key is a process id: all its threads */
 #define HC_TARGET_TID		0x2	/* key is a thread id: that thread only */
+#define HC_TARGET_RULE		0x4	/* with TGID: matched by --cgroup/--comm, re-checked at exec */
+
+/* --cgroup and --comm rules each (proc.bpf.c's cfg_cgroup_ and cfg_comm_ arrays) */
+#define HC_MAX_TARGET_RULES	8
 
 /* hc_rec::type */
 enum hc_rec_type {

@@ -68,7 +68,8 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	o->locks = c->locks;
 	o->pids = c->pids;
 	o->nr_pids = c->nr_pids;
-	o->system_wide = !c->nr_pids;
+	o->rules = c->rules;
+	o->system_wide = !c->nr_pids && !target_rules_any(&c->rules);
 	o->max_stacks = c->max_stacks;
 }
 

@@ -13,7 +13,8 @@
 #define SEC 1000000000ull
 #define CONFIG_MAX_LINE 4096
 
-enum key_type { K_PATH, K_DURATION, K_HZ, K_BOOL, K_PIDS, K_COUNT, K_SIZE, K_ADDR };
+enum key_type { K_PATH, K_DURATION, K_HZ, K_BOOL, K_PIDS, K_COUNT, K_SIZE, K_ADDR, K_CGROUPS,
+		K_COMMS };
 
 struct key_desc {
 	const char *name;
@@ -33,6 +34,8 @@ static const struct key_desc keys[] = {
 	{ "runq", K_BOOL, F(runq), 0, 0 },
 	{ "locks", K_BOOL, F(locks), 0, 0 },
 	{ "pids", K_PIDS, F(pids), 0, 0 },
+	{ "cgroups", K_CGROUPS, F(rules), 0, 0 },
+	{ "comms", K_COMMS, F(rules), 0, 0 },
 	{ "max_age", K_DURATION, F(keep.max_age_ns), 0, 3650 * 24 * 3600 * SEC },
 	{ "max_intervals", K_COUNT, F(keep.max_intervals), 0, 100000000 },
 	{ "max_bytes", K_SIZE, F(keep.max_bytes), 0, UINT64_MAX },
@@ -120,6 +123,47 @@ static int replace_str(char **field, const char *value)
 	return 0;
 }
 
+/*
+ * "a,b,c" -> rules of one kind, replacing that kind's earlier ones (like
+ * pids). Returns 0 or the first rule's error (-EINVAL, -ENOENT, -ENOTDIR,
+ * -E2BIG).
+ */
+static int set_rules(struct target_rules *r, const char *v, bool cgroups)
+{
+	struct target_rules n = *r;
+	char item[4096];
+	const char *p = v, *end;
+	size_t len;
+	int err;
+
+	if (cgroups)
+		n.nr_cgroups = 0;
+	else
+		n.nr_comms = 0;
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		end = strchr(p, ',');
+		len = end ? (size_t)(end - p) : strlen(p);
+		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+			len--;	/* "a, b" as well as "a,b" */
+		if (!len || len >= sizeof(item))
+			return -EINVAL;
+		memcpy(item, p, len);
+		item[len] = '\0';
+		err = cgroups ? target_rules_add_cgroup(&n, item) : target_rules_add_comm(&n, item);
+		if (err)
+			return err;
+		if (!end)
+			break;
+		p = end + 1;
+		if (!*p)
+			return -EINVAL;	/* trailing comma */
+	}
+	*r = n;
+	return 0;
+}
+
 static int set_typed(struct agent_config *c, const struct key_desc *k, const char *v)
 {
 	void *field = (char *)c + k->off;
@@ -154,6 +198,11 @@ static int set_typed(struct agent_config *c, const struct key_desc *k, const cha
 		c->pids = pids;
 		c->nr_pids = nr;
 		return 0;
+	case K_CGROUPS:
+	case K_COMMS:
+		/* a missing or non-cgroup directory is a bad value like any other */
+		err = set_rules(&c->rules, v, k->type == K_CGROUPS);
+		return err == -ENOMEM ? err : err ? -EINVAL : 0;
 	default:
 		return -EINVAL;
 	}
@@ -169,6 +218,8 @@ static const char *type_hint(enum key_type t)
 	case K_HZ: return "a frequency in Hz, 1..10000";
 	case K_BOOL: return "yes or no";
 	case K_PIDS: return "a comma-separated list of process ids";
+	case K_CGROUPS: return "a comma-separated list of cgroup v2 directories (at most 8)";
+	case K_COMMS: return "a comma-separated list of process names or NAME* prefixes (at most 8)";
 	case K_COUNT: return "a count";
 	case K_SIZE: return "a size such as 512M, 2G";
 	case K_ADDR: return "ADDR:PORT, e.g. 127.0.0.1:8080";

@@ -8,7 +8,7 @@
  *
  * One key per line, each key at most once, unknown keys and bad values are
  * errors reported as "FILE:LINE: reason". Keys: dir, interval, frequency,
- * on_cpu, off_cpu, min_block, runq, locks, pids, max_age, max_intervals,
+ * on_cpu, off_cpu, min_block, runq, locks, pids, cgroups, comms, max_age, max_intervals,
  * max_bytes, max_stacks, http, bpf_stats.
  */
 #ifndef HC_AGENT_CONFIG_H
@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "record/target_rules.h"
 
 struct retention {
 	uint64_t max_age_ns;	/* 0: no age limit */
@@ -33,6 +35,7 @@ struct agent_config {
 	uint64_t min_block_ns;
 	uint32_t *pids;		/* NULL: system-wide (malloc'd) */
 	size_t nr_pids;
+	struct target_rules rules;	/* cgroups, comms: targets by cgroup and name */
 	uint64_t max_stacks;
 	struct retention keep;
 	char *http;		/* "ADDR:PORT" or NULL: no web view (malloc'd) */

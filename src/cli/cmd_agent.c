@@ -27,6 +27,8 @@ enum {
 	OPT_MAX_STACKS,
 	OPT_HTTP,
 	OPT_BPF_STATS,
+	OPT_CGROUP,
+	OPT_COMM,
 };
 
 static const struct cli_opt opts[] = {
@@ -45,6 +47,10 @@ static const struct cli_opt opts[] = {
 	{ { "no-on-cpu", no_argument, NULL, OPT_NO_ONCPU }, 0, NULL, "do not sample on-CPU stacks" },
 	{ { "pid", required_argument, NULL, 'p' }, 'p', "PID[,PID...]",
 	  "only these processes (default: the whole system)" },
+	{ { "cgroup", required_argument, NULL, OPT_CGROUP }, 0, "PATH[,PATH...]",
+	  "only processes in these cgroup v2 directories or below" },
+	{ { "comm", required_argument, NULL, OPT_COMM }, 0, "NAME[,NAME...]",
+	  "only processes with these names (NAME*: a prefix; with --cgroup: both)" },
 	{ { "all-cpus", no_argument, NULL, 'a' }, 'a', NULL, "the whole system (the default)" },
 	{ { "max-age", required_argument, NULL, OPT_MAX_AGE }, 0, "DUR",
 	  "delete intervals older than DUR (default 7d as 168h; 0: never)" },
@@ -84,6 +90,8 @@ static const char *key_of(int c)
 	case 'F': return "frequency";
 	case OPT_MIN_BLOCK: return "min_block";
 	case 'p': return "pids";
+	case OPT_CGROUP: return "cgroups";
+	case OPT_COMM: return "comms";
 	case OPT_MAX_AGE: return "max_age";
 	case OPT_MAX_INTERVALS: return "max_intervals";
 	case OPT_MAX_BYTES: return "max_bytes";
@@ -113,7 +121,12 @@ static int set_flag(struct agent_config *c, int opt, const char *val)
 	case OPT_LOCKS: c->locks = true; break;
 	case OPT_NO_ONCPU: c->oncpu = false; break;
 	case OPT_BPF_STATS: c->bpf_stats = true; break;
-	case 'a': free(c->pids); c->pids = NULL; c->nr_pids = 0; break;
+	case 'a':
+		free(c->pids);
+		c->pids = NULL;
+		c->nr_pids = 0;
+		c->rules.nr_cgroups = c->rules.nr_comms = 0;
+		break;
 	case 'v': log_set_level(LOG_DEBUG); break;
 	case 'q': log_set_level(LOG_WARN); break;
 	}

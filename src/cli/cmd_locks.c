@@ -18,6 +18,8 @@ enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_JSON, OPT_SORT, OPT_MIN_WAIT };
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "tid", required_argument, NULL, 't' },
+	{ "cgroup", required_argument, NULL, CLI_OPT_CGROUP },
+	{ "comm", required_argument, NULL, CLI_OPT_COMM },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
@@ -43,6 +45,8 @@ static void usage(FILE *f)
 		"wait is counted; waits >= --min-wait also keep the waiter's stack.\n\n"
 		"  -p, --pid PID[,PID...]   these processes (kernel locks: their waits only)\n"
 		"  -t, --tid TID[,TID...]   these threads\n"
+		"      --cgroup PATH        processes in this cgroup v2 or below\n"
+		"      --comm NAME          processes named NAME (NAME*: a prefix)\n"
 		"  -a, --all-cpus           every task (default)\n"
 		"  -d, --duration DUR       stop after DUR (default: Ctrl-C, or COMMAND's exit)\n"
 		"  -n, --top N              locks listed (default 20)\n"

@@ -17,6 +17,8 @@
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "tid", required_argument, NULL, 't' },
+	{ "cgroup", required_argument, NULL, CLI_OPT_CGROUP },
+	{ "comm", required_argument, NULL, CLI_OPT_COMM },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "per-process", no_argument, NULL, 'P' },
@@ -37,6 +39,8 @@ static void usage(FILE *f)
 		"and max, largest total wait first.\n\n"
 		"  -p, --pid PID[,PID...]   these processes (default: every task)\n"
 		"  -t, --tid TID[,TID...]   these threads\n"
+		"      --cgroup PATH        processes in this cgroup v2 or below\n"
+		"      --comm NAME          processes named NAME (NAME*: a prefix)\n"
 		"  -a, --all-cpus           every task (default)\n"
 		"  -d, --duration DUR       stop after DUR (default: Ctrl-C, or COMMAND's exit)\n"
 		"  -P, --per-process        one histogram per process\n"

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cmd.h"
 #include "cli/parse.h"
@@ -79,6 +80,24 @@ int cli_target_opt(int c, const char *arg, struct record_opts *o, const char *wh
 		return CLI_OPT_DONE;
 	case 'q':
 		log_set_level(LOG_WARN);
+		return CLI_OPT_DONE;
+	case CLI_OPT_CGROUP:
+		err = target_rules_add_cgroup(&o->rules, arg);
+		if (err) {
+			pr_warn("%s: --cgroup '%s': %s\n", who, arg,
+				err == -ENOTDIR ? "not a cgroup v2 directory" :
+				err == -E2BIG ? "too many --cgroup rules" : strerror(-err));
+			return EXIT_USAGE;
+		}
+		return CLI_OPT_DONE;
+	case CLI_OPT_COMM:
+		err = target_rules_add_comm(&o->rules, arg);
+		if (err) {
+			pr_warn("%s: --comm '%s': %s\n", who, arg,
+				err == -E2BIG ? "too many --comm rules" :
+				"not a process name or NAME* prefix");
+			return EXIT_USAGE;
+		}
 		return CLI_OPT_DONE;
 	default:
 		return CLI_OPT_OTHER;

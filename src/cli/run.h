@@ -12,12 +12,17 @@
  */
 int cli_run_recording(struct record_opts *o, const char *who);
 
+/* long-only option codes of the shared target options */
+#define CLI_OPT_CGROUP	0x1000	/* --cgroup PATH */
+#define CLI_OPT_COMM	0x1001	/* --comm NAME|PREFIX* */
+
 /* cli_target_opt() results besides EXIT_USAGE */
 #define CLI_OPT_OTHER	0	/* not one of the shared options */
 #define CLI_OPT_DONE	1	/* handled */
 
 /*
- * The options record, runqlat and locks share: -p, -t, -a, -d, -o, -v, -q.
+ * The options record, runqlat and locks share: -p, -t, -a, -d, -o, -v, -q,
+ * --cgroup, --comm.
  * Returns CLI_OPT_DONE, CLI_OPT_OTHER, or EXIT_USAGE after a message.
  */
 int cli_target_opt(int c, const char *arg, struct record_opts *o, const char *who);

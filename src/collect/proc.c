@@ -12,6 +12,8 @@
 
 #include "abi/common.h"
 #include "proc.skel.h"
+#include "record/opts.h"
+#include "record/target_rules.h"
 #include "util/log.h"
 
 _Static_assert(sizeof(struct hc_stack_rec) == 96 + 2 * HC_MAX_STACK_DEPTH * 8,
@@ -28,6 +30,7 @@ struct proc_tracker {
 	const struct proc_handlers *h;	/* valid during poll/consume */
 	int nr_cpus;
 	uint64_t bad_records;		/* malformed ring records (never expected) */
+	struct target_rules rules;	/* --cgroup/--comm: scanned at start */
 };
 
 int percpu_stats_read(int map_fd, int nr_cpus, uint64_t *out, size_t nr)
@@ -196,11 +199,21 @@ static size_t ring_size(int nr_cpus)
 static int configure(struct proc_tracker *pt, const struct record_opts *o, uint32_t child_pid)
 {
 	struct proc_bpf *skel = pt->skel;
-	bool filter = o->nr_pids || o->nr_tids || child_pid;
+	const struct target_rules *r = &o->rules;
+	bool filter = o->nr_pids || o->nr_tids || child_pid || target_rules_any(r);
 	int err;
 
 	skel->rodata->cfg_filter = filter;
 	skel->rodata->cfg_follow_children = child_pid != 0;
+	skel->rodata->cfg_nr_cgroups = r->nr_cgroups;
+	skel->rodata->cfg_nr_comms = r->nr_comms;
+	for (uint32_t i = 0; i < HC_MAX_TARGET_RULES; i++) {
+		skel->rodata->cfg_cgroup_ids[i] = r->cgroup_id[i];
+		skel->rodata->cfg_cgroup_levels[i] = r->cgroup_level[i];
+		memcpy((char *)skel->rodata->cfg_comms[i], r->comm[i], HC_COMM_LEN);
+		skel->rodata->cfg_comm_len[i] = r->comm_len[i];
+	}
+	pt->rules = *r;
 	choose_attach_flavour(skel);
 	err = bpf_map__set_max_entries(skel->maps.proc_targets, o->max_targets);
 	if (!err)
@@ -267,12 +280,31 @@ err_free:
 	return err;
 }
 
+static int add_rule_target(uint32_t tgid, void *arg)
+{
+	struct proc_tracker *pt = arg;
+
+	return add_targets(pt, &tgid, 1, HC_TARGET_TGID | HC_TARGET_RULE);
+}
+
 int proc_tracker__start(struct proc_tracker *pt)
 {
 	int err = proc_bpf__attach(pt->skel);
 
-	if (err)
+	if (err) {
 		pr_warn("proc: cannot attach process tracepoints: %s\n", strerror(-err));
+		return err;
+	}
+	/*
+	 * Processes matching --cgroup/--comm now; after attach, so one that
+	 * starts meanwhile is caught by the exec/fork programs if not here.
+	 */
+	if (target_rules_any(&pt->rules)) {
+		err = target_rules_scan(&pt->rules, add_rule_target, pt);
+		if (err)
+			pr_warn("proc: cannot list the processes matching --cgroup/--comm: %s\n",
+				strerror(-err));
+	}
 	return err;
 }
 

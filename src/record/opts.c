@@ -37,18 +37,18 @@ void record_opts_init(struct record_opts *o)
 
 int record_opts_validate(const struct record_opts *o)
 {
-	bool targeted = o->nr_pids || o->nr_tids || o->cmd_argv;
+	bool targeted = o->nr_pids || o->nr_tids || o->cmd_argv || target_rules_any(&o->rules);
 
 	if (!o->user_stacks && !o->kernel_stacks) {
 		pr_warn("record: --user-only and --kernel-only exclude each other\n");
 		return -EINVAL;
 	}
 	if (o->system_wide && targeted) {
-		pr_warn("record: -a cannot be combined with -p, -t or a command\n");
+		pr_warn("record: -a cannot be combined with -p, -t, --cgroup, --comm or a command\n");
 		return -EINVAL;
 	}
-	if (o->cmd_argv && (o->nr_pids || o->nr_tids)) {
-		pr_warn("record: a command cannot be combined with -p or -t\n");
+	if (o->cmd_argv && (o->nr_pids || o->nr_tids || target_rules_any(&o->rules))) {
+		pr_warn("record: a command cannot be combined with -p, -t, --cgroup or --comm\n");
 		return -EINVAL;
 	}
 	if (!o->oncpu && !o->offcpu && !o->runq && !o->locks) {

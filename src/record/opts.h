@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "pmu/perf_event.h"
+#include "record/target_rules.h"
 
 enum out_format {
 	FORMAT_AUTO = 0,	/* by the output's extension: .svg, .pb.gz/.pprof, else folded */
@@ -35,6 +36,7 @@ struct record_opts {
 	uint32_t *tids;
 	size_t nr_tids;
 	char **cmd_argv;	/* `-- CMD ARGS...`, NULL-terminated; NULL if none */
+	struct target_rules rules;	/* --cgroup, --comm */
 	bool system_wide;	/* -a given explicitly */
 
 	/* what to record */

@@ -78,6 +78,32 @@ static void errors_name_the_file_and_line(void **state)
 	agent_config_release(&c);
 }
 
+static void cgroup_and_name_targets(void **state)
+{
+	struct agent_config c;
+	char err[256];
+
+	(void)state;
+	agent_config_init(&c);
+	assert_int_equal(parse_text(&c, "comms = a*b\n", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "agent.conf:1: invalid value 'a*b' for comms"));
+	agent_config_release(&c);
+	agent_config_init(&c);
+	assert_int_equal(parse_text(&c, "comms = nginx, post*\n", err, sizeof(err)), 0);
+	assert_int_equal(c.rules.nr_comms, 2);
+	assert_true(target_rules_comm_match(&c.rules, "postgres"));
+	assert_false(target_rules_comm_match(&c.rules, "nginx-w"));
+	agent_config_release(&c);
+	agent_config_init(&c);
+	assert_int_equal(parse_text(&c, "\ncgroups = /tmp\n", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "agent.conf:2: invalid value '/tmp' for cgroups"));
+	assert_int_equal(c.rules.nr_cgroups, 0);
+	agent_config_release(&c);
+	agent_config_init(&c);
+	assert_int_equal(parse_text(&c, "comms = a,\n", err, sizeof(err)), -EINVAL);
+	agent_config_release(&c);
+}
+
 static void a_key_given_twice_is_an_error(void **state)
 {
 	struct agent_config c;
@@ -129,6 +155,7 @@ int main(void)
 		cmocka_unit_test(a_full_file_sets_every_key),
 		cmocka_unit_test(errors_name_the_file_and_line),
 		cmocka_unit_test(a_key_given_twice_is_an_error),
+		cmocka_unit_test(cgroup_and_name_targets),
 		cmocka_unit_test(out_of_range_values_are_rejected),
 		cmocka_unit_test(sizes_take_binary_suffixes),
 	};

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * .eh_frame -> unwind rows. libdw evaluates each FDE's CFA program; we ask it
- * for the frame at a pc, take the range [pc, end) it is valid for, and jump
- * to end, so the cost is one call per row. FDE starts come from
- * .eh_frame_hdr's search table (sym/ehframe.c); pcs between FDEs become
- * CFI_CFA_NONE rows so a lookup there falls back to frame pointers instead
- * of using the previous function's rule.
+ * .eh_frame (and .debug_frame) -> unwind rows. libdw evaluates each FDE's
+ * CFA program; we ask it for the frame at a pc, take the range [pc, end) it
+ * is valid for, and jump to end, so the cost is one call per row. FDE starts
+ * come from .eh_frame_hdr's search table (sym/ehframe.c) and from walking
+ * .debug_frame's entries; pcs between FDEs become CFI_CFA_NONE rows so a
+ * lookup there falls back to frame pointers instead of using the previous
+ * function's rule. .eh_frame wins where both describe a pc: it is what the
+ * program's own unwinder uses. .debug_frame is what code built without
+ * unwind tables (-fno-asynchronous-unwind-tables, common in C daemons and
+ * embedded builds) has, in the file itself or in its separate debug file.
  */
 #include "unwind/cfi.h"
 
@@ -141,9 +145,22 @@ static void decode_regs(Dwarf_Frame *fr, struct cfi_row *r, struct cfi_stats *st
 	st->unsup_rbp++;
 }
 
+/* The CFI sources of one object, in order of preference. */
+struct cfi_src {
+	Dwarf_CFI *cfi[2];	/* .eh_frame, .debug_frame; either may be NULL */
+};
+
+static int frame_at(const struct cfi_src *src, uint64_t pc, Dwarf_Frame **fr)
+{
+	for (int i = 0; i < 2; i++)
+		if (src->cfi[i] && dwarf_cfi_addrframe(src->cfi[i], pc, fr) == 0)
+			return 0;
+	return -1;
+}
+
 /* Rows of the FDE(s) starting at @pc, contiguous ones included. Returns where CFI ended. */
-static int walk_from(Dwarf_CFI *cfi, uint64_t pc, struct row_buf *b, struct cfi_stats *st,
-		     uint64_t *end_out)
+static int walk_from(const struct cfi_src *src, uint64_t pc, struct row_buf *b,
+		     struct cfi_stats *st, uint64_t *end_out)
 {
 	Dwarf_Addr start, end;
 	Dwarf_Frame *fr;
@@ -151,7 +168,7 @@ static int walk_from(Dwarf_CFI *cfi, uint64_t pc, struct row_buf *b, struct cfi_
 	bool signalp;
 	int err;
 
-	while (dwarf_cfi_addrframe(cfi, pc, &fr) == 0) {
+	while (frame_at(src, pc, &fr) == 0) {
 		if (dwarf_frame_info(fr, &start, &end, &signalp) < 0 || end <= pc) {
 			free(fr);
 			break;
@@ -180,30 +197,141 @@ static int check_machine(Elf *elf)
 	return eh.e_machine == EM_X86_64 ? 0 : -ENOTSUP;
 }
 
+static Elf_Scn *find_section(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+static int push_start(uint64_t **v, size_t *nr, size_t *cap, uint64_t pc)
+{
+	uint64_t *n;
+
+	if (*nr == *cap) {
+		*cap = *cap ? 2 * *cap : 256;
+		n = realloc(*v, *cap * sizeof(**v));
+		if (!n)
+			return -ENOMEM;
+		*v = n;
+	}
+	(*v)[(*nr)++] = pc;
+	return 0;
+}
+
+/*
+ * Append the initial locations of @elf's .debug_frame FDEs to @v. In
+ * .debug_frame (unlike .eh_frame) they are plain little-endian addresses of
+ * the ELF class's size, right after the CIE pointer.
+ */
+static int debug_frame_starts(Elf *elf, uint64_t **v, size_t *nr, size_t *cap)
+{
+	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	Elf_Scn *scn = find_section(elf, ".debug_frame");
+	Dwarf_Off off = 0, next;
+	Dwarf_CFI_Entry e;
+	Elf_Data *data;
+	size_t asize;
+	uint64_t pc;
+	int rc, err;
+
+	if (!scn || !ident)
+		return 0;
+	data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf)
+		return 0;
+	asize = ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	for (;;) {
+		rc = dwarf_next_cfi(ident, data, false, off, &next, &e);
+		if (rc > 0 || next == (Dwarf_Off)-1)
+			break;
+		off = next;
+		/* a malformed entry: next_offset skips it when it can, else stop */
+		if (rc < 0 || dwarf_cfi_cie_p(&e))
+			continue;
+		if (e.fde.end - e.fde.start < (ptrdiff_t)asize)
+			continue;
+		pc = 0;
+		for (size_t i = 0; i < asize; i++)
+			pc |= (uint64_t)e.fde.start[i] << (8 * i);
+		err = push_start(v, nr, cap, pc);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 int cfi_table_build(Elf *elf, struct cfi_table *t)
+{
+	return cfi_table_build_with(elf, NULL, t);
+}
+
+int cfi_table_build_with(Elf *elf, Elf *debug, struct cfi_table *t)
 {
 	struct row_buf b = { 0 };
 	struct cfi_row gap = { .cfa = CFI_CFA_NONE };
 	uint64_t *starts = NULL, end = 0;
-	Dwarf_CFI *cfi;
-	size_t nr = 0;
+	struct cfi_src src = { { NULL, NULL } };
+	Dwarf *dw = NULL;
+	size_t nr = 0, cap;
 	int err;
 
 	memset(t, 0, sizeof(*t));
 	err = check_machine(elf);
 	if (err)
 		return err;
-	cfi = dwarf_getcfi_elf(elf);
-	if (!cfi)
-		return 0;	/* no .eh_frame: frame pointers will have to do */
-	err = ehframe_func_starts(elf, &starts, &nr);
-	if (err)
-		goto out;
+	src.cfi[0] = dwarf_getcfi_elf(elf);
+	if (src.cfi[0]) {
+		err = ehframe_func_starts(elf, &starts, &nr);
+		if (err)
+			goto out;
+	}
+	cap = nr;
+	/*
+	 * .debug_frame: the separate debug file's, else the object's own. Only
+	 * when there is one: dwarf_begin_elf reads every debug section, and
+	 * compilers put CFI there only when not emitting unwind tables, so
+	 * objects with .eh_frame and -g debug info never pay for it.
+	 */
+	if (find_section(debug ? debug : elf, ".debug_frame"))
+		dw = dwarf_begin_elf(debug ? debug : elf, DWARF_C_READ, NULL);
+	if (dw)
+		src.cfi[1] = dwarf_getcfi(dw);	/* owned by dw; NULL without .debug_frame */
+	if (src.cfi[1]) {
+		size_t before = nr;
+
+		err = debug_frame_starts(debug ? debug : elf, &starts, &nr, &cap);
+		if (err)
+			goto out;
+		t->st.debug_frame_fdes = nr - before;
+		qsort(starts, nr, sizeof(*starts), cmp_u64);
+	}
+	if (!src.cfi[0] && !src.cfi[1])
+		goto out;	/* no CFI at all: frame pointers will have to do */
 	for (size_t i = 0; i < nr; i++) {
 		if (starts[i] < end)
 			continue;	/* already covered by a contiguous walk */
 		t->st.fdes++;
-		err = walk_from(cfi, starts[i], &b, &t->st, &end);
+		err = walk_from(&src, starts[i], &b, &t->st, &end);
 		if (err)
 			goto out;
 		/* close the range: what follows, up to the next FDE, has no CFI */
@@ -218,7 +346,10 @@ int cfi_table_build(Elf *elf, struct cfi_table *t)
 out:
 	free(b.rows);
 	free(starts);
-	dwarf_cfi_end(cfi);
+	if (src.cfi[0])
+		dwarf_cfi_end(src.cfi[0]);
+	if (dw)
+		dwarf_end(dw);
 	return err;
 }
 

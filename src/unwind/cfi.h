@@ -40,6 +40,7 @@ struct cfi_stats {
 	uint64_t unsup_cfa;	/* rows with a CFA expression we do not evaluate */
 	uint64_t unsup_rbp;	/* rows with an %rbp rule we do not evaluate */
 	uint64_t bad_ra;	/* rows whose return address is not at CFA-8 */
+	uint64_t debug_frame_fdes;	/* of those FDEs, in .debug_frame (.eh_frame wins overlaps) */
 };
 
 struct cfi_table {
@@ -49,11 +50,17 @@ struct cfi_table {
 };
 
 /*
- * Build the rows of @elf's .eh_frame (x86-64 ELF only). An empty table (nr
- * 0) when the file has no CFI. 0 or -errno: -ENOTSUP for another machine,
- * -ENOMEM.
+ * Build the rows of @elf's .eh_frame and .debug_frame (x86-64 ELF only). An
+ * empty table (nr 0) when the file has no CFI. 0 or -errno: -ENOTSUP for
+ * another machine, -ENOMEM.
  */
 int cfi_table_build(Elf *elf, struct cfi_table *t);
+
+/*
+ * The same with the .debug_frame of @debug, @elf's separate debug file
+ * (same addresses), instead of @elf's own; @debug NULL: cfi_table_build().
+ */
+int cfi_table_build_with(Elf *elf, Elf *debug, struct cfi_table *t);
 void cfi_table_release(struct cfi_table *t);
 
 /* The row covering @pc (the last with row.pc <= pc), as the BPF side finds it; NULL if none. */

@@ -89,6 +89,14 @@ static int build_fixtures(void **state)
 	       fx_sh("cd %s && objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr"
 		     " nofp no_ehframe",
 		     tmp) ||
+	       /* no unwind tables: CFI only in .debug_frame (crt's .eh_frame aside) */
+	       fx_sh("cd %s && %s -fomit-frame-pointer -fno-asynchronous-unwind-tables "
+		     "-fno-unwind-tables -o dbgframe fx.c",
+		     tmp, cc) ||
+	       /* and split off into a separate debug file, as distributions ship it */
+	       fx_sh("cd %s && objcopy --only-keep-debug dbgframe dbgframe.debug && "
+		     "objcopy --strip-debug dbgframe dbgframe.stripped",
+		     tmp) ||
 	       /* e_machine (offset 18, little-endian u16) = EM_AARCH64 (183) */
 	       fx_sh("cd %s && cp nofp aarch64 && printf '\\267\\000' | dd of=aarch64 bs=1 "
 		     "seek=18 conv=notrunc status=none",
@@ -114,11 +122,11 @@ static const char *fixture(const char *name)
 	return p;
 }
 
-/* Build @path's table: cfi_table_build()'s return value. */
-static int build(const char *path, struct cfi_table *t)
+/* Build @path's table, with @debug_path's .debug_frame if not NULL. */
+static int build_with(const char *path, const char *debug_path, struct cfi_table *t)
 {
-	Elf *elf;
-	int fd, err;
+	Elf *elf, *dbg = NULL;
+	int fd, dfd = -1, err;
 
 	elf_version(EV_CURRENT);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -126,10 +134,26 @@ static int build(const char *path, struct cfi_table *t)
 		fail_msg("cannot open '%s': %s", path, strerror(errno));
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	assert_non_null(elf);
-	err = cfi_table_build(elf, t);
+	if (debug_path) {
+		dfd = open(debug_path, O_RDONLY | O_CLOEXEC);
+		assert_true(dfd >= 0);
+		dbg = elf_begin(dfd, ELF_C_READ, NULL);
+		assert_non_null(dbg);
+	}
+	err = cfi_table_build_with(elf, dbg, t);
+	if (dbg) {
+		elf_end(dbg);
+		close(dfd);
+	}
 	elf_end(elf);
 	close(fd);
 	return err;
+}
+
+/* Build @path's table: cfi_table_build()'s return value. */
+static int build(const char *path, struct cfi_table *t)
+{
+	return build_with(path, NULL, t);
 }
 
 static void build_ok(const char *path, struct cfi_table *t)
@@ -477,6 +501,66 @@ static void a_file_without_eh_frame_gives_an_empty_table(void **state)
 	cfi_table_release(&t);
 }
 
+/* The rows of fixture function @name in @t, pcs relative to its start, as text. */
+static void func_rows(const char *path, const struct cfi_table *t, const char *name, char *out,
+		      size_t len)
+{
+	uint64_t vaddr = 0, size = 0;
+	size_t used = 0;
+
+	func(path, name, &vaddr, &size, NULL, 0);
+	out[0] = '\0';
+	for (size_t i = 0; i < t->nr && used < len; i++) {
+		const struct cfi_row *r = &t->rows[i];
+
+		if (r->pc < vaddr || r->pc >= vaddr + size)
+			continue;
+		used += snprintf(out + used, len - used, "+%llu:%s%+d/%d%+d ",
+				 (unsigned long long)(r->pc - vaddr), cfa_name(r->cfa), r->cfa_off,
+				 r->rbp, r->rbp_off);
+	}
+}
+
+/*
+ * Built without unwind tables, the fixture's CFI is only in .debug_frame:
+ * every function gets the rows the .eh_frame build gets (same code, same
+ * CFI program), from the binary itself or from its separate debug file.
+ */
+static void debug_frame_gives_the_rows_eh_frame_would(void **state)
+{
+	struct cfi_table want, own, split, stripped;
+	char a[2048], b[2048], what[64];
+	uint64_t vaddr = 0, size = 0;
+
+	(void)state;
+	build_ok(fixture("nofp"), &want);
+	build_ok(fixture("dbgframe"), &own);
+	assert_true(own.st.debug_frame_fdes >= 4);
+	assert_int_equal(build_with(fixture("dbgframe.stripped"), fixture("dbgframe.debug"), &split),
+			 0);
+	assert_true(split.st.debug_frame_fdes >= 4);
+	/* stripped and alone: no CFI for the fixture's functions */
+	assert_int_equal(build(fixture("dbgframe.stripped"), &stripped), 0);
+	assert_int_equal(stripped.st.debug_frame_fdes, 0);
+	for (size_t i = 0; i < sizeof(fixture_funcs) / sizeof(fixture_funcs[0]); i++) {
+		func_rows(fixture("nofp"), &want, fixture_funcs[i], a, sizeof(a));
+		assert_true(a[0]);
+		func_rows(fixture("dbgframe"), &own, fixture_funcs[i], b, sizeof(b));
+		if (strcmp(a, b))
+			fail_msg("%s: .eh_frame rows %s, .debug_frame rows %s", fixture_funcs[i], a, b);
+		func_rows(fixture("dbgframe.stripped"), &split, fixture_funcs[i], b, sizeof(b));
+		if (strcmp(a, b))
+			fail_msg("%s: .eh_frame rows %s, debug file rows %s", fixture_funcs[i], a, b);
+		func(fixture("dbgframe.stripped"), fixture_funcs[i], &vaddr, &size, NULL, 0);
+		snprintf(what, sizeof(what), "stripped %s entry", fixture_funcs[i]);
+		expect_cfa(&stripped, vaddr, what, CFI_CFA_NONE, 0);
+	}
+	cfi_table_release(&want);
+	cfi_table_release(&own);
+	cfi_table_release(&split);
+	cfi_table_release(&stripped);
+}
+
 static void another_machine_is_refused_with_enotsup(void **state)
 {
 	struct cfi_table t;
@@ -578,6 +662,7 @@ int main(void)
 	    cmocka_unit_test(a_pc_between_fdes_gives_a_none_row),
 	    cmocka_unit_test(the_table_ends_with_a_none_row_after_the_last_fde),
 	    cmocka_unit_test(a_file_without_eh_frame_gives_an_empty_table),
+	    cmocka_unit_test(debug_frame_gives_the_rows_eh_frame_would),
 	    cmocka_unit_test(another_machine_is_refused_with_enotsup),
 	    cmocka_unit_test(libc_builds_with_over_10000_rows_and_only_the_known_unsupported_ones),
 	    cmocka_unit_test(libc_pthread_mutex_lock_entry_has_the_cfa_at_rsp_plus_8),

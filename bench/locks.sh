@@ -55,6 +55,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 ROUNDS=7
 DUR=5
 THREADS=4
@@ -195,8 +197,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-rec() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$RAW"; }
-now_ns() { date +%s%N; }
 is_hc_arm() { [[ $1 == locks || $1 == locks-* ]]; }
 
 # ---- arms: which can run here -------------------------------------------------------
@@ -283,7 +283,6 @@ for a in "${want[@]}"; do
 done
 for a in "${!SKIP[@]}"; do log "SKIP arm $a: ${SKIP[$a]}"; done
 NARMS=${#ARMS[@]}
-have() { local a; for a in "${ARMS[@]}"; do [[ $a == "$1" ]] && return 0; done; return 1; }
 
 # ---- the binaries under test ------------------------------------------------------------
 HOTCOLD_SRC=$HOTCOLD
@@ -311,28 +310,7 @@ fi
 
 # ---- helpers ------------------------------------------------------------------------------
 # BPF programs a process holds (program fds and link fds both name a prog_id).
-pid_prog_ids() {
-	local f
-	for f in /proc/"$1"/fdinfo/*; do
-		awk '/^prog_id:/ {print $2}' "$f" 2>/dev/null || true
-	done | sort -un | paste -sd, -
-}
 # prog_snapshot IDS(comma list) -> lines "id name run_time_ns run_cnt"
-prog_snapshot() {
-	"$BPFTOOL" prog show -j 2>/dev/null | jq -r --arg ids "$1" '
-		($ids | split(",") | map(tonumber)) as $want |
-		.[] | select(.id as $i | $want | index($i)) |
-		"\(.id) \(.name) \(.run_time_ns // 0) \(.run_cnt // 0)"'
-}
-cpu_ns() {
-	local sum=0 f v rest
-	for f in /proc/"$1"/task/*/schedstat; do
-		read -r v rest <"$f" 2>/dev/null || continue
-		sum=$((sum + v))
-	done
-	echo "$sum"
-}
-perf_fds() { find /proc/"$1"/fd -lname 'anon_inode:\[perf_event\]' 2>/dev/null | wc -l; }
 cpu_all() { grep '^cpu ' /proc/stat; }
 
 label() { # the command as run (PID = the workload)
@@ -392,34 +370,6 @@ wait_ready() {
 		(($(date +%s) - t0 < READY_TIMEOUT)) || return 2
 		sleep 0.1
 	done
-}
-
-# wait_exit PID TIMEOUT: up to TIMEOUT s, then SIGKILL. Returns the exit status.
-wait_exit() {
-	local pid=$1 tmo=${2:-$STOP_TIMEOUT} i rc=0
-	for ((i = 0; i < tmo * 10; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		log "pid $pid did not exit ${tmo}s after it was told to: SIGKILL"
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	wait "$pid" || rc=$?
-	return "$rc"
-}
-
-stop_workload() {
-	[[ -n $WL_PID ]] || return 0
-	kill -USR1 "$WL_PID" 2>/dev/null || true
-	local i
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$WL_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill -KILL "$WL_PID" 2>/dev/null || true
-	wait "$WL_PID" 2>/dev/null || true
-	WL_PID=""
 }
 
 # run_arm PASS ROUND ARM: one workload run, under the arm's tool if any.
@@ -631,13 +581,6 @@ log "done in $((T_END - T_BEGIN)) s"
 
 # ---- report ----------------------------------------------------------------------------------
 # stats: numbers on stdin -> "median min max n"
-stats() {
-	sort -g | awk '{v[NR] = $1} END {
-		if (NR == 0) { print "- - - 0"; exit }
-		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.6f %.6f %.6f %d\n", m, v[1], v[NR], NR }'
-}
-vals() { awk -F'\t' -v p="$1" -v a="$2" -v k="$3" '$1 == p && $3 == a && $4 == k {print $5}' "$RAW"; }
 # ratios ARM [clean]: per round acq_s / base acq_s (clean: others <= CLEAN_MAX in both)
 ratios() {
 	awk -F'\t' -v a="$1" -v clean="${2:-}" -v cm="$CLEAN_MAX" '
@@ -666,14 +609,6 @@ per_acq() {
 		$4 == "acq" {n[$2] = $5}
 		END {for (r in v) if (n[r] > 0) printf "%.9f\n", v[r] / n[r]}' "$RAW"
 }
-fmt() { # fmt FORMAT "median min max n" -> "M | MIN–MAX"
-	local f=$1 m lo hi n
-	read -r m lo hi n <<<"$2"
-	if [[ $n == 0 ]]; then echo "– | –"; return; fi
-	# shellcheck disable=SC2059
-	printf "$f | $f–$f" "$m" "$lo" "$hi"
-}
-med() { awk '{print $1}' <<<"$1"; }
 medf() { awk -v f="$1" '{if ($4 == 0) print "–"; else printf f, $1}' <<<"$2"; }
 
 echo "### Run: $NCPU CPUs, kernel $(uname -r), $ROUNDS rounds × ${DUR} s, $THREADS threads"

@@ -49,6 +49,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 ROUNDS=7
 DUR=5
 HZ=99
@@ -307,18 +309,9 @@ drop() {
 }
 
 # ---- measurement helpers ------------------------------------------------------
-now_ns() { date +%s%N; }
 
 # Sum of on-CPU ns of every thread of PID (schedstat field 1: ns resolution,
 # unlike utime/stime's clock ticks).
-cpu_ns() {
-	local sum=0 f v rest
-	for f in /proc/"$1"/task/*/schedstat; do
-		read -r v rest <"$f" 2>/dev/null || continue
-		sum=$((sum + v))
-	done
-	echo "$sum"
-}
 
 vm_hwm_kib() { awk '/^VmHWM:/ {print $2}' /proc/"$1"/status 2>/dev/null || echo 0; }
 
@@ -362,8 +355,6 @@ bpf_stats_still_on() {
 	if [[ $STATS_MODE == fd ]]; then kill -0 "$STATS_PID" 2>/dev/null; return; fi
 	[[ $(sysctl -n kernel.bpf_stats_enabled 2>/dev/null) == 1 ]]
 }
-
-perf_fds() { find /proc/"$1"/fd -lname 'anon_inode:\[perf_event\]' 2>/dev/null | wc -l; }
 
 # wait_ready ARM PID BASE: until the profiler is attached, or fail.
 wait_ready() {
@@ -564,12 +555,6 @@ NRETRY=$(awk -F'\t' '$3 == "retries" {s += $4} END {print s + 0}' "$RAW")
 # ---- report ---------------------------------------------------------------------
 have() { for a in "${ARMS[@]}"; do [[ $a == "$1" ]] && return 0; done; return 1; }
 # stats: values on stdin -> "median min max n" (empty input -> "- - - 0")
-stats() {
-	sort -g | awk '{v[NR] = $1} END {
-		if (NR == 0) { print "- - - 0"; exit }
-		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.6f %.6f %.6f %d\n", m, v[1], v[NR], NR }'
-}
 # vals ARM KEY: the per-round values
 vals() { awk -F'\t' -v a="$1" -v k="$2" '$2 == a && $3 == k {print $4}' "$RAW"; }
 # ratios ARM KEY [CLEAN_MAX]: per-round value / same round's base value;
@@ -585,13 +570,6 @@ ratios() {
 			if (cm != "" && (ob[r] + 0 > cm + 0 || ox[r] + 0 > cm + 0)) continue
 			printf "%.6f\n", x[r] / b[r]
 		}}' "$RAW"
-}
-fmt() { # fmt PRINTF-FORMAT "median min max n" -> "M | MIN–MAX"
-	local f=$1 m lo hi n
-	read -r m lo hi n <<<"$2"
-	if [[ $n == 0 ]]; then echo "– | –"; return; fi
-	# shellcheck disable=SC2059 # the format is the caller's
-	printf "$f | $f–$f" "$m" "$lo" "$hi"
 }
 label() {
 	case $1 in

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# bench/lib.sh — helpers the side-by-side benchmarks share (sourced by
+# sched.sh, locks.sh and oncpu.sh; each keeps its own arms, workload and
+# report). Scripts set RAW (the raw-record file), ARMS, BPFTOOL, WL_PID,
+# STOP_TIMEOUT and log() before calling these.
+
+# rec PASS ROUND ARM KEY VALUE: one raw measurement (tab-separated) into $RAW
+rec() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$RAW"; }
+# vals PASS ARM KEY: the values recorded for them, one per line
+vals() { awk -F'\t' -v p="$1" -v a="$2" -v k="$3" '$1 == p && $3 == a && $4 == k {print $5}' "$RAW"; }
+
+now_ns() { date +%s%N; }
+have() { local a; for a in "${ARMS[@]}"; do [[ $a == "$1" ]] && return 0; done; return 1; }
+
+# pid_prog_ids PID: ids of the BPF programs PID holds, comma-separated
+pid_prog_ids() {
+	local f
+	for f in /proc/"$1"/fdinfo/*; do
+		awk '/^prog_id:/ {print $2}' "$f" 2>/dev/null || true
+	done | sort -un | paste -sd, -
+}
+
+# prog_snapshot IDS: "id name run_time_ns run_cnt" per program
+prog_snapshot() {
+	"$BPFTOOL" prog show -j 2>/dev/null | jq -r --arg ids "$1" '
+		($ids | split(",") | map(tonumber)) as $want |
+		.[] | select(.id as $i | $want | index($i)) |
+		"\(.id) \(.name) \(.run_time_ns // 0) \(.run_cnt // 0)"'
+}
+
+# cpu_ns PID: CPU time of all its threads so far (schedstat), ns
+cpu_ns() {
+	local sum=0 f v rest
+	for f in /proc/"$1"/task/*/schedstat; do
+		read -r v rest <"$f" 2>/dev/null || continue
+		sum=$((sum + v))
+	done
+	echo "$sum"
+}
+
+perf_fds() { find /proc/"$1"/fd -lname 'anon_inode:\[perf_event\]' 2>/dev/null | wc -l; }
+
+# wait_exit PID [TIMEOUT]: up to TIMEOUT s (default STOP_TIMEOUT), then SIGKILL.
+# Returns the exit status.
+wait_exit() {
+	local pid=$1 tmo=${2:-$STOP_TIMEOUT} i rc=0
+	for ((i = 0; i < tmo * 10; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		log "pid $pid did not exit ${tmo}s after it was told to: SIGKILL"
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
+# stop_workload: release a workload parked after its timed phase (SIGUSR1), reap it
+stop_workload() {
+	[[ -n $WL_PID ]] || return 0
+	kill -USR1 "$WL_PID" 2>/dev/null || true
+	local i
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$WL_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -KILL "$WL_PID" 2>/dev/null || true
+	wait "$WL_PID" 2>/dev/null || true
+	WL_PID=""
+}
+
+# stats: numbers on stdin -> "median min max n"
+stats() {
+	sort -g | awk '{v[NR] = $1} END {
+		if (NR == 0) { print "- - - 0"; exit }
+		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.6f %.6f %.6f %d\n", m, v[1], v[NR], NR }'
+}
+
+fmt() { # fmt PRINTF-FORMAT "median min max n" -> "M | MIN–MAX"
+	local f=$1 m lo hi n
+	read -r m lo hi n <<<"$2"
+	if [[ $n == 0 ]]; then echo "– | –"; return; fi
+	# shellcheck disable=SC2059 # the format is the caller's
+	printf "$f | $f–$f" "$m" "$lo" "$hi"
+}
+
+med() { awk '{print $1}' <<<"$1"; }

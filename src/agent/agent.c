@@ -66,6 +66,7 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	o->runq = c->runq;
 	o->min_runq_ns = 0;
 	o->locks = c->locks;
+	o->counters = c->counters;
 	o->pids = c->pids;
 	o->nr_pids = c->nr_pids;
 	o->rules = c->rules;
@@ -79,6 +80,27 @@ static int live_profile(struct profile *p, void *arg)
 	int err = session__flush(a->s);
 
 	return err ? err : session__profile(a->s, p);
+}
+
+/* The interval's per-process counters as one more blob (freed by split_release). */
+static int counters_blob(struct agent *a, struct split_out *so)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f)
+		return -ENOMEM;
+	err = session__write_counters(a->s, f);
+	if (fclose(f) && !err)
+		err = -ENOMEM;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	so->blobs[so->nr++] = (struct store_blob){ "counters", STORE_JSON, buf, len };
+	return 0;
 }
 
 /* Close the interval: name it, write it, empty the aggregation, log the metrics. */
@@ -97,6 +119,8 @@ static int agent_rotate(struct agent *a, bool partial)
 	if (!err)
 		err = split_encode(p, &so);
 	profile__free(p);
+	if (!err && a->cfg.counters)
+		err = counters_blob(a, &so);
 	if (!err)
 		err = store__write(a->st, a->start_ms, end_ms, partial, so.blobs, so.nr);
 	else
@@ -123,7 +147,8 @@ static void agent_reload(struct agent *a, agent_reload_fn reload, void *arg)
 		return;
 	}
 	if (n.oncpu != a->cfg.oncpu || n.offcpu != a->cfg.offcpu || n.runq != a->cfg.runq ||
-	    n.locks != a->cfg.locks || n.freq_hz != a->cfg.freq_hz ||
+	    n.locks != a->cfg.locks || n.counters != a->cfg.counters ||
+	    n.freq_hz != a->cfg.freq_hz ||
 	    strcmp(n.dir, a->cfg.dir) || (n.http == NULL) != (a->cfg.http == NULL))
 		pr_warn("agent: collector, directory or http changes take effect at restart\n");
 	a->cfg.interval_ns = n.interval_ns;

@@ -33,6 +33,7 @@ static const struct key_desc keys[] = {
 	{ "min_block", K_DURATION, F(min_block_ns), 0, 3600 * SEC },
 	{ "runq", K_BOOL, F(runq), 0, 0 },
 	{ "locks", K_BOOL, F(locks), 0, 0 },
+	{ "counters", K_BOOL, F(counters), 0, 0 },
 	{ "pids", K_PIDS, F(pids), 0, 0 },
 	{ "cgroups", K_CGROUPS, F(rules), 0, 0 },
 	{ "comms", K_COMMS, F(rules), 0, 0 },

@@ -32,6 +32,7 @@ struct agent_config {
 	uint64_t interval_ns;
 	uint64_t freq_hz;
 	bool oncpu, offcpu, runq, locks;
+	bool counters;		/* per-process counters, <start>-counters.json per interval */
 	uint64_t min_block_ns;
 	uint32_t *pids;		/* NULL: system-wide (malloc'd) */
 	size_t nr_pids;

@@ -164,23 +164,25 @@ out:
 	profile__free(b);
 }
 
-static void serve_stored_pprof(struct http *h, struct MHD_Connection *c, struct reply *r)
+/* A stored file as it is: interval ?t=, @kind (or ?kind=, default oncpu), @fmt. */
+static void serve_stored(struct http *h, struct MHD_Connection *c, struct reply *r,
+			 const char *kind, enum store_format fmt, const char *type)
 {
 	const struct store_interval *iv = NULL;
-	const char *t = arg(c, "t"), *k = arg(c, "kind");
+	const char *t = arg(c, "t"), *k = kind ? kind : arg(c, "kind");
 	char *data;
 	size_t len;
 
 	if (t)
 		iv = store__find(h->src.st, t);
 	for (size_t j = 0; iv && j < iv->nr_files; j++) {
-		if (!iv->files[j].pprof || strcmp(iv->files[j].kind, k ? k : "oncpu"))
+		if (iv->files[j].format != fmt || strcmp(iv->files[j].kind, k ? k : "oncpu"))
 			continue;
 		if (store__read(h->src.st, iv->files[j].name, false, &data, &len))
 			break;
 		fwrite(data, 1, len, r->f);
 		free(data);
-		r->type = "application/octet-stream";
+		r->type = type;
 		return;
 	}
 	fail(r, MHD_HTTP_NOT_FOUND, "no such interval or kind");
@@ -225,7 +227,9 @@ static void route(struct http *h, struct MHD_Connection *c, const char *url, str
 	} else if (!strcmp(url, "/diff")) {
 		serve_diff(h, c, r);
 	} else if (!strcmp(url, "/pprof")) {
-		serve_stored_pprof(h, c, r);
+		serve_stored(h, c, r, NULL, STORE_PPROF, "application/octet-stream");
+	} else if (!strcmp(url, "/counters")) {
+		serve_stored(h, c, r, "counters", STORE_JSON, "application/json");
 	} else if (!strcmp(url, "/metrics")) {
 		r->type = "text/plain; version=0.0.4";
 		metrics_write_prometheus(h->src.m, r->f);

@@ -99,7 +99,7 @@ static int encode_kind(const struct profile *k, const char *name, struct split_o
 		free(buf);
 		return err;
 	}
-	out->blobs[out->nr++] = (struct store_blob){ name, true, buf, len };
+	out->blobs[out->nr++] = (struct store_blob){ name, STORE_PPROF, buf, len };
 	buf = NULL;
 	f = open_memstream(&buf, &len);
 	if (!f)
@@ -111,7 +111,7 @@ static int encode_kind(const struct profile *k, const char *name, struct split_o
 		err = gzip_buffer(buf, len, &gz, &gz_len);
 	free(buf);
 	if (!err)
-		out->blobs[out->nr++] = (struct store_blob){ name, false, gz, gz_len };
+		out->blobs[out->nr++] = (struct store_blob){ name, STORE_FOLDED, gz, gz_len };
 	return err;
 }
 

@@ -9,7 +9,7 @@
 #include "analysis/profile.h"
 
 struct split_out {
-	struct store_blob blobs[2 * PROFILE_KIND_NR];
+	struct store_blob blobs[2 * PROFILE_KIND_NR + 1];	/* + the agent's counters */
 	size_t nr;
 };
 

@@ -84,11 +84,21 @@ int store_index_line(const struct store_interval *iv, char *buf, size_t len)
 	for (size_t i = 0; i < iv->nr_files && n < (int)len; i++)
 		n += snprintf(buf + n, len - n, "%s{\"kind\":\"%s\",\"format\":\"%s\","
 			      "\"name\":\"%s\",\"bytes\":%llu}", i ? "," : "",
-			      iv->files[i].kind, iv->files[i].pprof ? "pprof" : "folded",
+			      iv->files[i].kind, store_format_name(iv->files[i].format),
 			      iv->files[i].name, (unsigned long long)iv->files[i].bytes);
 	if (n < (int)len)
 		n += snprintf(buf + n, len - n, "]}");
 	return n;
+}
+
+const char *store_format_name(enum store_format f)
+{
+	return f == STORE_PPROF ? "pprof" : f == STORE_JSON ? "json" : "folded";
+}
+
+const char *store_format_ext(enum store_format f)
+{
+	return f == STORE_PPROF ? ".pb.gz" : f == STORE_JSON ? ".json" : ".folded.gz";
 }
 
 static void account(struct store *st)
@@ -210,10 +220,10 @@ int store__write(struct store *st, int64_t start_ms, int64_t end_ms, bool partia
 	for (size_t i = 0; i < nr && i < STORE_MAX_FILES; i++) {
 		struct store_file *f = &iv.files[iv.nr_files++];
 
-		snprintf(f->name, sizeof(f->name), "%s-%s.%s", stamp, b[i].kind,
-			 b[i].pprof ? "pb.gz" : "folded.gz");
+		snprintf(f->name, sizeof(f->name), "%s-%s%s", stamp, b[i].kind,
+			 store_format_ext(b[i].format));
 		snprintf(f->kind, sizeof(f->kind), "%s", b[i].kind);
-		f->pprof = b[i].pprof;
+		f->format = b[i].format;
 		f->bytes = b[i].len;
 	}
 	iv.index_bytes = 2 * ((uint64_t)store_index_line(&iv, line, sizeof(line)) + 1);

@@ -2,7 +2,8 @@
 /*
  * The agent's on-disk history: per interval, files
  * "<DIR>/<UTC start>-<kind>.pb.gz" and "<...>-<kind>.folded.gz" (the start as
- * 20250102T030405.678Z), each written atomically, and "<DIR>/index.jsonl", one
+ * 20250102T030405.678Z), with counters "<...>-counters.json", each written
+ * atomically, and "<DIR>/index.jsonl", one
  * JSON object per interval, oldest first. Retention by age, count and bytes:
  * an interval is admitted only after the oldest ones are deleted to make room,
  * so the byte budget is never exceeded. Single-threaded.
@@ -16,15 +17,25 @@
 
 #include "agent/config.h"
 
-#define STORE_MAX_FILES 8
+#define STORE_MAX_FILES 12
 #define STORE_STAMP_LEN 24
+
+enum store_format {
+	STORE_FOLDED = 0,	/* gzip'd folded stacks: .folded.gz */
+	STORE_PPROF,		/* gzip'd pprof: .pb.gz */
+	STORE_JSON,		/* JSON (counters): .json */
+};
 
 struct store_file {
 	char name[64];		/* relative to the directory */
-	char kind[8];		/* "oncpu", "offcpu", "runq", "lock" */
-	bool pprof;		/* else folded */
+	char kind[16];		/* "oncpu", "offcpu", "runq", "lock", "counters" */
+	enum store_format format;
 	uint64_t bytes;
 };
+
+/* "folded", "pprof", "json" (as index.jsonl says) and the file name suffix. */
+const char *store_format_name(enum store_format f);
+const char *store_format_ext(enum store_format f);
 
 struct store_interval {
 	char stamp[STORE_STAMP_LEN];	/* start, UTC, as in the file names */
@@ -38,7 +49,7 @@ struct store_interval {
 /* One file of a new interval, already encoded (gzip'd) in memory. */
 struct store_blob {
 	const char *kind;
-	bool pprof;
+	enum store_format format;
 	const void *data;
 	size_t len;
 };

@@ -41,26 +41,28 @@ static int64_t stamp_ms(const char *s)
 	return (int64_t)timegm(&tm) * 1000 + ms;
 }
 
-/* A profile file name of ours: stamp, kind and format. */
-static bool parse_name(const char *name, char *stamp, char *kind, bool *pprof)
+/* A file name of ours: stamp, kind and format (profiles: pprof or folded; counters: json). */
+static bool parse_name(const char *name, char *stamp, char *kind, enum store_format *fmt)
 {
-	static const char *const kinds[] = { "oncpu", "offcpu", "runq", "lock" };
+	static const char *const kinds[] = { "oncpu", "offcpu", "runq", "lock", "counters" };
 	const char *rest = name + 20;
 
 	if (strlen(name) < 21 || name[20] != '-' || stamp_ms(name) < 0)
 		return false;
 	rest++;
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		size_t n = strlen(kinds[i]);
+		bool counters = !strcmp(kinds[i], "counters");
 
 		if (strncmp(rest, kinds[i], n) || rest[n] != '.')
 			continue;
-		if (strcmp(rest + n, ".pb.gz") && strcmp(rest + n, ".folded.gz"))
+		if (counters ? strcmp(rest + n, ".json") :
+			       strcmp(rest + n, ".pb.gz") && strcmp(rest + n, ".folded.gz"))
 			return false;
 		memcpy(stamp, name, 20);
 		stamp[20] = '\0';
 		strcpy(kind, kinds[i]);
-		*pprof = !strcmp(rest + n, ".pb.gz");
+		*fmt = counters ? STORE_JSON : !strcmp(rest + n, ".pb.gz") ? STORE_PPROF : STORE_FOLDED;
 		return true;
 	}
 	return false;
@@ -126,7 +128,7 @@ static int scan_dir(struct store *st)
 	struct store_interval *iv;
 	struct dirent *de;
 	struct stat sb;
-	bool pprof;
+	enum store_format fmt;
 	DIR *d = opendir(st->dir);
 
 	if (!d)
@@ -137,7 +139,7 @@ static int scan_dir(struct store *st)
 			unlink(path);
 			continue;
 		}
-		if (!parse_name(de->d_name, stamp, kind, &pprof) || lstat(path, &sb) ||
+		if (!parse_name(de->d_name, stamp, kind, &fmt) || lstat(path, &sb) ||
 		    !S_ISREG(sb.st_mode))
 			continue;
 		iv = find_or_add(st, stamp);
@@ -150,7 +152,7 @@ static int scan_dir(struct store *st)
 		snprintf(iv->files[iv->nr_files].name, sizeof(iv->files[0].name), "%s",
 			 de->d_name);
 		strcpy(iv->files[iv->nr_files].kind, kind);
-		iv->files[iv->nr_files].pprof = pprof;
+		iv->files[iv->nr_files].format = fmt;
 		iv->files[iv->nr_files++].bytes = sb.st_size;
 	}
 	closedir(d);

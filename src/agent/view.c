@@ -31,7 +31,8 @@ int view_load(const struct store *st, int kind, const struct view_window *w, str
 			continue;
 		nr++;
 		for (size_t j = 0; j < iv->nr_files; j++) {
-			if (iv->files[j].pprof || profile_kind_parse(iv->files[j].kind, &k) ||
+			if (iv->files[j].format != STORE_FOLDED ||
+			    profile_kind_parse(iv->files[j].kind, &k) ||
 			    (kind >= 0 && (int)k != kind))
 				continue;
 			err = store__read(st, iv->files[j].name, true, &buf, &len);
@@ -77,9 +78,12 @@ int view_index(const struct store *st, FILE *out)
 			iv->partial ? " (partial)" : "",
 			iv->end_ms ? (iv->end_ms - iv->start_ms) / 1000.0 : 0.0);
 		for (size_t j = 0; j < iv->nr_files; j++) {
-			if (iv->files[j].pprof)
+			if (iv->files[j].format == STORE_PPROF)
 				fprintf(out, "<a href=\"/pprof?t=%s&amp;kind=%s\">%s.pb.gz</a> ",
 					iv->stamp, iv->files[j].kind, iv->files[j].kind);
+			else if (iv->files[j].format == STORE_JSON)
+				fprintf(out, "<a href=\"/counters?t=%s\">counters.json</a> ",
+					iv->stamp);
 			else
 				fprintf(out, "<a class=\"flame\" href=\"/flame/%s/%s.svg\">"
 					"%s flame graph</a> ", iv->stamp, iv->files[j].kind,

@@ -29,6 +29,7 @@ enum {
 	OPT_BPF_STATS,
 	OPT_CGROUP,
 	OPT_COMM,
+	OPT_COUNTERS,
 };
 
 static const struct cli_opt opts[] = {
@@ -44,6 +45,8 @@ static const struct cli_opt opts[] = {
 	  "off-CPU blocks shorter than DUR carry no stack (default 1ms)" },
 	{ { "runq", no_argument, NULL, OPT_RUNQ }, 0, NULL, "also record run-queue waits" },
 	{ { "locks", no_argument, NULL, OPT_LOCKS }, 0, NULL, "also record lock waits" },
+	{ { "counters", no_argument, NULL, OPT_COUNTERS }, 0, NULL,
+	  "also count per process (IPC, ...; cpu-clock without a PMU): <start>-counters.json" },
 	{ { "no-on-cpu", no_argument, NULL, OPT_NO_ONCPU }, 0, NULL, "do not sample on-CPU stacks" },
 	{ { "pid", required_argument, NULL, 'p' }, 'p', "PID[,PID...]",
 	  "only these processes (default: the whole system)" },
@@ -119,6 +122,7 @@ static int set_flag(struct agent_config *c, int opt, const char *val)
 	case OPT_OFFCPU: c->offcpu = true; break;
 	case OPT_RUNQ: c->runq = true; break;
 	case OPT_LOCKS: c->locks = true; break;
+	case OPT_COUNTERS: c->counters = true; break;
 	case OPT_NO_ONCPU: c->oncpu = false; break;
 	case OPT_BPF_STATS: c->bpf_stats = true; break;
 	case 'a':

@@ -500,40 +500,6 @@ static int stat_loop(struct stat_run *r)
 	return write_snapshot(r, r->total, (t - r->t0) / 1e9, -1);
 }
 
-/* BPF sums -> table rows, scaled by enabled / running. */
-static int proc_table(struct stat_run *r, struct counters_proc_table *t)
-{
-	struct task_counters_proc *p;
-	size_t nr;
-	int err;
-
-	err = task_counters__read(r->tc, &p, &nr);
-	if (err)
-		return err;
-	t->procs = calloc(nr ? nr : 1, sizeof(*t->procs));
-	if (!t->procs) {
-		free(p);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < nr; i++) {
-		struct counters_proc *cp = &t->procs[i];
-
-		cp->pid = p[i].tgid;
-		cp->ppid = p[i].ppid;
-		snprintf(cp->comm, sizeof(cp->comm), "%s", p[i].comm);
-		for (size_t e = 0; e < r->nr_tev; e++) {
-			/* nothing enabled: no span had time, a measured 0 */
-			cp->counted[e] = pmu_scale(p[i].value[e], p[i].enabled[e], p[i].running[e],
-						   &cp->value[e]) || !p[i].enabled[e];
-			cp->running[e] = p[i].enabled[e] ?
-					 (double)p[i].running[e] / p[i].enabled[e] : 1;
-		}
-	}
-	free(p);
-	t->nr = nr;
-	return 0;
-}
-
 static int write_procs(struct stat_run *r, double seconds)
 {
 	struct counters_proc_table t;
@@ -543,16 +509,9 @@ static int write_procs(struct stat_run *r, double seconds)
 	memset(&t, 0, sizeof(t));
 	err = task_counters__stop(r->tc);
 	if (!err)
-		err = proc_table(r, &t);
+		err = task_counters__table(r->tc, r->tev, r->nr_tev, false, &t);
 	if (err)
 		return err;
-	for (size_t e = 0; e < r->nr_tev; e++) {
-		enum pmu_generic id;
-
-		t.names[e] = r->tev[e].name;
-		t.clock[e] = !pmu_generic_find(r->tev[e].name, &id) && pmu_generic(id)->clock;
-	}
-	t.nr_events = r->nr_tev;
 	t.top = r->o->top;
 	t.seconds = seconds;
 	t.model = r->o->model;

@@ -218,7 +218,9 @@ int task_counters__stop(struct task_counters *tc)
 	return err;
 }
 
-int task_counters__read(struct task_counters *tc, struct task_counters_proc **out, size_t *nr)
+/* @take: move the sums out (lookup_and_delete), so the next read starts at 0. */
+static int read_procs(struct task_counters *tc, struct task_counters_proc **out, size_t *nr,
+		      bool take)
 {
 	int fd = bpf_map__fd(tc->skel->maps.counters_procs);
 	struct task_counters_proc *v = NULL, *n;
@@ -228,8 +230,18 @@ int task_counters__read(struct task_counters *tc, struct task_counters_proc **ou
 
 	while (!bpf_map_get_next_key(fd, prev, &key)) {
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &val))
+		if (take) {
+			/*
+			 * Atomic per entry; the program makes a new one at the
+			 * process's next span. Deleting @key ends the walk's
+			 * cursor: start over (taken entries are gone).
+			 */
+			prev = NULL;
+			if (bpf_map_lookup_and_delete_elem(fd, &key, &val))
+				continue;
+		} else if (bpf_map_lookup_elem(fd, &key, &val)) {
 			continue;	/* deleted meanwhile */
+		}
 		if (cnt == cap) {
 			cap = cap ? 2 * cap : 256;
 			n = realloc(v, cap * sizeof(*v));
@@ -252,6 +264,54 @@ int task_counters__read(struct task_counters *tc, struct task_counters_proc **ou
 	}
 	*out = v;
 	*nr = cnt;
+	return 0;
+}
+
+int task_counters__read(struct task_counters *tc, struct task_counters_proc **out, size_t *nr)
+{
+	return read_procs(tc, out, nr, false);
+}
+
+int task_counters__table(struct task_counters *tc, const struct pmu_event_desc *ev,
+			 size_t nr_ev, bool take, struct counters_proc_table *t)
+{
+	struct task_counters_proc *p;
+	size_t nr;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	err = read_procs(tc, &p, &nr, take);
+	if (err)
+		return err;
+	t->procs = calloc(nr ? nr : 1, sizeof(*t->procs));
+	if (!t->procs) {
+		free(p);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		struct counters_proc *cp = &t->procs[i];
+
+		cp->pid = p[i].tgid;
+		cp->ppid = p[i].ppid;
+		snprintf(cp->comm, sizeof(cp->comm), "%s", p[i].comm);
+		for (size_t e = 0; e < nr_ev; e++) {
+			/* nothing enabled: no span had time, a measured 0 */
+			cp->counted[e] = pmu_scale(p[i].value[e], p[i].enabled[e], p[i].running[e],
+						   &cp->value[e]) || !p[i].enabled[e];
+			cp->running[e] = p[i].enabled[e] ?
+					 (double)p[i].running[e] / p[i].enabled[e] : 1;
+		}
+	}
+	free(p);
+	t->nr = nr;
+	for (size_t e = 0; e < nr_ev; e++) {
+		enum pmu_generic id;
+
+		t->names[e] = ev[e].name;
+		t->clock[e] = !pmu_generic_find(ev[e].name, &id) && pmu_generic(id)->clock;
+	}
+	t->nr_events = nr_ev;
+	counters_model_default(&t->model);
 	return 0;
 }
 
@@ -292,6 +352,7 @@ struct counters_col {
 	size_t nr;
 	bool pmu;
 	uint64_t t0, t1;	/* CLOCK_MONOTONIC ns at start and stop */
+	uint64_t t_last;	/* of the last counters_collector_interval(), 0: none */
 };
 
 static uint64_t mono_ns(void)
@@ -361,6 +422,29 @@ static int counters_stop(struct collector *c)
 
 	cc->t1 = mono_ns();
 	return task_counters__stop(cc->tc);
+}
+
+int counters_collector_interval(struct collector *c, FILE *out)
+{
+	struct counters_col *cc = c->priv;
+	struct counters_proc_table t;
+	uint64_t now = mono_ns();
+	int err;
+
+	if (c->ops != &counters_ops)
+		return -EINVAL;
+	/* charge the running tasks their time so far, then move the sums out */
+	err = task_counters__sync(cc->tc);
+	if (!err)
+		err = task_counters__table(cc->tc, cc->ev, cc->nr, true, &t);
+	if (err)
+		return err;
+	t.seconds = (now - (cc->t_last ? cc->t_last : cc->t0)) / 1e9;
+	cc->t_last = now;
+	counters_procs_sort(t.procs, t.nr);
+	err = counters_write_procs_json(out, &t);
+	free(t.procs);
+	return err;
 }
 
 static void counters_stats(const struct collector *c, struct collector_stats *st)

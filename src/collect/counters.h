@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
+#include "analysis/counters.h"
 #include "pmu/events.h"
 
 #define TASK_COUNTERS_MAX_EVENTS 4
@@ -69,7 +72,26 @@ int task_counters__stop(struct task_counters *tc);
 /* Every process's sums into a malloc'd array (*out, *nr) the caller frees. 0 or -errno. */
 int task_counters__read(struct task_counters *tc, struct task_counters_proc **out, size_t *nr);
 
+/*
+ * The same as a table of scaled values with @ev's names (t->procs malloc'd,
+ * the caller frees it; seconds and top left 0). @take: the sums are moved
+ * out, so the next table covers only what comes after (the agent's
+ * intervals). 0 or -errno.
+ */
+int task_counters__table(struct task_counters *tc, const struct pmu_event_desc *ev,
+			 size_t nr_ev, bool take, struct counters_proc_table *t);
+
 void task_counters__stats(const struct task_counters *tc, struct task_counters_stats *st);
 void task_counters__free(struct task_counters *tc);	/* NULL is a no-op */
+
+struct collector;
+
+/*
+ * The counters collector (counters_ops) of a running session: every
+ * process's counters since the previous call (or the start) as one JSON
+ * object (counters_write_procs_json) to @out; the agent writes one per
+ * interval. 0, -EINVAL if @c is another collector, or -errno.
+ */
+int counters_collector_interval(struct collector *c, FILE *out);
 
 #endif /* HC_COLLECT_COUNTERS_H */

@@ -36,6 +36,12 @@ int session__poll(struct session *s, uint64_t until_ns, bool *done);
 int session__flush(struct session *s);
 /* Write the current aggregation to @f. 0 or -errno. */
 int session__write(struct session *s, FILE *f, enum out_format fmt);
+/*
+ * With counters on (o->counters): every process's counters since the last
+ * call (or the start) as one JSON object to @f. 0, -ENOENT without the
+ * counters collector, or -errno.
+ */
+int session__write_counters(struct session *s, FILE *f);
 /* Start a new interval: empty the aggregation (its memory is kept). */
 void session__reset(struct session *s);
 /* Loss counters (all with @final, else the non-zero ones) and the loader's cost. */

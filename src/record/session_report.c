@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The summary on stderr: loss counters, unwinder tables, loader cost, what was written. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
+#include "collect/counters.h"
 #include "record/session_int.h"
 #include "unwind/tables.h"
 #include "util/log.h"
@@ -84,6 +86,14 @@ void session_report_counters(struct session *s)
 		free(buf);
 		return;
 	}
+}
+
+int session__write_counters(struct session *s, FILE *f)
+{
+	for (size_t i = 0; i < s->nr_cols; i++)
+		if (s->cols[i].ops == &counters_ops)
+			return counters_collector_interval(&s->cols[i], f);
+	return -ENOENT;
 }
 
 /* The loader's own cost, for -v and the benchmarks. */

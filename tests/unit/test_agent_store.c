@@ -99,7 +99,8 @@ static void the_store_never_exceeds_its_budget_on_disk(void **state)
 {
 	char dir[] = "/tmp/hc-store-XXXXXX", blob[700];
 	struct retention r = { .max_bytes = 8192 };
-	struct store_blob b[2] = { { "oncpu", true, blob, 700 }, { "oncpu", false, blob, 300 } };
+	struct store_blob b[2] = { { "oncpu", STORE_PPROF, blob, 700 },
+				    { "oncpu", STORE_FOLDED, blob, 300 } };
 	struct store *st;
 	size_t files;
 
@@ -133,6 +134,43 @@ static void the_store_never_exceeds_its_budget_on_disk(void **state)
 	assert_int_equal(system(blob), 0);
 }
 
+/* The agent's counters file is a kind of its own, JSON, and found again after a restart. */
+static void counters_json_is_stored_and_found_again(void **state)
+{
+	char dir[] = "/tmp/hc-store-XXXXXX", cmd[64];
+	static const char json[] = "{\"seconds\":1,\"processes\":[]}\n";
+	struct retention r = { 0 };
+	struct store_blob b[3] = { { "oncpu", STORE_PPROF, "p", 1 }, { "oncpu", STORE_FOLDED, "f", 1 },
+				   { "counters", STORE_JSON, json, sizeof(json) - 1 } };
+	const struct store_interval *iv;
+	struct store *st;
+	char *data;
+	size_t len;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(store__open(&st, dir, &r), 0);
+	assert_int_equal(store__write(st, 1700000000000ll, 1700000001000ll, false, b, 3), 0);
+	store__free(st);
+	assert_int_equal(store__open(&st, dir, &r), 0);
+	assert_int_equal(store__nr(st), 1);
+	iv = store__get(st, 0);
+	assert_int_equal(iv->nr_files, 3);
+	for (size_t i = 0; i < iv->nr_files; i++) {
+		if (strcmp(iv->files[i].kind, "counters"))
+			continue;
+		assert_int_equal(iv->files[i].format, STORE_JSON);
+		assert_string_equal(iv->files[i].name, "20231114T221320.000Z-counters.json");
+		assert_int_equal(store__read(st, iv->files[i].name, false, &data, &len), 0);
+		assert_int_equal(len, sizeof(json) - 1);
+		assert_memory_equal(data, json, len);
+		free(data);
+	}
+	store__free(st);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +180,7 @@ int main(void)
 		cmocka_unit_test(bytes_delete_oldest_until_the_new_one_fits),
 		cmocka_unit_test(the_strictest_limit_wins),
 		cmocka_unit_test(the_store_never_exceeds_its_budget_on_disk),
+		cmocka_unit_test(counters_json_is_stored_and_found_again),
 	};
 
 	return cmocka_run_group_tests_name("agent_store", tests, NULL, NULL);

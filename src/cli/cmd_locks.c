@@ -131,19 +131,11 @@ static int parse(int argc, char **argv, struct record_opts *o)
 int cmd_locks(int argc, char **argv)
 {
 	struct record_opts o;
-	int ret;
 
 	record_opts_init(&o);
 	o.oncpu = false;
 	o.locks = true;
 	o.locks_report = true;
 	o.output = "-";
-	log_hook_libbpf();
-	optind = 1;
-	ret = parse(argc, argv, &o);
-	if (ret) {
-		record_opts_release(&o);
-		return ret < 0 ? EXIT_OK : ret;
-	}
-	return cli_run_recording(&o, "locks");
+	return cli_record_main(argc, argv, &o, parse, "locks");
 }

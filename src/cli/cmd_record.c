@@ -310,15 +310,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
-	int ret;
 
 	record_opts_init(&o);
-	log_hook_libbpf();
-	optind = 1;
-	ret = parse_args(argc, argv, &o);
-	if (ret) {
-		record_opts_release(&o);
-		return ret < 0 ? EXIT_OK : ret;
-	}
-	return cli_run_recording(&o, "record");
+	return cli_record_main(argc, argv, &o, parse_args, "record");
 }

@@ -92,7 +92,6 @@ static int parse(int argc, char **argv, struct record_opts *o)
 int cmd_runqlat(int argc, char **argv)
 {
 	struct record_opts o;
-	int ret;
 
 	record_opts_init(&o);
 	o.oncpu = false;
@@ -100,12 +99,5 @@ int cmd_runqlat(int argc, char **argv)
 	o.runq_report = true;
 	o.runq_per = 0;
 	o.output = "-";
-	log_hook_libbpf();
-	optind = 1;
-	ret = parse(argc, argv, &o);
-	if (ret) {
-		record_opts_release(&o);
-		return ret < 0 ? EXIT_OK : ret;
-	}
-	return cli_run_recording(&o, "runqlat");
+	return cli_record_main(argc, argv, &o, parse, "runqlat");
 }

@@ -3,6 +3,7 @@
 #include "cli/run.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,21 @@ int cli_run_recording(struct record_opts *o, const char *who)
 	if (err)
 		return EXIT_RUNTIME;
 	return cmd_status >= 0 ? cmd_status : EXIT_OK;
+}
+
+int cli_record_main(int argc, char **argv, struct record_opts *o,
+		    int (*parse)(int argc, char **argv, struct record_opts *o), const char *who)
+{
+	int ret;
+
+	log_hook_libbpf();
+	optind = 1;
+	ret = parse(argc, argv, o);
+	if (ret) {
+		record_opts_release(o);
+		return ret < 0 ? EXIT_OK : ret;
+	}
+	return cli_run_recording(o, who);
 }
 
 static int bad_value(const char *who, int c, const char *arg, int err)

@@ -12,6 +12,14 @@
  */
 int cli_run_recording(struct record_opts *o, const char *who);
 
+/*
+ * A recording command from start to end: @parse @argv into @o (already set to
+ * the command's defaults; parse returns 0, an exit status, or < 0 after
+ * --help), then cli_run_recording(). Returns the exit status.
+ */
+int cli_record_main(int argc, char **argv, struct record_opts *o,
+		    int (*parse)(int argc, char **argv, struct record_opts *o), const char *who);
+
 /* long-only option codes of the shared target options */
 #define CLI_OPT_CGROUP	0x1000	/* --cgroup PATH */
 #define CLI_OPT_COMM	0x1001	/* --comm NAME|PREFIX* */

@@ -717,40 +717,38 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 	return on_switch(ctx, prev, next);
 }
 
+/* Move @t's batched short blocks and run-queue waits to the shared maps. */
+static __always_inline void flush_task(struct task_struct *t)
+{
+	struct offcpu_task *ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
+
+	if (!ot)
+		return;
+	short_flush(t, ot);
+	if (cfg_runq)
+		runq_flush(t, ot);
+}
+
 /* A tracked thread exits: its batched counts would die with its storage. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(offcpu_exit, struct task_struct *p)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct offcpu_task *ot;
-
-	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
-	if (!ot)
-		return 0;
-	short_flush(t, ot);
-	if (cfg_runq)
-		runq_flush(t, ot);
+	flush_task(bpf_get_current_task_btf());
 	return 0;
 }
 
 /*
  * Run by the loader after detaching (nothing writes the storage any more):
- * move every live thread's remaining batched counts to the shared maps.
+ * every live thread's remaining batched counts.
  */
 SEC("iter/task")
 int flush_tasks(struct bpf_iter__task *ctx)
 {
+	/* one load: the verifier tracks the NULL check on this copy only */
 	struct task_struct *t = ctx->task;
-	struct offcpu_task *ot;
 
-	if (!t)
-		return 0;
-	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
-	if (!ot)
-		return 0;
-	short_flush(t, ot);
-	if (cfg_runq)
-		runq_flush(t, ot);
+	if (t)
+		flush_task(t);
 	return 0;
 }
 

@@ -105,11 +105,19 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 		pr_warn("offcpu: cannot open BPF skeleton: %s\n", strerror(-err));
 		goto err_free;
 	}
-	oc->task_work = o->offcpu && have_task_work();
+	/*
+	 * Queuing task work costs a few microseconds per long block (an
+	 * irq_work self-interrupt: a VM exit here); the sys_exit program costs
+	 * ~0.1 us per syscall of every task. With the default threshold long
+	 * blocks are rare and task work wins by far; when nearly every block
+	 * takes a stack (--min-block under 10 us), sys_exit is cheaper.
+	 */
+	oc->task_work = o->offcpu && o->min_block_ns >= 10000 && have_task_work();
 	if (o->offcpu)
 		pr_debug("offcpu: user stacks of long blocks taken %s\n",
-			 oc->task_work ? "by task work on the way back to user space"
-				       : "at sys_exit (no BPF task work in this kernel)");
+			 oc->task_work ? "by task work on the way back to user space" :
+			 o->min_block_ns < 10000 ? "at sys_exit (--min-block under 10 us)" :
+						   "at sys_exit (no BPF task work in this kernel)");
 	configure(oc->skel, o, env, oc->task_work);
 	err = collector_reuse_maps(env, oc->skel->maps.proc_targets, oc->skel->maps.proc_seen,
 				   oc->skel->maps.proc_events, oc->skel->maps.unwind_procs,

@@ -48,11 +48,17 @@
 #
 # usage: bench/unwind.sh [--rounds N] [--seconds S] [--freq HZ] [--hotcold PATH]
 #                        [--clean-max SHARE] [--retries N] [--only cost|tables] [--keep]
+#                        [--before PATH]
 #        bench/unwind.sh --from DIR/cost [--rounds N --seconds S ...]   (reprint part 1 of a --keep run)
+#
+# --before PATH: another hotcold binary (say, the previous commit's) measured
+# as a third mode, "cfi-before", in the same rounds and on the same workloads
+# as --unwind=cfi: a before/after comparison side by side.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HOTCOLD=$ROOT/hotcold
+BEFORE=""	# --before: a second hotcold binary, measured as mode cfi-before
 ROUNDS=3
 SECS=4
 HZ=999
@@ -75,6 +81,7 @@ while [[ $# -gt 0 ]]; do
 	--seconds) SECS=${2:?}; shift 2 ;;
 	--freq) HZ=${2:?}; shift 2 ;;
 	--hotcold) HOTCOLD=${2:?}; shift 2 ;;
+	--before) BEFORE=${2:?}; shift 2 ;;
 	--clean-max) CLEAN_MAX=${2:?}; shift 2 ;;
 	--retries) RETRIES=${2:?}; shift 2 ;;
 	--only) ONLY=${2:?}; shift 2 ;;
@@ -88,7 +95,7 @@ done
 [[ $ROUNDS =~ ^[1-9][0-9]*$ && $SECS =~ ^[1-9][0-9]*$ && $HZ =~ ^[1-9][0-9]*$ ]] ||
 	die "--rounds, --seconds and --freq take positive integers"
 [[ $(id -u) == 0 ]] || die "needs root"
-for t in gcc g++ jq python3 "$BPFTOOL" "$HOTCOLD"; do
+for t in gcc g++ jq python3 "$BPFTOOL" "$HOTCOLD" ${BEFORE:+"$BEFORE"}; do
 	command -v "$t" >/dev/null || die "'$t' not found"
 done
 
@@ -222,7 +229,7 @@ NCPU=$(nproc)
 ARMS=()
 for build in nofp fp; do
 	for depth in 10 40; do
-		for mode in cfi fp; do ARMS+=("$build:$depth:$mode"); done
+		for mode in cfi ${BEFORE:+cfi-before} fp; do ARMS+=("$build:$depth:$mode"); done
 	done
 done
 
@@ -231,10 +238,12 @@ done
 # returns 1 if there is no data
 one_arm() {
 	local r=$1 build=$2 depth=$3 mode=$4 base a b hc id sm t0 c0 e0 t1 c1 e1 n0 n1 b0 b1 w0 w1 others
+	local bin=$HOTCOLD umode=$mode
+	[[ $mode != cfi-before ]] || { bin=$BEFORE; umode=cfi; }
 	base=$TMP/cost.$build.$depth.$mode.r$r
 	start "$TMP/$build/glibc_calls" $(((SECS + 8) * 1000)) "$TMP" "$depth"; a=$LAST
 	start "$TMP/$build/glibc_calls" $(((SECS + 8) * 1000)) "$TMP" "$depth"; b=$LAST
-	"$HOTCOLD" record -p "$a,$b" --unwind="$mode" -e cpu-clock -F "$HZ" -d $((SECS + 6)) \
+	"$bin" record -p "$a,$b" --unwind="$umode" -e cpu-clock -F "$HZ" -d $((SECS + 6)) \
 		-o "$base.folded" 2>"$base.err" &
 	hc=$!
 	id=$(wait_prog "$hc" "$base.err")

@@ -52,38 +52,33 @@ static __always_inline struct hc_unwind_map *unwind_find_map(struct hc_unwind_pr
 	return &p->maps[idx];
 }
 
-static long row_search_step(__u32 i, void *ctx)
+/*
+ * The rule covering vaddr in an object's B+ tree (abi/unwind.h): one lookup
+ * per level, each followed by a branch-free search of the node with direct
+ * loads. A bounded loop over at most HC_CFI_MAX_HEIGHT inner levels: each
+ * level either descends or returns, so the verifier walks a handful of paths.
+ */
+static __always_inline struct hc_cfi_rule *unwind_find_rule(void *tree, __u32 height, __u32 vaddr)
 {
-	struct uw_search *q = ctx;
-	struct hc_cfi_row *r;
-	__u32 mid;
+	struct hc_cfi_node *n;
+	__u32 idx = 0, k, l;
 
-	if (q->lo >= q->hi)
-		return 1;
-	mid = (q->lo + q->hi) / 2;
-	r = bpf_map_lookup_elem(q->base, &mid);
-	if (!r) {
-		q->lo = 0;	/* cannot happen for mid < nr: give up */
-		return 1;
+	for (l = 0; l < HC_CFI_MAX_HEIGHT; l++) {
+		if (l >= height)
+			break;
+		n = bpf_map_lookup_elem(tree, &idx);
+		if (!n)
+			return NULL;	/* a table replaced under us: FP for this frame */
+		idx = n->inner.first_child +
+		      hc_cfi_keys_search(n->inner.pc, HC_CFI_INNER_KEYS, vaddr);
 	}
-	if (r->pc <= q->key)
-		q->lo = mid + 1;
-	else
-		q->hi = mid;
-	return 0;
-}
-
-/* The row covering vaddr: the last one with row.pc <= vaddr. */
-static __always_inline struct hc_cfi_row *unwind_find_row(void *rows, __u32 nr, __u32 vaddr)
-{
-	struct uw_search q = { .base = rows, .key = vaddr, .lo = 0, .hi = nr };
-	__u32 key;
-
-	bpf_loop(HC_UNWIND_ROW_ITERS + 1, row_search_step, &q, 0);
-	if (q.lo == 0)
+	n = bpf_map_lookup_elem(tree, &idx);
+	if (!n)
 		return NULL;
-	key = q.lo - 1;
-	return bpf_map_lookup_elem(rows, &key);
+	k = hc_cfi_keys_search(n->leaf.pc, HC_CFI_LEAF_ROWS, vaddr);
+	if (k >= HC_CFI_LEAF_ROWS || n->leaf.pc[k] > vaddr)
+		return NULL;	/* below the object's first row */
+	return &n->leaf.rule[k];
 }
 
 /* One frame by frame pointer: [bp] is the caller's bp, [bp+8] the return address. */
@@ -102,7 +97,7 @@ static __always_inline __u32 unwind_fp_step(struct uw_state *st)
 	return 0;
 }
 
-static __always_inline __u32 unwind_cfi_step(struct uw_state *st, struct hc_cfi_row *row)
+static __always_inline __u32 unwind_cfi_step(struct uw_state *st, struct hc_cfi_rule *row)
 {
 	__u64 cfa, ra, bp;
 
@@ -145,7 +140,7 @@ static long unwind_step(__u32 i, void *ctx)
 	struct hc_unwind_proc *proc;
 	struct hc_unwind_map *m;
 	struct uw_scratch *s;
-	struct hc_cfi_row *row;
+	struct hc_cfi_rule *row;
 	struct uw_state *st;
 	__u32 zero = 0, idx, reason;
 	__u64 lookup_pc;
@@ -176,15 +171,15 @@ static long unwind_step(__u32 i, void *ctx)
 		st->m_end = m->end;
 		st->m_bias = m->bias;
 		st->m_obj = m->obj;
-		st->m_nr_rows = m->nr_rows;
+		st->m_height = m->height;
 		st->have_map = 1;
 	}
 	row = NULL;
 	if (st->m_obj) {
 		rows = bpf_map_lookup_elem(&unwind_objs, &st->m_obj);
 		if (rows)
-			row = unwind_find_row(rows, st->m_nr_rows,
-					      (__u32)(lookup_pc - st->m_bias));
+			row = unwind_find_rule(rows, st->m_height,
+					       (__u32)(lookup_pc - st->m_bias));
 	}
 	if (!row || row->cfa == HC_CFA_NONE)
 		reason = unwind_fp_step(st);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Loads CFI rows into BPF maps: unwind_objs (HASH_OF_MAPS, object id -> an
- * ARRAY of rows sized to the object) and unwind_procs (tgid -> executable
- * mappings). Object tables are shared and reference-counted by process.
+ * Loads CFI rows into BPF maps: unwind_objs (ARRAY_OF_MAPS, object id -> an
+ * ARRAY of B+ tree nodes sized to the object, see unwind/cfi_tree.h) and
+ * unwind_procs (tgid -> executable mappings). Object tables are shared and
+ * reference-counted by process.
  */
 #include "unwind/tables.h"
 
@@ -22,13 +23,13 @@
 #include "sym/keymap.h"
 #include "sym/procmaps.h"
 #include "unwind/cfi.h"
+#include "unwind/cfi_tree.h"
 #include "util/log.h"
 
-_Static_assert(sizeof(struct hc_cfi_row) == 12, "hc_cfi_row ABI changed");
 _Static_assert(sizeof(struct hc_unwind_map) == 32, "hc_unwind_map ABI changed");
 
-/* the kernel stores array values rounded up to 8 bytes: 16 per 12-byte row */
-#define ROW_BYTES ((sizeof(struct hc_cfi_row) + 7) & ~(size_t)7)
+/* the kernel stores array values rounded up to 8 bytes (384-byte nodes are already) */
+#define NODE_BYTES ((sizeof(struct hc_cfi_node) + 7) & ~(size_t)7)
 
 #define UT_MAX_SEGS 8
 
@@ -41,6 +42,8 @@ struct uobj {
 	uint64_t key_a, inode;	/* (dev, inode): its key in unwind_tables.objs */
 	uint32_t id;		/* key in unwind_objs; 0: no table (FP fallback) */
 	uint32_t nr_rows;
+	uint32_t nr_nodes;	/* elements of its inner array */
+	uint32_t height;	/* of its tree: inner levels above the leaves */
 	uint32_t refs;		/* registered processes mapping it */
 	struct useg segs[UT_MAX_SEGS];
 	size_t nr_segs;
@@ -60,7 +63,10 @@ struct unwind_tables {
 	struct unwind_tables_opts o;
 	struct keymap objs;	/* (dev, inode) -> struct uobj *; the vdso under (0, 0) */
 	struct keymap procs;	/* (tgid, 0) -> struct uproc * */
-	uint32_t next_id;
+	uint32_t next_id;	/* ids never used yet: next_id .. max_objects */
+	uint32_t *free_ids;	/* a FIFO of released ids, max_objects slots */
+	size_t free_head, free_nr;
+	uint64_t table_bytes;	/* kernel memory of the objects' nodes now */
 	struct unwind_tables_stats st;
 };
 
@@ -93,17 +99,27 @@ int unwind_tables__new(struct unwind_tables **out, const struct unwind_tables_op
 	elf_version(EV_CURRENT);
 	keymap__init(&ut->objs);
 	keymap__init(&ut->procs);
+	ut->free_ids = calloc(ut->o.max_objects, sizeof(*ut->free_ids));
+	if (!ut->free_ids) {
+		err = -ENOMEM;
+		goto err;
+	}
 
 	/* the template only fixes the inner type; each object's array has its own size */
 	tmpl = bpf_map_create(BPF_MAP_TYPE_ARRAY, "hc_rows_tmpl", sizeof(__u32),
-			      sizeof(struct hc_cfi_row), 1, &inner_opts);
+			      sizeof(struct hc_cfi_node), 1, &inner_opts);
 	if (tmpl < 0) {
 		err = -errno;
 		goto err;
 	}
 	outer_opts.inner_map_fd = tmpl;
-	ut->objs_fd = bpf_map_create(BPF_MAP_TYPE_HASH_OF_MAPS, "unwind_objs", sizeof(__u32),
-				     sizeof(__u32), ut->o.max_objects, &outer_opts);
+	/*
+	 * An array, not a hash: the verifier inlines lookups in an array of
+	 * maps, and the walker looks the object up on every frame. Id 0 means
+	 * "no table", so ids run from 1 to max_objects.
+	 */
+	ut->objs_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "unwind_objs", sizeof(__u32),
+				     sizeof(__u32), ut->o.max_objects + 1, &outer_opts);
 	err = ut->objs_fd < 0 ? -errno : 0;
 	close(tmpl);
 	if (err)
@@ -121,6 +137,32 @@ err:
 	pr_warn("unwind: cannot create the table maps: %s\n", strerror(-err));
 	unwind_tables__free(ut);
 	return err;
+}
+
+/*
+ * Object ids: fresh ones first, then released ones oldest first. A walk that
+ * read a process's mappings just before an object was dropped may still look
+ * its old id up; reusing the id much later keeps such a walk from finding
+ * another object's table there (it finds none and falls back to FP).
+ */
+static uint32_t id_alloc(struct unwind_tables *ut)
+{
+	uint32_t id;
+
+	if (ut->next_id <= ut->o.max_objects)
+		return ut->next_id++;
+	if (!ut->free_nr)
+		return 0;
+	id = ut->free_ids[ut->free_head];
+	ut->free_head = (ut->free_head + 1) % ut->o.max_objects;
+	ut->free_nr--;
+	return id;
+}
+
+static void id_release(struct unwind_tables *ut, uint32_t id)
+{
+	ut->free_ids[(ut->free_head + ut->free_nr) % ut->o.max_objects] = id;
+	ut->free_nr++;
 }
 
 int unwind_tables__procs_fd(const struct unwind_tables *ut)
@@ -148,48 +190,54 @@ static int read_segs(Elf *elf, struct uobj *ob)
 	return ob->nr_segs ? 0 : -ENOEXEC;
 }
 
-/* Rows -> a new inner array in unwind_objs under a fresh id. */
+/* Rows -> a B+ tree in a new inner array in unwind_objs under a fresh id. */
 static int publish_rows(struct unwind_tables *ut, struct uobj *ob, const struct cfi_table *t)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
 	/* inner maps must carry the template's flags, or the outer map refuses them */
 	LIBBPF_OPTS(bpf_map_create_opts, copts, .map_flags = BPF_F_INNER_MAP);
-	struct hc_cfi_row *rows;
-	__u32 *keys, count = t->nr;
-	int fd, err = 0;
+	struct cfi_tree tr;
+	__u32 *keys = NULL, count;
+	int fd, err;
 
-	rows = calloc(t->nr, sizeof(*rows));
-	keys = calloc(t->nr, sizeof(*keys));
-	if (!rows || !keys) {
+	err = cfi_tree_build(t->rows, t->nr, &tr);
+	if (err)
+		return err;
+	count = tr.nr;
+	keys = calloc(tr.nr, sizeof(*keys));
+	if (!keys) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < t->nr; i++) {
+	for (size_t i = 0; i < tr.nr; i++)
 		keys[i] = i;
-		rows[i] = (struct hc_cfi_row){ .pc = (__u32)t->rows[i].pc, .cfa = t->rows[i].cfa,
-					       .rbp = t->rows[i].rbp,
-					       .rbp_off = t->rows[i].rbp_off,
-					       .cfa_off = t->rows[i].cfa_off };
-	}
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "hc_rows", sizeof(__u32), sizeof(*rows), t->nr,
-			    &copts);
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "hc_rows", sizeof(__u32), sizeof(*tr.nodes),
+			    tr.nr, &copts);
 	if (fd < 0) {
 		err = -errno;
 		goto out;
 	}
-	if (bpf_map_update_batch(fd, keys, rows, &count, &bopts))
+	if (bpf_map_update_batch(fd, keys, tr.nodes, &count, &bopts))
 		err = -errno;
-	else if (count != t->nr)
+	else if (count != tr.nr)
 		err = -EIO;
-	ob->id = ut->next_id++;
-	if (!err && bpf_map_update_elem(ut->objs_fd, &ob->id, &fd, BPF_NOEXIST))
+	ob->id = err ? 0 : id_alloc(ut);
+	if (!err && !ob->id)
+		err = -ENOSPC;
+	if (!err && bpf_map_update_elem(ut->objs_fd, &ob->id, &fd, BPF_ANY))
 		err = -errno;
 	close(fd);	/* unwind_objs holds the array now */
-	if (err)
+	if (err) {
+		if (ob->id)
+			id_release(ut, ob->id);
 		ob->id = 0;
+	} else {
+		ob->nr_nodes = tr.nr;
+		ob->height = tr.height;
+	}
 out:
-	free(rows);
 	free(keys);
+	cfi_tree_release(&tr);
 	return err;
 }
 
@@ -224,7 +272,7 @@ static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf)
 		err = cfi_table_build(elf, &t);
 	if (err)
 		goto out;
-	if (!t.nr || t.rows[t.nr - 1].pc > UINT32_MAX) {
+	if (!t.nr || t.rows[t.nr - 1].pc >= UINT32_MAX) {
 		/* no CFI, or an object above 4 GiB of vaddr: rows hold 32-bit pcs */
 		ut->st.objects_no_cfi++;
 	} else if (ut->st.rows + t.nr > ut->o.max_rows || t.nr > HC_UNWIND_MAX_ROWS ||
@@ -237,7 +285,8 @@ static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf)
 			ut->st.objects++;
 			ut->st.objects_built++;
 			ut->st.rows += t.nr;
-			ut->st.bytes += t.nr * ROW_BYTES;
+			ut->st.bytes += (uint64_t)ob->nr_nodes * NODE_BYTES;
+			ut->table_bytes += (uint64_t)ob->nr_nodes * NODE_BYTES;
 			/* preloaded tables count too, not only those of published processes */
 			if (ut->st.rows > ut->st.rows_peak)
 				ut->st.rows_peak = ut->st.rows;
@@ -361,9 +410,11 @@ static void obj_put(struct unwind_tables *ut, struct uobj *ob)
 		return;
 	if (ob->id) {
 		bpf_map_delete_elem(ut->objs_fd, &ob->id);
+		id_release(ut, ob->id);
 		ut->st.objects--;
 		ut->st.rows -= ob->nr_rows;
-		ut->st.bytes -= (uint64_t)ob->nr_rows * ROW_BYTES;
+		ut->st.bytes -= (uint64_t)ob->nr_nodes * NODE_BYTES;
+		ut->table_bytes -= (uint64_t)ob->nr_nodes * NODE_BYTES;
 	}
 	keymap__del(&ut->objs, ob->key_a, ob->inode, NULL);
 	free(ob);
@@ -409,7 +460,7 @@ static void fill_entry(struct unwind_tables *ut, struct uproc *p, uint32_t tgid,
 	uproc_ref(p, ob);
 	if (ob->id && map_bias(ob, m, &bias)) {
 		e->obj = ob->id;
-		e->nr_rows = ob->nr_rows;
+		e->height = ob->height;
 		e->bias = bias;
 	}
 }
@@ -495,7 +546,7 @@ int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 	}
 	else
 		ut->st.procs++;
-	ut->st.bytes = ut->st.rows * ROW_BYTES + ut->st.procs * sizeof(struct hc_unwind_proc);
+	ut->st.bytes = ut->table_bytes + ut->st.procs * sizeof(struct hc_unwind_proc);
 	if (ut->st.rows > ut->st.rows_peak)
 		ut->st.rows_peak = ut->st.rows;
 	if (ut->st.bytes > ut->st.bytes_peak)
@@ -567,7 +618,7 @@ void unwind_tables__remove_process(struct unwind_tables *ut, uint32_t tgid)
 	bpf_map_delete_elem(ut->procs_fd, &key);
 	uproc_free(ut, (struct uproc *)(uintptr_t)v);
 	ut->st.procs--;
-	ut->st.bytes = ut->st.rows * ROW_BYTES + ut->st.procs * sizeof(struct hc_unwind_proc);
+	ut->st.bytes = ut->table_bytes + ut->st.procs * sizeof(struct hc_unwind_proc);
 }
 
 void unwind_tables__stats(const struct unwind_tables *ut, struct unwind_tables_stats *st)
@@ -593,6 +644,7 @@ void unwind_tables__free(struct unwind_tables *ut)
 		free((struct uobj *)(uintptr_t)v);
 	keymap__release(&ut->procs);
 	keymap__release(&ut->objs);
+	free(ut->free_ids);
 	if (ut->procs_fd >= 0)
 		close(ut->procs_fd);
 	if (ut->objs_fd >= 0)

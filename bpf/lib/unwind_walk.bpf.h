@@ -97,6 +97,9 @@ static __always_inline __u32 unwind_fp_step(struct uw_state *st)
 	return 0;
 }
 
+/* a saved %rbp at most this far below the CFA is read together with the return address */
+#define UW_SPAN_BYTES 64
+
 static __always_inline __u32 unwind_cfi_step(struct uw_state *st, struct hc_cfi_rule *row)
 {
 	__u64 cfa, ra, bp;
@@ -120,9 +123,26 @@ static __always_inline __u32 unwind_cfi_step(struct uw_state *st, struct hc_cfi_
 	/* a caller's frame lies above its callee's: anything else is corruption */
 	if (cfa <= st->sp)
 		return HC_STAT_UNWIND_BAD_SP;
-	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+	if (row->rbp == HC_RBP_AT_CFA && row->rbp_off < 0 && row->rbp_off >= -UW_SPAN_BYTES &&
+	    !(row->rbp_off & 7)) {
+		/*
+		 * The saved %rbp a few words below the return address (at CFA-16
+		 * after push %rbp): one read for both, since each user read is a
+		 * large share of a frame's cost.
+		 */
+		__u64 span[UW_SPAN_BYTES / 8] = {};
+		__u32 n = (__u32)(-row->rbp_off) / 8;
+
+		if (n < 2 || n > UW_SPAN_BYTES / 8)
+			return HC_STAT_UNWIND_UNSUP;	/* cannot happen: bounds for the verifier */
+		if (bpf_probe_read_user(span, n * 8, (void *)(cfa + row->rbp_off)))
+			return HC_STAT_UNWIND_READ_ERR;
+		st->bp = span[0];
+		/* masked: clang re-derives n - 1 from the size and the verifier loses its bounds */
+		ra = span[(n - 1) & (UW_SPAN_BYTES / 8 - 1)];
+	} else if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
 		return HC_STAT_UNWIND_READ_ERR;
-	if (row->rbp == HC_RBP_AT_CFA) {
+	} else if (row->rbp == HC_RBP_AT_CFA) {
 		if (bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + row->rbp_off)))
 			return HC_STAT_UNWIND_READ_ERR;
 		st->bp = bp;

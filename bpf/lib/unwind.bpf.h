@@ -34,13 +34,24 @@ struct uw_state {
 	 */
 	__u64 m_start, m_end, m_bias;
 	__u32 m_obj, m_height;
+	__u64 win_lo;		/* user address of uw_scratch::win[0] */
+	__u32 win_len;		/* valid bytes in win; 0: empty */
+	__u32 pad;
 };
 
 #define UNWIND_DONE ((__u32)-1)
 
+/*
+ * User stack bytes read once and used by the frames above: each
+ * bpf_probe_read_user costs about as much as the rest of a frame, and a
+ * window of this size holds ~10-25 small frames.
+ */
+#define UW_WIN_BYTES 1024
+
 struct uw_scratch {
 	struct uw_state st;
 	struct hc_stack_rec rec;
+	__u8 win[UW_WIN_BYTES];
 };
 
 #endif /* HC_BPF_LIB_UNWIND_BPF_H */

@@ -81,28 +81,71 @@ static __always_inline struct hc_cfi_rule *unwind_find_rule(void *tree, __u32 he
 	return &n->leaf.rule[k];
 }
 
-/* One frame by frame pointer: [bp] is the caller's bp, [bp+8] the return address. */
-static __always_inline __u32 unwind_fp_step(struct uw_state *st)
-{
-	__u64 frame[2];
+#define UW_PAGE_SIZE 4096
 
-	if (!st->bp || st->bp < st->sp)
+/*
+ * Make the window hold user bytes [lo, hi) (hi - lo <= UW_SPAN_BYTES + 8).
+ * A refill reads from lo up to the end of lo's page, at most UW_WIN_BYTES:
+ * the frames above lo are what the walk needs next, and the next page may
+ * be unmapped (above the top of the stack) and fail the whole read. A
+ * range crossing into the next page is read exactly. 0 or -1 (unreadable).
+ */
+static __always_inline int uw_window(struct uw_scratch *s, __u64 lo, __u64 hi)
+{
+	struct uw_state *st = &s->st;
+	__u64 n;
+
+	if (lo >= st->win_lo && hi <= st->win_lo + st->win_len)
+		return 0;
+	n = UW_PAGE_SIZE - (lo & (UW_PAGE_SIZE - 1));
+	if (n > UW_WIN_BYTES)
+		n = UW_WIN_BYTES;
+	if (n < hi - lo)
+		n = hi - lo;
+	st->win_len = 0;
+	if (n < 8 || n > UW_WIN_BYTES)
+		return -1;	/* cannot happen: bounds for the verifier */
+	if (bpf_probe_read_user(s->win, n, (void *)lo))
+		return -1;
+	st->win_lo = lo;
+	st->win_len = n;
+	return 0;
+}
+
+/* The u64 at user address @addr, which uw_window() put in the window. */
+static __always_inline __u64 uw_load(struct uw_scratch *s, __u64 addr)
+{
+	__u64 off = addr - s->st.win_lo;
+
+	if (off > UW_WIN_BYTES - 8)
+		return 0;	/* cannot happen: bounds for the verifier */
+	return *(__u64 *)(s->win + off);
+}
+
+/* One frame by frame pointer: [bp] is the caller's bp, [bp+8] the return address. */
+static __always_inline __u32 unwind_fp_step(struct uw_scratch *s)
+{
+	struct uw_state *st = &s->st;
+	__u64 bp = st->bp;
+
+	if (!bp || bp < st->sp)
 		return HC_STAT_UNWIND_BAD_SP;
-	if (bpf_probe_read_user(frame, sizeof(frame), (void *)st->bp))
+	if (uw_window(s, bp, bp + 16))
 		return HC_STAT_UNWIND_READ_ERR;
-	st->sp = st->bp + 16;
-	st->bp = frame[0];
-	st->pc = frame[1];
+	st->sp = bp + 16;
+	st->bp = uw_load(s, bp);
+	st->pc = uw_load(s, bp + 8);
 	st->fp_frames++;
 	return 0;
 }
 
-/* a saved %rbp at most this far below the CFA is read together with the return address */
+/* a saved %rbp at most this far below the CFA comes in the same window as the return address */
 #define UW_SPAN_BYTES 64
 
-static __always_inline __u32 unwind_cfi_step(struct uw_state *st, struct hc_cfi_rule *row)
+static __always_inline __u32 unwind_cfi_step(struct uw_scratch *s, struct hc_cfi_rule *row)
 {
-	__u64 cfa, ra, bp;
+	struct uw_state *st = &s->st;
+	__u64 cfa, lo, bp_addr;
 
 	switch (row->cfa) {
 	case HC_CFA_RSP:
@@ -123,34 +166,22 @@ static __always_inline __u32 unwind_cfi_step(struct uw_state *st, struct hc_cfi_
 	/* a caller's frame lies above its callee's: anything else is corruption */
 	if (cfa <= st->sp)
 		return HC_STAT_UNWIND_BAD_SP;
-	if (row->rbp == HC_RBP_AT_CFA && row->rbp_off < 0 && row->rbp_off >= -UW_SPAN_BYTES &&
-	    !(row->rbp_off & 7)) {
-		/*
-		 * The saved %rbp a few words below the return address (at CFA-16
-		 * after push %rbp): one read for both, since each user read is a
-		 * large share of a frame's cost.
-		 */
-		__u64 span[UW_SPAN_BYTES / 8] = {};
-		__u32 n = (__u32)(-row->rbp_off) / 8;
-
-		if (n < 2 || n > UW_SPAN_BYTES / 8)
-			return HC_STAT_UNWIND_UNSUP;	/* cannot happen: bounds for the verifier */
-		if (bpf_probe_read_user(span, n * 8, (void *)(cfa + row->rbp_off)))
-			return HC_STAT_UNWIND_READ_ERR;
-		st->bp = span[0];
-		/* masked: clang re-derives n - 1 from the size and the verifier loses its bounds */
-		ra = span[(n - 1) & (UW_SPAN_BYTES / 8 - 1)];
-	} else if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
+	lo = cfa - 8;
+	/* the saved %rbp just below the return address (CFA-16 after push %rbp): one window */
+	if (row->rbp == HC_RBP_AT_CFA && row->rbp_off < 0 && row->rbp_off >= -UW_SPAN_BYTES)
+		lo = cfa + row->rbp_off;
+	if (uw_window(s, lo, cfa))
 		return HC_STAT_UNWIND_READ_ERR;
-	} else if (row->rbp == HC_RBP_AT_CFA) {
-		if (bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + row->rbp_off)))
+	st->pc = uw_load(s, cfa - 8);
+	if (row->rbp == HC_RBP_AT_CFA) {
+		bp_addr = cfa + row->rbp_off;
+		if (uw_window(s, bp_addr, bp_addr + 8))	/* already there but for odd offsets */
 			return HC_STAT_UNWIND_READ_ERR;
-		st->bp = bp;
+		st->bp = uw_load(s, bp_addr);
 	} else if (row->rbp == HC_RBP_UNSUP) {
 		st->bp = 0;	/* unknown from here: a later FP step will stop cleanly */
 	}
 	st->sp = cfa;
-	st->pc = ra;
 	return 0;
 }
 
@@ -202,9 +233,9 @@ static long unwind_step(__u32 i, void *ctx)
 					       (__u32)(lookup_pc - st->m_bias));
 	}
 	if (!row || row->cfa == HC_CFA_NONE)
-		reason = unwind_fp_step(st);
+		reason = unwind_fp_step(s);
 	else
-		reason = unwind_cfi_step(st, row);
+		reason = unwind_cfi_step(s, row);
 	if (!reason && !st->pc)
 		reason = UNWIND_DONE;	/* a zero return address ends the chain */
 	if (reason) {
@@ -233,6 +264,7 @@ static __always_inline __u32 unwind_user(struct uw_scratch *s, struct pt_regs *r
 	st->stop = 0;
 	st->fp_frames = 0;
 	st->have_map = 0;
+	st->win_len = 0;
 	bpf_loop(HC_MAX_STACK_DEPTH, unwind_step, NULL, 0);
 	/* every iteration recorded a frame and none found the end: the stack is deeper */
 	if (!st->stop)

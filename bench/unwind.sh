@@ -471,7 +471,7 @@ wait "$A" "$B" "$F" "$X" 2>/dev/null || true
 
 echo "## Table memory (--unwind=cfi, one process recorded with -p)"
 echo
-echo "| process | executable objects it maps (vdso included) | tables built | rows | hotcold's figure (rows x 12 B + 8 KiB per process) | kernel: row arrays (bytes_memlock) | kernel: unwind_objs + unwind_procs |"
+echo "| process | executable objects it maps (vdso included) | tables built | rows | hotcold's figure (tree nodes x 384 B + 8 KiB per process) | kernel: row arrays (bytes_memlock) | kernel: unwind_objs + unwind_procs |"
 echo "|---|---|---|---|---|---|---|"
 printf '| C, no frame pointers (glibc_calls) | %s | %s | %s | %s MiB | %s in %s arrays | %s |\n' \
 	"$a_objs" "$a_t" "$a_r" "$a_m" "$(mib "$a_kr")" "$a_kn" "$(mib "$a_km")"

@@ -3,7 +3,8 @@
  * Loads CFI rows into BPF maps: unwind_objs (ARRAY_OF_MAPS, object id -> an
  * ARRAY of B+ tree nodes sized to the object, see unwind/cfi_tree.h) and
  * unwind_procs (tgid -> executable mappings). Object tables are shared and
- * reference-counted by process.
+ * reference-counted by process; unreferenced ones stay loaded in a bounded
+ * idle LRU, since the next process of the same binary usually follows soon.
  */
 #include "unwind/tables.h"
 
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +34,8 @@ _Static_assert(sizeof(struct hc_unwind_map) == 32, "hc_unwind_map ABI changed");
 #define NODE_BYTES ((sizeof(struct hc_cfi_node) + 7) & ~(size_t)7)
 
 #define UT_MAX_SEGS 8
+/* idle objects remembered at most (those without a table cost no kernel memory) */
+#define UT_MAX_IDLE_OBJS 1024
 
 /* An executable PT_LOAD: file offsets [off, off + filesz) load at vaddr. */
 struct useg {
@@ -44,9 +48,12 @@ struct uobj {
 	uint32_t nr_rows;
 	uint32_t nr_nodes;	/* elements of its inner array */
 	uint32_t height;	/* of its tree: inner levels above the leaves */
-	uint32_t refs;		/* registered processes mapping it */
+	uint32_t refs;		/* registered processes mapping it; 0: idle */
 	struct useg segs[UT_MAX_SEGS];
 	size_t nr_segs;
+	/* the file as it was built, checked before an idle table is used again */
+	uint64_t f_size, f_mtime_ns, f_ctime_ns;
+	struct uobj *idle_prev, *idle_next;	/* in unwind_tables' idle list */
 };
 
 struct uproc {
@@ -67,6 +74,9 @@ struct unwind_tables {
 	uint32_t *free_ids;	/* a FIFO of released ids, max_objects slots */
 	size_t free_head, free_nr;
 	uint64_t table_bytes;	/* kernel memory of the objects' nodes now */
+	/* objects no process maps, oldest first: kept until the idle limits evict them */
+	struct uobj *idle_head, *idle_tail;
+	size_t idle_rows;
 	struct unwind_tables_stats st;
 };
 
@@ -94,6 +104,7 @@ int unwind_tables__new(struct unwind_tables **out, const struct unwind_tables_op
 	ut->o.max_procs = o->max_procs ? o->max_procs : 4096;
 	ut->o.max_objects = o->max_objects ? o->max_objects : 4096;
 	ut->o.max_rows = o->max_rows ? o->max_rows : 4u << 20;
+	ut->o.max_idle_rows = o->max_idle_rows ? o->max_idle_rows : ut->o.max_rows / 8;
 	ut->o.proc_root = o->proc_root ? o->proc_root : "/proc";
 	ut->next_id = 1;
 	elf_version(EV_CURRENT);
@@ -257,6 +268,101 @@ static int open_mapped(const struct unwind_tables *ut, uint32_t tgid, const stru
 	return fd < 0 ? -errno : fd;
 }
 
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000ull + ts->tv_nsec;
+}
+
+/* Remember what the file looked like, so a reused inode is not taken for it. */
+static void note_file(struct uobj *ob, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return;
+	ob->f_size = st.st_size;
+	ob->f_mtime_ns = ts_ns(&st.st_mtim);
+	ob->f_ctime_ns = ts_ns(&st.st_ctim);
+}
+
+static bool same_file(const struct uobj *ob, int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && ob->f_size == (uint64_t)st.st_size &&
+	       ob->f_mtime_ns == ts_ns(&st.st_mtim) && ob->f_ctime_ns == ts_ns(&st.st_ctim);
+}
+
+/* Unload @ob's table and forget it (it must be unreferenced and not idle). */
+static void obj_evict(struct unwind_tables *ut, struct uobj *ob)
+{
+	if (ob->id) {
+		bpf_map_delete_elem(ut->objs_fd, &ob->id);
+		id_release(ut, ob->id);
+		ut->st.objects--;
+		ut->st.rows -= ob->nr_rows;
+		ut->st.bytes -= (uint64_t)ob->nr_nodes * NODE_BYTES;
+		ut->table_bytes -= (uint64_t)ob->nr_nodes * NODE_BYTES;
+	}
+	keymap__del(&ut->objs, ob->key_a, ob->inode, NULL);
+	free(ob);
+}
+
+static void idle_unlink(struct unwind_tables *ut, struct uobj *ob)
+{
+	if (ob->idle_prev)
+		ob->idle_prev->idle_next = ob->idle_next;
+	else
+		ut->idle_head = ob->idle_next;
+	if (ob->idle_next)
+		ob->idle_next->idle_prev = ob->idle_prev;
+	else
+		ut->idle_tail = ob->idle_prev;
+	ob->idle_prev = ob->idle_next = NULL;
+	ut->idle_rows -= ob->nr_rows;
+	ut->st.objects_idle--;
+}
+
+/* Evict the oldest idle object; false if there is none. */
+static bool idle_evict_oldest(struct unwind_tables *ut)
+{
+	struct uobj *ob = ut->idle_head;
+
+	if (!ob)
+		return false;
+	idle_unlink(ut, ob);
+	obj_evict(ut, ob);
+	return true;
+}
+
+/* Make room for a table of @nr rows under the limits by evicting idle tables. */
+static void idle_make_room(struct unwind_tables *ut, size_t nr)
+{
+	while ((ut->st.rows + nr > ut->o.max_rows || ut->st.objects >= ut->o.max_objects) &&
+	       idle_evict_oldest(ut))
+		;
+}
+
+/*
+ * An idle object for a process that maps it again: its table if it has one
+ * and the file @fd is still the one it was built from (same size, mtime and
+ * ctime: the inode may have been freed and reused), else NULL and the
+ * object is gone, to be built again.
+ * @fd < 0: nothing to check (the vdso) or nothing to check against (an
+ * unopenable file, where the old table is the best guess).
+ */
+static struct uobj *idle_revive(struct unwind_tables *ut, struct uobj *ob, int fd)
+{
+	idle_unlink(ut, ob);
+	/* no table: maybe the file was gone or unreadable then (a process that exited) */
+	if (!ob->id || (fd >= 0 && !same_file(ob, fd))) {
+		obj_evict(ut, ob);
+		return NULL;
+	}
+	ut->st.objects_reused++;
+	return ob;
+}
+
 static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf)
 {
 	struct cfi_table t;
@@ -275,8 +381,11 @@ static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf)
 	if (!t.nr || t.rows[t.nr - 1].pc >= UINT32_MAX) {
 		/* no CFI, or an object above 4 GiB of vaddr: rows hold 32-bit pcs */
 		ut->st.objects_no_cfi++;
-	} else if (ut->st.rows + t.nr > ut->o.max_rows || t.nr > HC_UNWIND_MAX_ROWS ||
-		   ut->st.objects >= ut->o.max_objects) {
+		goto release;
+	}
+	idle_make_room(ut, t.nr);
+	if (ut->st.rows + t.nr > ut->o.max_rows || t.nr > HC_UNWIND_MAX_ROWS ||
+	    ut->st.objects >= ut->o.max_objects) {
 		ut->st.over_limit++;
 	} else {
 		err = publish_rows(ut, ob, &t);
@@ -294,6 +403,7 @@ static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf)
 				ut->st.bytes_peak = ut->st.bytes;
 		}
 	}
+release:
 	cfi_table_release(&t);
 out:
 	ut->st.build_ns += mono_ns() - t0;
@@ -307,6 +417,7 @@ static int build_table(struct unwind_tables *ut, struct uobj *ob, int fd)
 
 	if (!elf)
 		return -ENOEXEC;
+	note_file(ob, fd);
 	err = build_table_elf(ut, ob, elf);
 	elf_end(elf);
 	return err;
@@ -327,8 +438,11 @@ static struct uobj *get_vdso(struct unwind_tables *ut, uint32_t tgid, const stru
 	int fd, err = -EIO;
 	Elf *elf;
 
-	if (keymap__get(&ut->objs, 0, 0, &v))
-		return (struct uobj *)(uintptr_t)v;
+	if (keymap__get(&ut->objs, 0, 0, &v)) {
+		ob = (struct uobj *)(uintptr_t)v;
+		/* the same kernel image for every process: nothing to check */
+		return ob->refs ? ob : idle_revive(ut, ob, -1);
+	}
 	ob = calloc(1, sizeof(*ob));
 	img = len <= (1 << 20) ? malloc(len) : NULL;
 	if (!ob || !img) {
@@ -365,8 +479,17 @@ static struct uobj *get_obj(struct unwind_tables *ut, uint32_t tgid, const struc
 	struct uobj *ob;
 	int fd, err;
 
-	if (keymap__get(&ut->objs, key_a, m->inode, &v))
-		return (struct uobj *)(uintptr_t)v;
+	if (keymap__get(&ut->objs, key_a, m->inode, &v)) {
+		ob = (struct uobj *)(uintptr_t)v;
+		if (ob->refs)
+			return ob;
+		fd = open_mapped(ut, tgid, m);
+		ob = idle_revive(ut, ob, fd);
+		if (fd >= 0)
+			close(fd);
+		if (ob)
+			return ob;
+	}
 	ob = calloc(1, sizeof(*ob));
 	if (!ob)
 		return NULL;
@@ -403,21 +526,28 @@ static bool map_bias(const struct uobj *ob, const struct procmap *m, uint64_t *b
 	return false;
 }
 
-/* Drop one process reference; the last one evicts the table from the kernel. */
+/*
+ * Drop one process reference. The last one makes the object idle: its table
+ * stays loaded (a compiler, shell or test binary is usually run again soon,
+ * and rebuilding costs tens of ms of libdw for a large one) until the idle
+ * limits evict it, oldest first.
+ */
 static void obj_put(struct unwind_tables *ut, struct uobj *ob)
 {
 	if (--ob->refs)
 		return;
-	if (ob->id) {
-		bpf_map_delete_elem(ut->objs_fd, &ob->id);
-		id_release(ut, ob->id);
-		ut->st.objects--;
-		ut->st.rows -= ob->nr_rows;
-		ut->st.bytes -= (uint64_t)ob->nr_nodes * NODE_BYTES;
-		ut->table_bytes -= (uint64_t)ob->nr_nodes * NODE_BYTES;
-	}
-	keymap__del(&ut->objs, ob->key_a, ob->inode, NULL);
-	free(ob);
+	ob->idle_prev = ut->idle_tail;
+	ob->idle_next = NULL;
+	if (ut->idle_tail)
+		ut->idle_tail->idle_next = ob;
+	else
+		ut->idle_head = ob;
+	ut->idle_tail = ob;
+	ut->idle_rows += ob->nr_rows;
+	ut->st.objects_idle++;
+	while ((ut->idle_rows > ut->o.max_idle_rows || ut->st.objects_idle > UT_MAX_IDLE_OBJS) &&
+	       idle_evict_oldest(ut))
+		;
 }
 
 static void uproc_free(struct unwind_tables *ut, struct uproc *p)

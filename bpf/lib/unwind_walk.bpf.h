@@ -7,12 +7,13 @@
 #define HC_BPF_LIB_UNWIND_WALK_BPF_H
 
 /*
- * Binary searches run as bpf_loop() callbacks: the verifier checks a
+ * The mapping search runs as bpf_loop() callbacks: the verifier checks a
  * callback body once, while a bounded loop with a branch per step is
  * explored path by path (seconds of load time, worse with a target filter).
+ * The row search needs neither: its node searches have no branches.
  */
 struct uw_search {
-	void *base;		/* struct hc_unwind_proc * or the object's rows map */
+	void *base;		/* struct hc_unwind_proc * */
 	__u64 key;		/* pc or vaddr searched for */
 	__u32 lo, hi;
 };

@@ -40,8 +40,8 @@
 #    each, however many processes map them. (A difference, not a total, so
 #    the tables hotcold preloads for the runtime libraries it maps itself
 #    cancel out.)
-# 4. Loader cost under process churn: a shell running 20 compiles one after
-#    the other (new gcc, cc1 and as processes each time, as on a build
+# 4. Loader cost under process churn: a shell running 20 compiles (~0.4 s
+#    each) one after the other (new gcc, cc1 and as processes each time, as on a build
 #    machine) recorded with --unwind=cfi at 99 Hz: hotcold's own CPU (-v
 #    "loader cpu" line, whole life), tables built, their build time and the
 #    tables reused from the idle cache. With --before, both binaries
@@ -509,21 +509,25 @@ fi
 # ---- 4. loader cost under process churn ------------------------------------------
 [[ -z $ONLY || $ONLY == churn ]] || exit 0
 CHURN_N=20
-echo 'int tiny(int x) { return x * 3; }' >"$TMP/tiny.c"
+# 150 small functions: cc1 runs ~0.4 s, long enough to be sampled and need tables
+for i in $(seq 150); do
+	echo "int f$i(int *a, int n) { int s = 0; for (int j = 0; j < n; j++) s += a[j] * $i + (s >> 3); return s; }"
+done >"$TMP/churn.c"
 
 # churn_run BIN: records a shell running CHURN_N compiles one after the other
 # (gcc, cc1, as: new processes of the same large binaries, as on a build
-# machine) with --unwind=cfi at 99 Hz; prints "loader_cpu_s tables_built build_ms reused"
+# machine) with --unwind=cfi at 99 Hz; prints "loader_cpu_s tables_built build_ms reused peak_mib"
 churn_run() {
 	"$1" record -v -F 99 --unwind=cfi -o "$TMP/churn.folded" -- sh -c \
-		"i=0; while [ \$i -lt $CHURN_N ]; do gcc -O2 -c '$TMP/tiny.c' -o '$TMP/tiny.o'; i=\$((i + 1)); done" \
+		"i=0; while [ \$i -lt $CHURN_N ]; do gcc -O2 -c '$TMP/churn.c' -o '$TMP/churn.o'; i=\$((i + 1)); done" \
 		>/dev/null 2>"$TMP/churn.err" || true
 	awk '/^hotcold: loader cpu/ { cpu = $4 + $8 }
 	     /^unwind: [0-9]+ tables built/ {
 		t = $2; ms = $0; sub(/.*; /, "", ms); sub(/ ms\).*/, "", ms)
 		r = 0; if (match($0, /[0-9]+ reused/)) r = substr($0, RSTART, RLENGTH - 7)
+		mib = $0; sub(/ MiB of kernel memory.*/, "", mib); sub(/.*rows, /, "", mib)
 	     }
-	     END { printf "%.3f %s %s %s\n", cpu, t, ms, r }' "$TMP/churn.err"
+	     END { printf "%.3f %s %s %s %s\n", cpu, t, ms, r, mib }' "$TMP/churn.err"
 }
 
 : >"$TMP/churn"
@@ -537,15 +541,15 @@ for r in $(seq "$ROUNDS"); do
 done
 echo "## Loader cost under process churn ($CHURN_N x gcc -c, one after the other, under hotcold record -v -F 99 --unwind=cfi -- sh -c ...; $ROUNDS rounds)"
 echo
-echo "| hotcold | loader CPU s (-v, whole life): median (min..max) | tables built | table build ms | tables reused while idle |"
-echo "|---|---|---|---|---|"
+echo "| hotcold | loader CPU s (-v, whole life): median (min..max) | tables built | table build ms | tables reused while idle | peak MiB of tables |"
+echo "|---|---|---|---|---|---|"
 for which in after ${BEFORE:+before}; do
 	awk -v w="$which" '$1 == w' "$TMP/churn" | sort -k2 -n | awk -v w="$which" -v b="${BEFORE:-}" '
-		{ c[NR] = $2; t[NR] = $3; ms[NR] = $4; ru[NR] = $5 }
+		{ c[NR] = $2; t[NR] = $3; ms[NR] = $4; ru[NR] = $5; mb[NR] = $6 }
 		END {
 			if (!NR) exit
 			k = int((NR + 1) / 2)
-			printf "| %s | %s (%s..%s) | %s | %s | %s |\n", w == "after" ? "this build" : "--before " b,
-				c[k], c[1], c[NR], t[k], ms[k], ru[k]
+			printf "| %s | %s (%s..%s) | %s | %s | %s | %s |\n", w == "after" ? "this build" : "--before " b,
+				c[k], c[1], c[NR], t[k], ms[k], ru[k], mb[k]
 		}'
 done

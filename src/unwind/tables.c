@@ -186,6 +186,7 @@ int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 	uint64_t v;
 	int err;
 
+	uobj_expire_idle(ut);
 	snprintf(path, sizeof(path), "%s/%u/maps", ut->o.proc_root, tgid);
 	pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
 	if (!pm)
@@ -300,6 +301,7 @@ void unwind_tables__remove_process(struct unwind_tables *ut, uint32_t tgid)
 	bpf_map_delete_elem(ut->procs_fd, &key);
 	uproc_free(ut, (struct uproc *)(uintptr_t)v);
 	ut->st.procs--;
+	uobj_expire_idle(ut);
 	ut->st.bytes = ut->table_bytes + ut->st.procs * sizeof(struct hc_unwind_proc);
 }
 

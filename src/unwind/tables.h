@@ -17,7 +17,8 @@ struct unwind_tables_opts {
 	size_t max_procs;	/* processes with tables at once; 0: 4096 */
 	size_t max_objects;	/* distinct objects; 0: 4096 */
 	size_t max_rows;	/* rows over all objects (~12 bytes each in the kernel); 0: 4M */
-	size_t max_idle_rows;	/* of those, in tables no process maps now; 0: max_rows / 4 */
+	size_t max_idle_rows;	/* of those, in tables no process maps now (each kept at most
+				 * 60 s after its last user went away); 0: max_rows / 4 */
 	const char *proc_root;	/* NULL: "/proc" */
 };
 

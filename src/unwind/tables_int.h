@@ -21,6 +21,8 @@
 #define NODE_BYTES ((sizeof(struct hc_cfi_node) + 7) & ~(size_t)7)
 
 #define UT_MAX_SEGS 8
+/* idle tables unused this long are unloaded: churn has moved on to other binaries */
+#define UT_IDLE_TTL_NS (60 * 1000000000ull)
 /* idle objects remembered at most (those without a table cost no kernel memory) */
 #define UT_MAX_IDLE_OBJS 1024
 
@@ -41,6 +43,7 @@ struct uobj {
 	/* the file as it was built, checked before an idle table is used again */
 	uint64_t f_size, f_mtime_ns, f_ctime_ns;
 	struct uobj *idle_prev, *idle_next;	/* in unwind_tables' idle list */
+	uint64_t idle_ns;			/* when it went idle */
 };
 
 struct uproc {
@@ -79,6 +82,8 @@ struct uobj *uobj_get(struct unwind_tables *ut, uint32_t tgid, const struct proc
 struct uobj *uobj_get_vdso(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m);
 /* Drop one reference; the last one makes @ob idle (its table stays loaded). */
 void uobj_put(struct unwind_tables *ut, struct uobj *ob);
+/* Unload idle tables unused for UT_IDLE_TTL_NS. */
+void uobj_expire_idle(struct unwind_tables *ut);
 /* The load bias of mapping @m of @ob: object vaddr = ip - bias. */
 bool uobj_bias(const struct uobj *ob, const struct procmap *m, uint64_t *bias);
 

@@ -394,7 +394,7 @@ bool uobj_bias(const struct uobj *ob, const struct procmap *m, uint64_t *bias)
  * Drop one process reference. The last one makes the object idle: its table
  * stays loaded (a compiler, shell or test binary is usually run again soon,
  * and rebuilding costs tens of ms of libdw for a large one) until the idle
- * limits evict it, oldest first.
+ * limits (rows, objects, UT_IDLE_TTL_NS unused) evict it, oldest first.
  */
 void uobj_put(struct unwind_tables *ut, struct uobj *ob)
 {
@@ -408,8 +408,18 @@ void uobj_put(struct unwind_tables *ut, struct uobj *ob)
 		ut->idle_head = ob;
 	ut->idle_tail = ob;
 	ut->idle_rows += ob->nr_rows;
+	ob->idle_ns = tables_mono_ns();
 	ut->st.objects_idle++;
 	while ((ut->idle_rows > ut->o.max_idle_rows || ut->st.objects_idle > UT_MAX_IDLE_OBJS) &&
 	       idle_evict_oldest(ut))
 		;
+}
+
+void uobj_expire_idle(struct unwind_tables *ut)
+{
+	uint64_t now = tables_mono_ns();
+
+	/* the list is in idle order: only its head can have expired */
+	while (ut->idle_head && now - ut->idle_head->idle_ns > UT_IDLE_TTL_NS)
+		idle_evict_oldest(ut);
 }

@@ -40,6 +40,12 @@
 #    each, however many processes map them. (A difference, not a total, so
 #    the tables hotcold preloads for the runtime libraries it maps itself
 #    cancel out.)
+# 4. Loader cost under process churn: a shell running 20 compiles (~0.4 s
+#    each) one after the other (new gcc, cc1 and as processes each time, as on a build
+#    machine) recorded with --unwind=cfi at 99 Hz: hotcold's own CPU (-v
+#    "loader cpu" line, whole life), tables built, their build time and the
+#    tables reused from the idle cache. With --before, both binaries
+#    alternate; medians over --rounds.
 #
 # Markdown on stdout, progress on stderr. Needs root, gcc, g++, bpftool, jq, python3.
 # An arm during which other tasks (hotcold included) used more than
@@ -47,17 +53,23 @@
 # is kept); the table counts only clean rounds when an arm has any.
 #
 # usage: bench/unwind.sh [--rounds N] [--seconds S] [--freq HZ] [--hotcold PATH]
-#                        [--clean-max SHARE] [--retries N] [--only cost|tables] [--keep]
+#                        [--clean-max SHARE] [--retries N] [--only cost|tables|churn] [--keep]
+#                        [--before PATH]
 #        bench/unwind.sh --from DIR/cost [--rounds N --seconds S ...]   (reprint part 1 of a --keep run)
+#
+# --before PATH: another hotcold binary (say, the previous commit's) measured
+# as a third mode, "cfi-before", in the same rounds and on the same workloads
+# as --unwind=cfi: a before/after comparison side by side.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HOTCOLD=$ROOT/hotcold
+BEFORE=""	# --before: a second hotcold binary, measured as mode cfi-before
 ROUNDS=3
 SECS=4
 HZ=999
 KEEP=0
-ONLY=""		# cost | tables: run one part only
+ONLY=""		# cost | tables | churn: run one part only
 FROM=""		# a cost file kept by --keep: print part 1 from it, measure nothing
 CLEAN_MAX=0.25		# other tasks' share of all CPUs above which an arm is re-run
 RETRIES=2
@@ -75,6 +87,7 @@ while [[ $# -gt 0 ]]; do
 	--seconds) SECS=${2:?}; shift 2 ;;
 	--freq) HZ=${2:?}; shift 2 ;;
 	--hotcold) HOTCOLD=${2:?}; shift 2 ;;
+	--before) BEFORE=${2:?}; shift 2 ;;
 	--clean-max) CLEAN_MAX=${2:?}; shift 2 ;;
 	--retries) RETRIES=${2:?}; shift 2 ;;
 	--only) ONLY=${2:?}; shift 2 ;;
@@ -84,11 +97,12 @@ while [[ $# -gt 0 ]]; do
 	*) usage >&2; exit 2 ;;
 	esac
 done
-[[ -z $ONLY || $ONLY == cost || $ONLY == tables ]] || die "--only takes cost or tables"
+[[ -z $ONLY || $ONLY == cost || $ONLY == tables || $ONLY == churn ]] ||
+	die "--only takes cost, tables or churn"
 [[ $ROUNDS =~ ^[1-9][0-9]*$ && $SECS =~ ^[1-9][0-9]*$ && $HZ =~ ^[1-9][0-9]*$ ]] ||
 	die "--rounds, --seconds and --freq take positive integers"
 [[ $(id -u) == 0 ]] || die "needs root"
-for t in gcc g++ jq python3 "$BPFTOOL" "$HOTCOLD"; do
+for t in gcc g++ jq python3 "$BPFTOOL" "$HOTCOLD" ${BEFORE:+"$BEFORE"}; do
 	command -v "$t" >/dev/null || die "'$t' not found"
 done
 
@@ -222,7 +236,7 @@ NCPU=$(nproc)
 ARMS=()
 for build in nofp fp; do
 	for depth in 10 40; do
-		for mode in cfi fp; do ARMS+=("$build:$depth:$mode"); done
+		for mode in cfi ${BEFORE:+cfi-before} fp; do ARMS+=("$build:$depth:$mode"); done
 	done
 done
 
@@ -231,10 +245,12 @@ done
 # returns 1 if there is no data
 one_arm() {
 	local r=$1 build=$2 depth=$3 mode=$4 base a b hc id sm t0 c0 e0 t1 c1 e1 n0 n1 b0 b1 w0 w1 others
+	local bin=$HOTCOLD umode=$mode
+	[[ $mode != cfi-before ]] || { bin=$BEFORE; umode=cfi; }
 	base=$TMP/cost.$build.$depth.$mode.r$r
 	start "$TMP/$build/glibc_calls" $(((SECS + 8) * 1000)) "$TMP" "$depth"; a=$LAST
 	start "$TMP/$build/glibc_calls" $(((SECS + 8) * 1000)) "$TMP" "$depth"; b=$LAST
-	"$HOTCOLD" record -p "$a,$b" --unwind="$mode" -e cpu-clock -F "$HZ" -d $((SECS + 6)) \
+	"$bin" record -p "$a,$b" --unwind="$umode" -e cpu-clock -F "$HZ" -d $((SECS + 6)) \
 		-o "$base.folded" 2>"$base.err" &
 	hc=$!
 	id=$(wait_prog "$hc" "$base.err")
@@ -363,7 +379,7 @@ signal.pause()' >"$TMP/holder.out" 2>"$TMP/holder.err" &
 	HOLDER_PID=""
 }
 
-if [[ $ONLY != tables ]]; then
+if [[ -z $ONLY || $ONLY == cost ]]; then
 sysctl -qw kernel.bpf_stats_enabled=1
 hold_stats
 : >"$TMP/cost"
@@ -435,7 +451,7 @@ record_tables() {
 		"$TMP/mem.$name.err" | awk -v k="$km" '{ print $1, $2, $3, k }'
 }
 
-[[ $ONLY != cost ]] || exit 0
+if [[ -z $ONLY || $ONLY == tables ]]; then
 mib() { awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'; }
 LONG=60000	# ms: the workloads outlive all the recordings (killed after them)
 
@@ -462,7 +478,7 @@ wait "$A" "$B" "$F" "$X" 2>/dev/null || true
 
 echo "## Table memory (--unwind=cfi, one process recorded with -p)"
 echo
-echo "| process | executable objects it maps (vdso included) | tables built | rows | hotcold's figure (rows x 12 B + 8 KiB per process) | kernel: row arrays (bytes_memlock) | kernel: unwind_objs + unwind_procs |"
+echo "| process | executable objects it maps (vdso included) | tables built | rows | hotcold's figure (tree nodes x 384 B + 8 KiB per process) | kernel: row arrays (bytes_memlock) | kernel: unwind_objs + unwind_procs |"
 echo "|---|---|---|---|---|---|---|"
 printf '| C, no frame pointers (glibc_calls) | %s | %s | %s | %s MiB | %s in %s arrays | %s |\n' \
 	"$a_objs" "$a_t" "$a_r" "$a_m" "$(mib "$a_kr")" "$a_kn" "$(mib "$a_km")"
@@ -487,3 +503,53 @@ printf '| A + B + F + X | %s | %s | %s | %s | %s | %s |\n' \
 	"$all_t" $((all_t - a_t)) "$new_all" "$(verify_delta $((all_t - a_t)) "$new_all")" "$all_r" "$all_m"
 echo
 echo "(Tables kept per process instead would be $((2 * a_t)) for A + B and $((3 * a_t + x_t)) for A + B + F + X.)"
+echo
+fi
+
+# ---- 4. loader cost under process churn ------------------------------------------
+[[ -z $ONLY || $ONLY == churn ]] || exit 0
+CHURN_N=20
+# 150 small functions: cc1 runs ~0.4 s, long enough to be sampled and need tables
+for i in $(seq 150); do
+	echo "int f$i(int *a, int n) { int s = 0; for (int j = 0; j < n; j++) s += a[j] * $i + (s >> 3); return s; }"
+done >"$TMP/churn.c"
+
+# churn_run BIN: records a shell running CHURN_N compiles one after the other
+# (gcc, cc1, as: new processes of the same large binaries, as on a build
+# machine) with --unwind=cfi at 99 Hz; prints "loader_cpu_s tables_built build_ms reused peak_mib"
+churn_run() {
+	"$1" record -v -F 99 --unwind=cfi -o "$TMP/churn.folded" -- sh -c \
+		"i=0; while [ \$i -lt $CHURN_N ]; do gcc -O2 -c '$TMP/churn.c' -o '$TMP/churn.o'; i=\$((i + 1)); done" \
+		>/dev/null 2>"$TMP/churn.err" || true
+	awk '/^hotcold: loader cpu/ { cpu = $4 + $8 }
+	     /^unwind: [0-9]+ tables built/ {
+		t = $2; ms = $0; sub(/.*; /, "", ms); sub(/ ms\).*/, "", ms)
+		r = 0; if (match($0, /[0-9]+ reused/)) r = substr($0, RSTART, RLENGTH - 7)
+		mib = $0; sub(/ MiB of kernel memory.*/, "", mib); sub(/.*rows, /, "", mib)
+	     }
+	     END { printf "%.3f %s %s %s %s\n", cpu, t, ms, r, mib }' "$TMP/churn.err"
+}
+
+: >"$TMP/churn"
+for r in $(seq "$ROUNDS"); do
+	for which in after ${BEFORE:+before}; do
+		bin=$HOTCOLD
+		[[ $which == after ]] || bin=$BEFORE
+		log "churn round $r/$ROUNDS: $which"
+		echo "$which $(churn_run "$bin")" >>"$TMP/churn"
+	done
+done
+echo "## Loader cost under process churn ($CHURN_N x gcc -c, one after the other, under hotcold record -v -F 99 --unwind=cfi -- sh -c ...; $ROUNDS rounds)"
+echo
+echo "| hotcold | loader CPU s (-v, whole life): median (min..max) | tables built | table build ms | tables reused while idle | peak MiB of tables |"
+echo "|---|---|---|---|---|---|"
+for which in after ${BEFORE:+before}; do
+	awk -v w="$which" '$1 == w' "$TMP/churn" | sort -k2 -n | awk -v w="$which" -v b="${BEFORE:-}" '
+		{ c[NR] = $2; t[NR] = $3; ms[NR] = $4; ru[NR] = $5; mb[NR] = $6 }
+		END {
+			if (!NR) exit
+			k = int((NR + 1) / 2)
+			printf "| %s | %s (%s..%s) | %s | %s | %s | %s |\n", w == "after" ? "this build" : "--before " b,
+				c[k], c[1], c[NR], t[k], ms[k], ru[k], mb[k]
+		}'
+done

@@ -53,13 +53,13 @@ struct unwind_rows {
 	__uint(max_entries, 1);
 	/* sizes, not __type(): clang emits only a FWD for a type seen through pointers */
 	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct hc_cfi_row));
+	__uint(value_size, sizeof(struct hc_cfi_node));
 };
 
-/* object id -> its rows (src/unwind/tables.c owns it) */
+/* object id -> its rows as B+ tree nodes (src/unwind/tables.c owns it) */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
-	__uint(max_entries, 4096);
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);	/* lookups inlined, see tables.c */
+	__uint(max_entries, 4097);
 	__type(key, __u32);
 	__array(values, struct unwind_rows);
 } unwind_objs SEC(".maps");

@@ -3,11 +3,11 @@
  * The CFI user-stack unwinder (x86-64). The including object defines the
  * maps it uses (their fds are shared by the loader, see src/unwind/tables.c):
  *   unwind_procs   HASH tgid -> struct hc_unwind_proc (executable mappings)
- *   unwind_objs    HASH_OF_MAPS obj id -> ARRAY of struct hc_cfi_row
+ *   unwind_objs    ARRAY_OF_MAPS obj id -> ARRAY of struct hc_cfi_node (a B+ tree)
  *   unwind_scratch PERCPU_ARRAY[1] of struct uw_scratch
  * and a stats map passed as UNWIND_STATS.
  *
- * Each step: find the mapping of pc, binary-search its object's rows, compute
+ * Each step: find the mapping of pc, search its object's row tree, compute
  * the CFA, read the return address at CFA-8 and, if saved, the caller's %rbp.
  * Code without rows (JIT, objects without .eh_frame) is walked by frame
  * pointer and counted. bpf_loop() keeps the verifier's work to one step.
@@ -33,14 +33,25 @@ struct uw_state {
 	 * skip the process lookup and the mapping search.
 	 */
 	__u64 m_start, m_end, m_bias;
-	__u32 m_obj, m_nr_rows;
+	__u32 m_obj, m_height;
+	__u64 win_lo;		/* user address of uw_scratch::win[0] */
+	__u32 win_len;		/* valid bytes in win; 0: empty */
+	__u32 pad;
 };
 
 #define UNWIND_DONE ((__u32)-1)
 
+/*
+ * User stack bytes read once and used by the frames above: each
+ * bpf_probe_read_user costs about as much as the rest of a frame, and a
+ * window of this size holds ~10-25 small frames.
+ */
+#define UW_WIN_BYTES 1024
+
 struct uw_scratch {
 	struct uw_state st;
 	struct hc_stack_rec rec;
+	__u8 win[UW_WIN_BYTES];
 };
 
 #endif /* HC_BPF_LIB_UNWIND_BPF_H */

@@ -7,12 +7,13 @@
 #define HC_BPF_LIB_UNWIND_WALK_BPF_H
 
 /*
- * Binary searches run as bpf_loop() callbacks: the verifier checks a
+ * The mapping search runs as bpf_loop() callbacks: the verifier checks a
  * callback body once, while a bounded loop with a branch per step is
  * explored path by path (seconds of load time, worse with a target filter).
+ * The row search needs neither: its node searches have no branches.
  */
 struct uw_search {
-	void *base;		/* struct hc_unwind_proc * or the object's rows map */
+	void *base;		/* struct hc_unwind_proc * */
 	__u64 key;		/* pc or vaddr searched for */
 	__u32 lo, hi;
 };
@@ -52,59 +53,100 @@ static __always_inline struct hc_unwind_map *unwind_find_map(struct hc_unwind_pr
 	return &p->maps[idx];
 }
 
-static long row_search_step(__u32 i, void *ctx)
+/*
+ * The rule covering vaddr in an object's B+ tree (abi/unwind.h): one lookup
+ * per level, each followed by a branch-free search of the node with direct
+ * loads. A bounded loop over at most HC_CFI_MAX_HEIGHT inner levels: each
+ * level either descends or returns, so the verifier walks a handful of paths.
+ */
+static __always_inline struct hc_cfi_rule *unwind_find_rule(void *tree, __u32 height, __u32 vaddr)
 {
-	struct uw_search *q = ctx;
-	struct hc_cfi_row *r;
-	__u32 mid;
+	struct hc_cfi_node *n;
+	__u32 idx = 0, k, l;
 
-	if (q->lo >= q->hi)
-		return 1;
-	mid = (q->lo + q->hi) / 2;
-	r = bpf_map_lookup_elem(q->base, &mid);
-	if (!r) {
-		q->lo = 0;	/* cannot happen for mid < nr: give up */
-		return 1;
+	for (l = 0; l < HC_CFI_MAX_HEIGHT; l++) {
+		if (l >= height)
+			break;
+		n = bpf_map_lookup_elem(tree, &idx);
+		if (!n)
+			return NULL;	/* a table replaced under us: FP for this frame */
+		idx = n->inner.first_child +
+		      hc_cfi_keys_search(n->inner.pc, HC_CFI_INNER_KEYS, vaddr);
 	}
-	if (r->pc <= q->key)
-		q->lo = mid + 1;
-	else
-		q->hi = mid;
+	n = bpf_map_lookup_elem(tree, &idx);
+	if (!n)
+		return NULL;
+	k = hc_cfi_keys_search(n->leaf.pc, HC_CFI_LEAF_ROWS, vaddr);
+	if (k >= HC_CFI_LEAF_ROWS || n->leaf.pc[k] > vaddr)
+		return NULL;	/* below the object's first row */
+	return &n->leaf.rule[k];
+}
+
+#define UW_PAGE_SIZE 4096
+
+/*
+ * Make the window hold user bytes [lo, hi) (hi - lo <= UW_SPAN_BYTES + 8).
+ * A refill reads from lo up to the end of lo's page, at most UW_WIN_BYTES:
+ * the frames above lo are what the walk needs next, and the next page may
+ * be unmapped (above the top of the stack) and fail the whole read. A
+ * range crossing into the next page is read exactly. 0 or -1 (unreadable).
+ */
+static __always_inline int uw_window(struct uw_scratch *s, __u64 lo, __u64 hi)
+{
+	struct uw_state *st = &s->st;
+	__u64 n;
+
+	if (lo >= st->win_lo && hi <= st->win_lo + st->win_len)
+		return 0;
+	n = UW_PAGE_SIZE - (lo & (UW_PAGE_SIZE - 1));
+	if (n > UW_WIN_BYTES)
+		n = UW_WIN_BYTES;
+	if (n < hi - lo)
+		n = hi - lo;
+	st->win_len = 0;
+	if (n < 8 || n > UW_WIN_BYTES)
+		return -1;	/* cannot happen: bounds for the verifier */
+	if (bpf_probe_read_user(s->win, n, (void *)lo))
+		return -1;
+	st->win_lo = lo;
+	st->win_len = n;
 	return 0;
 }
 
-/* The row covering vaddr: the last one with row.pc <= vaddr. */
-static __always_inline struct hc_cfi_row *unwind_find_row(void *rows, __u32 nr, __u32 vaddr)
+/* The u64 at user address @addr, which uw_window() put in the window. */
+static __always_inline __u64 uw_load(struct uw_scratch *s, __u64 addr)
 {
-	struct uw_search q = { .base = rows, .key = vaddr, .lo = 0, .hi = nr };
-	__u32 key;
+	__u64 off = addr - s->st.win_lo;
 
-	bpf_loop(HC_UNWIND_ROW_ITERS + 1, row_search_step, &q, 0);
-	if (q.lo == 0)
-		return NULL;
-	key = q.lo - 1;
-	return bpf_map_lookup_elem(rows, &key);
+	if (off > UW_WIN_BYTES - 8)
+		return 0;	/* cannot happen: bounds for the verifier */
+	return *(__u64 *)(s->win + off);
 }
 
 /* One frame by frame pointer: [bp] is the caller's bp, [bp+8] the return address. */
-static __always_inline __u32 unwind_fp_step(struct uw_state *st)
+static __always_inline __u32 unwind_fp_step(struct uw_scratch *s)
 {
-	__u64 frame[2];
+	struct uw_state *st = &s->st;
+	__u64 bp = st->bp;
 
-	if (!st->bp || st->bp < st->sp)
+	if (!bp || bp < st->sp)
 		return HC_STAT_UNWIND_BAD_SP;
-	if (bpf_probe_read_user(frame, sizeof(frame), (void *)st->bp))
+	if (uw_window(s, bp, bp + 16))
 		return HC_STAT_UNWIND_READ_ERR;
-	st->sp = st->bp + 16;
-	st->bp = frame[0];
-	st->pc = frame[1];
+	st->sp = bp + 16;
+	st->bp = uw_load(s, bp);
+	st->pc = uw_load(s, bp + 8);
 	st->fp_frames++;
 	return 0;
 }
 
-static __always_inline __u32 unwind_cfi_step(struct uw_state *st, struct hc_cfi_row *row)
+/* a saved %rbp at most this far below the CFA comes in the same window as the return address */
+#define UW_SPAN_BYTES 64
+
+static __always_inline __u32 unwind_cfi_step(struct uw_scratch *s, struct hc_cfi_rule *row)
 {
-	__u64 cfa, ra, bp;
+	struct uw_state *st = &s->st;
+	__u64 cfa, lo, bp_addr;
 
 	switch (row->cfa) {
 	case HC_CFA_RSP:
@@ -125,17 +167,22 @@ static __always_inline __u32 unwind_cfi_step(struct uw_state *st, struct hc_cfi_
 	/* a caller's frame lies above its callee's: anything else is corruption */
 	if (cfa <= st->sp)
 		return HC_STAT_UNWIND_BAD_SP;
-	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+	lo = cfa - 8;
+	/* the saved %rbp just below the return address (CFA-16 after push %rbp): one window */
+	if (row->rbp == HC_RBP_AT_CFA && row->rbp_off < 0 && row->rbp_off >= -UW_SPAN_BYTES)
+		lo = cfa + row->rbp_off;
+	if (uw_window(s, lo, cfa))
 		return HC_STAT_UNWIND_READ_ERR;
+	st->pc = uw_load(s, cfa - 8);
 	if (row->rbp == HC_RBP_AT_CFA) {
-		if (bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + row->rbp_off)))
+		bp_addr = cfa + row->rbp_off;
+		if (uw_window(s, bp_addr, bp_addr + 8))	/* already there but for odd offsets */
 			return HC_STAT_UNWIND_READ_ERR;
-		st->bp = bp;
+		st->bp = uw_load(s, bp_addr);
 	} else if (row->rbp == HC_RBP_UNSUP) {
 		st->bp = 0;	/* unknown from here: a later FP step will stop cleanly */
 	}
 	st->sp = cfa;
-	st->pc = ra;
 	return 0;
 }
 
@@ -145,7 +192,7 @@ static long unwind_step(__u32 i, void *ctx)
 	struct hc_unwind_proc *proc;
 	struct hc_unwind_map *m;
 	struct uw_scratch *s;
-	struct hc_cfi_row *row;
+	struct hc_cfi_rule *row;
 	struct uw_state *st;
 	__u32 zero = 0, idx, reason;
 	__u64 lookup_pc;
@@ -176,20 +223,20 @@ static long unwind_step(__u32 i, void *ctx)
 		st->m_end = m->end;
 		st->m_bias = m->bias;
 		st->m_obj = m->obj;
-		st->m_nr_rows = m->nr_rows;
+		st->m_height = m->height;
 		st->have_map = 1;
 	}
 	row = NULL;
 	if (st->m_obj) {
 		rows = bpf_map_lookup_elem(&unwind_objs, &st->m_obj);
 		if (rows)
-			row = unwind_find_row(rows, st->m_nr_rows,
-					      (__u32)(lookup_pc - st->m_bias));
+			row = unwind_find_rule(rows, st->m_height,
+					       (__u32)(lookup_pc - st->m_bias));
 	}
 	if (!row || row->cfa == HC_CFA_NONE)
-		reason = unwind_fp_step(st);
+		reason = unwind_fp_step(s);
 	else
-		reason = unwind_cfi_step(st, row);
+		reason = unwind_cfi_step(s, row);
 	if (!reason && !st->pc)
 		reason = UNWIND_DONE;	/* a zero return address ends the chain */
 	if (reason) {
@@ -218,6 +265,7 @@ static __always_inline __u32 unwind_user(struct uw_scratch *s, struct pt_regs *r
 	st->stop = 0;
 	st->fp_frames = 0;
 	st->have_map = 0;
+	st->win_len = 0;
 	bpf_loop(HC_MAX_STACK_DEPTH, unwind_step, NULL, 0);
 	/* every iteration recorded a frame and none found the end: the stack is deeper */
 	if (!st->stop)

@@ -9,12 +9,12 @@
 
 /* executable mappings per process the BPF unwinder can search */
 #define HC_UNWIND_MAX_MAPS	256
-/* binary search bounds: 2^HC_UNWIND_MAP_ITERS >= HC_UNWIND_MAX_MAPS, 2^ROW_ITERS >= rows */
+/* binary search bound: 2^HC_UNWIND_MAP_ITERS >= HC_UNWIND_MAX_MAPS */
 #define HC_UNWIND_MAP_ITERS	9
-#define HC_UNWIND_ROW_ITERS	24
-#define HC_UNWIND_MAX_ROWS	(1u << HC_UNWIND_ROW_ITERS)
+/* rows per object: 2^24 rows fit a tree of HC_CFI_MAX_HEIGHT inner levels */
+#define HC_UNWIND_MAX_ROWS	(1u << 24)
 
-/* hc_cfi_row::cfa */
+/* hc_cfi_rule::cfa */
 enum hc_cfa_rule {
 	HC_CFA_NONE = 0,	/* no CFI covers this pc: fall back to frame pointers */
 	HC_CFA_RSP = 1,		/* CFA = %rsp + cfa_off */
@@ -24,21 +24,79 @@ enum hc_cfa_rule {
 	HC_CFA_UNSUP = 5,	/* a CFA expression we cannot evaluate: stop, counted */
 };
 
-/* hc_cfi_row::rbp */
+/* hc_cfi_rule::rbp */
 enum hc_rbp_rule {
 	HC_RBP_SAME = 0,	/* caller's %rbp is the current one */
 	HC_RBP_AT_CFA = 1,	/* saved at CFA + rbp_off */
 	HC_RBP_UNSUP = 2,	/* some other rule: the caller's %rbp is unknown */
 };
 
-/* One row: from pc (ELF virtual address) up to the next row's pc. */
-struct hc_cfi_row {
-	__u32 pc;
+/* How to find the caller's frame from a pc on (the row's pc is in its leaf). */
+struct hc_cfi_rule {
 	__u8 cfa;		/* enum hc_cfa_rule */
 	__u8 rbp;		/* enum hc_rbp_rule */
 	__s16 rbp_off;		/* HC_RBP_AT_CFA: offset; HC_CFA_PLT: threshold */
 	__s32 cfa_off;
 };
+
+/*
+ * An object's rows (sorted by pc; a row holds from its pc up to the next
+ * row's) are stored as a static B+ tree of fixed-size nodes, one node per
+ * element of the object's inner array, the root at index 0. A lookup costs
+ * one map lookup per level (1 + height, 3 for libc's 28k rows) where a binary
+ * search over single rows cost one per probe (~15): map-in-map lookups are
+ * helper calls, while a search inside a node is direct loads.
+ *
+ * Leaf: up to HC_CFI_LEAF_ROWS rows, pcs ascending, unused slots pc
+ * UINT32_MAX. Inner node: pc[k] is the first pc of child first_child + k
+ * (children of one node are consecutive elements), unused slots UINT32_MAX.
+ * Both are 384 bytes, a multiple of 8, so the kernel stores them unpadded.
+ */
+#define HC_CFI_LEAF_ROWS	32
+#define HC_CFI_INNER_KEYS	95
+#define HC_CFI_MAX_HEIGHT	3	/* 32 * 95^3 rows > HC_UNWIND_MAX_ROWS */
+
+struct hc_cfi_leaf {
+	__u32 pc[HC_CFI_LEAF_ROWS];
+	struct hc_cfi_rule rule[HC_CFI_LEAF_ROWS];
+};
+
+struct hc_cfi_inner {
+	__u32 first_child;
+	__u32 pc[HC_CFI_INNER_KEYS];
+};
+
+struct hc_cfi_node {
+	union {
+		struct hc_cfi_leaf leaf;
+		struct hc_cfi_inner inner;
+	};
+};
+
+/*
+ * Index of the last of @n ascending keys that is <= @key (0 if none is:
+ * callers check keys[0]). Branch-free with a fixed number of steps for a
+ * constant @n, so the BPF verifier sees one path whatever the keys; shared
+ * with user space so the unit tests run the search the BPF side runs.
+ */
+static inline __attribute__((always_inline)) __u32 hc_cfi_keys_search(const __u32 *keys,
+									__u32 n, __u32 key)
+{
+	__u32 base = 0, half, mask;
+
+#ifdef __clang__
+#pragma unroll
+#endif
+	for (; n > 1; n -= half) {
+		/* keys[i] <= key: keys[i] - (key + 1) is negative; its sign as an all-ones mask */
+		mask = (__u32)((__s64)((__u64)keys[base + n / 2] - ((__u64)key + 1)) >> 63);
+		/* opaque to the compiler: it would turn the mask into a select, a branch in BPF */
+		asm volatile("" : "+r"(mask));
+		half = n / 2;
+		base += half & mask;
+	}
+	return base;
+}
 
 /* An executable mapping of a process: vaddr in its object = ip - bias. */
 struct hc_unwind_map {
@@ -46,7 +104,7 @@ struct hc_unwind_map {
 	__u64 end;
 	__u64 bias;
 	__u32 obj;		/* key in unwind_objs; 0: no table (JIT, no CFI) */
-	__u32 nr_rows;		/* rows in that object's table */
+	__u32 height;		/* inner levels above the leaves of that object's tree */
 };
 
 /* Value of unwind_procs, keyed by tgid; maps sorted by start. */

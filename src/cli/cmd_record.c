@@ -96,7 +96,7 @@ static const struct opt_doc docs[] = {
 	{ { "unwind", required_argument, NULL, OPT_UNWIND }, 0, "MODE",
 	  "user stacks: auto (CFI tables where built, else frame pointers), fp, cfi" },
 	{ { "unwind-rows", required_argument, NULL, OPT_UNWIND_ROWS }, 0, "N",
-	  "CFI rows kept in kernel memory, 16 bytes each (default 4194304)" },
+	  "CFI rows kept in kernel memory, about 12 bytes each (default 4194304)" },
 	{ { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE }, 0, NULL,
 	  "keep C++/Rust symbols mangled" },
 	{ { "ring-mb", required_argument, NULL, OPT_RING_MB }, 0, "MB",

@@ -68,7 +68,7 @@ struct record_opts {
 	bool kernel_stacks;
 	bool idle;		/* include the idle task */
 	enum unwind_mode unwind;
-	size_t unwind_max_rows;	/* CFI rows in kernel memory, 12 bytes each */
+	size_t unwind_max_rows;	/* CFI rows in kernel memory, about 12 bytes each */
 
 	/* run */
 	uint64_t duration_ns;	/* 0: until signal / targets exit */

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Loads CFI rows into BPF maps: unwind_objs (HASH_OF_MAPS, object id -> an
- * ARRAY of rows sized to the object) and unwind_procs (tgid -> executable
- * mappings). Object tables are shared and reference-counted by process.
+ * Loads CFI rows into BPF maps: unwind_objs (ARRAY_OF_MAPS, object id -> an
+ * ARRAY of B+ tree nodes sized to the object, see unwind/cfi_tree.h) and
+ * unwind_procs (tgid -> executable mappings). This file owns the maps and
+ * the processes; the objects and their tables are in unwind/tables_obj.c.
  */
 #include "unwind/tables.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,53 +17,12 @@
 
 #include <bpf/bpf.h>
 
-#include "abi/unwind.h"
-#include "sym/keymap.h"
-#include "sym/procmaps.h"
-#include "unwind/cfi.h"
+#include "unwind/tables_int.h"
 #include "util/log.h"
 
-_Static_assert(sizeof(struct hc_cfi_row) == 12, "hc_cfi_row ABI changed");
 _Static_assert(sizeof(struct hc_unwind_map) == 32, "hc_unwind_map ABI changed");
 
-/* the kernel stores array values rounded up to 8 bytes: 16 per 12-byte row */
-#define ROW_BYTES ((sizeof(struct hc_cfi_row) + 7) & ~(size_t)7)
-
-#define UT_MAX_SEGS 8
-
-/* An executable PT_LOAD: file offsets [off, off + filesz) load at vaddr. */
-struct useg {
-	uint64_t off, filesz, vaddr;
-};
-
-struct uobj {
-	uint64_t key_a, inode;	/* (dev, inode): its key in unwind_tables.objs */
-	uint32_t id;		/* key in unwind_objs; 0: no table (FP fallback) */
-	uint32_t nr_rows;
-	uint32_t refs;		/* registered processes mapping it */
-	struct useg segs[UT_MAX_SEGS];
-	size_t nr_segs;
-};
-
-struct uproc {
-	uint32_t tgid;
-	uint64_t read_ns;	/* maps last read */
-	uint64_t gap_ns;	/* refresh backoff */
-	size_t nr_maps;		/* executable mappings seen at the last read */
-	struct uobj **objs;	/* distinct objects it references (one ref each) */
-	size_t nr_objs;
-};
-
-struct unwind_tables {
-	int procs_fd, objs_fd;
-	struct unwind_tables_opts o;
-	struct keymap objs;	/* (dev, inode) -> struct uobj *; the vdso under (0, 0) */
-	struct keymap procs;	/* (tgid, 0) -> struct uproc * */
-	uint32_t next_id;
-	struct unwind_tables_stats st;
-};
-
-static uint64_t mono_ns(void)
+uint64_t tables_mono_ns(void)
 {
 	struct timespec ts;
 
@@ -88,22 +46,33 @@ int unwind_tables__new(struct unwind_tables **out, const struct unwind_tables_op
 	ut->o.max_procs = o->max_procs ? o->max_procs : 4096;
 	ut->o.max_objects = o->max_objects ? o->max_objects : 4096;
 	ut->o.max_rows = o->max_rows ? o->max_rows : 4u << 20;
+	ut->o.max_idle_rows = o->max_idle_rows ? o->max_idle_rows : ut->o.max_rows / 4;
 	ut->o.proc_root = o->proc_root ? o->proc_root : "/proc";
 	ut->next_id = 1;
 	elf_version(EV_CURRENT);
 	keymap__init(&ut->objs);
 	keymap__init(&ut->procs);
+	ut->free_ids = calloc(ut->o.max_objects, sizeof(*ut->free_ids));
+	if (!ut->free_ids) {
+		err = -ENOMEM;
+		goto err;
+	}
 
 	/* the template only fixes the inner type; each object's array has its own size */
 	tmpl = bpf_map_create(BPF_MAP_TYPE_ARRAY, "hc_rows_tmpl", sizeof(__u32),
-			      sizeof(struct hc_cfi_row), 1, &inner_opts);
+			      sizeof(struct hc_cfi_node), 1, &inner_opts);
 	if (tmpl < 0) {
 		err = -errno;
 		goto err;
 	}
 	outer_opts.inner_map_fd = tmpl;
-	ut->objs_fd = bpf_map_create(BPF_MAP_TYPE_HASH_OF_MAPS, "unwind_objs", sizeof(__u32),
-				     sizeof(__u32), ut->o.max_objects, &outer_opts);
+	/*
+	 * An array, not a hash: the verifier inlines lookups in an array of
+	 * maps, and the walker looks the object up on every frame. Id 0 means
+	 * "no table", so ids run from 1 to max_objects.
+	 */
+	ut->objs_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "unwind_objs", sizeof(__u32),
+				     sizeof(__u32), ut->o.max_objects + 1, &outer_opts);
 	err = ut->objs_fd < 0 ? -errno : 0;
 	close(tmpl);
 	if (err)
@@ -133,248 +102,12 @@ int unwind_tables__objs_fd(const struct unwind_tables *ut)
 	return ut->objs_fd;
 }
 
-static int read_segs(Elf *elf, struct uobj *ob)
-{
-	GElf_Phdr ph;
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	for (size_t i = 0; i < n && ob->nr_segs < UT_MAX_SEGS; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		ob->segs[ob->nr_segs++] = (struct useg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
-	}
-	return ob->nr_segs ? 0 : -ENOEXEC;
-}
-
-/* Rows -> a new inner array in unwind_objs under a fresh id. */
-static int publish_rows(struct unwind_tables *ut, struct uobj *ob, const struct cfi_table *t)
-{
-	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
-	/* inner maps must carry the template's flags, or the outer map refuses them */
-	LIBBPF_OPTS(bpf_map_create_opts, copts, .map_flags = BPF_F_INNER_MAP);
-	struct hc_cfi_row *rows;
-	__u32 *keys, count = t->nr;
-	int fd, err = 0;
-
-	rows = calloc(t->nr, sizeof(*rows));
-	keys = calloc(t->nr, sizeof(*keys));
-	if (!rows || !keys) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < t->nr; i++) {
-		keys[i] = i;
-		rows[i] = (struct hc_cfi_row){ .pc = (__u32)t->rows[i].pc, .cfa = t->rows[i].cfa,
-					       .rbp = t->rows[i].rbp,
-					       .rbp_off = t->rows[i].rbp_off,
-					       .cfa_off = t->rows[i].cfa_off };
-	}
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "hc_rows", sizeof(__u32), sizeof(*rows), t->nr,
-			    &copts);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	if (bpf_map_update_batch(fd, keys, rows, &count, &bopts))
-		err = -errno;
-	else if (count != t->nr)
-		err = -EIO;
-	ob->id = ut->next_id++;
-	if (!err && bpf_map_update_elem(ut->objs_fd, &ob->id, &fd, BPF_NOEXIST))
-		err = -errno;
-	close(fd);	/* unwind_objs holds the array now */
-	if (err)
-		ob->id = 0;
-out:
-	free(rows);
-	free(keys);
-	return err;
-}
-
-/* Open a mapped file as the process sees it: map_files first, then its root. */
-static int open_mapped(const struct unwind_tables *ut, uint32_t tgid, const struct procmap *m)
-{
-	char path[4096];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%u/map_files/%llx-%llx", ut->o.proc_root, tgid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	snprintf(path, sizeof(path), "%s/%u/root%s", ut->o.proc_root, tgid, m->path);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	return fd < 0 ? -errno : fd;
-}
-
-static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf)
-{
-	struct cfi_table t;
-	uint64_t t0 = mono_ns();
-	int err;
-
-	if (elf_kind(elf) != ELF_K_ELF) {
-		err = -ENOEXEC;
-		goto out;
-	}
-	err = read_segs(elf, ob);
-	if (!err)
-		err = cfi_table_build(elf, &t);
-	if (err)
-		goto out;
-	if (!t.nr || t.rows[t.nr - 1].pc > UINT32_MAX) {
-		/* no CFI, or an object above 4 GiB of vaddr: rows hold 32-bit pcs */
-		ut->st.objects_no_cfi++;
-	} else if (ut->st.rows + t.nr > ut->o.max_rows || t.nr > HC_UNWIND_MAX_ROWS ||
-		   ut->st.objects >= ut->o.max_objects) {
-		ut->st.over_limit++;
-	} else {
-		err = publish_rows(ut, ob, &t);
-		if (!err) {
-			ob->nr_rows = t.nr;
-			ut->st.objects++;
-			ut->st.objects_built++;
-			ut->st.rows += t.nr;
-			ut->st.bytes += t.nr * ROW_BYTES;
-			/* preloaded tables count too, not only those of published processes */
-			if (ut->st.rows > ut->st.rows_peak)
-				ut->st.rows_peak = ut->st.rows;
-			if (ut->st.bytes > ut->st.bytes_peak)
-				ut->st.bytes_peak = ut->st.bytes;
-		}
-	}
-	cfi_table_release(&t);
-out:
-	ut->st.build_ns += mono_ns() - t0;
-	return err;
-}
-
-static int build_table(struct unwind_tables *ut, struct uobj *ob, int fd)
-{
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	int err;
-
-	if (!elf)
-		return -ENOEXEC;
-	err = build_table_elf(ut, ob, elf);
-	elf_end(elf);
-	return err;
-}
-
-/*
- * The vdso has CFI too, but no file: read its image from the process's
- * memory. Every process maps the same kernel image, so it is built once and
- * kept under the key (0, 0).
- */
-static struct uobj *get_vdso(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m)
-{
-	size_t len = m->end - m->start;
-	struct uobj *ob;
-	char path[64];
-	uint64_t v;
-	void *img;
-	int fd, err = -EIO;
-	Elf *elf;
-
-	if (keymap__get(&ut->objs, 0, 0, &v))
-		return (struct uobj *)(uintptr_t)v;
-	ob = calloc(1, sizeof(*ob));
-	img = len <= (1 << 20) ? malloc(len) : NULL;
-	if (!ob || !img) {
-		free(ob);
-		free(img);
-		return NULL;
-	}
-	snprintf(path, sizeof(path), "%s/%u/mem", ut->o.proc_root, tgid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && pread(fd, img, len, m->start) == (ssize_t)len) {
-		elf = elf_memory(img, len);
-		err = elf ? build_table_elf(ut, ob, elf) : -ENOEXEC;
-		if (elf)
-			elf_end(elf);
-	}
-	if (fd >= 0)
-		close(fd);
-	free(img);
-	if (err) {
-		ut->st.objects_failed++;
-		pr_debug("unwind: no table for the vdso: %s\n", strerror(-err));
-	}
-	if (keymap__put(&ut->objs, 0, 0, (uintptr_t)ob)) {
-		free(ob);
-		return NULL;
-	}
-	return ob;
-}
-
-/* The object of a file mapping, built on first sight. NULL only on ENOMEM. */
-static struct uobj *get_obj(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m)
-{
-	uint64_t key_a = (uint64_t)m->dev_major << 32 | m->dev_minor, v;
-	struct uobj *ob;
-	int fd, err;
-
-	if (keymap__get(&ut->objs, key_a, m->inode, &v))
-		return (struct uobj *)(uintptr_t)v;
-	ob = calloc(1, sizeof(*ob));
-	if (!ob)
-		return NULL;
-	ob->key_a = key_a;
-	ob->inode = m->inode;
-	fd = open_mapped(ut, tgid, m);
-	err = fd < 0 ? fd : build_table(ut, ob, fd);
-	if (fd >= 0)
-		close(fd);
-	if (err) {
-		ut->st.objects_failed++;
-		pr_debug("unwind: no table for '%s': %s\n", m->path, strerror(-err));
-	}
-	/* remembered even without a table, so it is not re-parsed for every process */
-	if (keymap__put(&ut->objs, key_a, m->inode, (uintptr_t)ob)) {
-		free(ob);
-		return NULL;
-	}
-	return ob;
-}
-
-
-/* The load bias of mapping @m of @ob: object vaddr = ip - bias. */
-static bool map_bias(const struct uobj *ob, const struct procmap *m, uint64_t *bias)
-{
-	for (size_t i = 0; i < ob->nr_segs; i++) {
-		const struct useg *s = &ob->segs[i];
-
-		if (m->pgoff >= s->off && m->pgoff < s->off + s->filesz) {
-			*bias = m->start - (m->pgoff - s->off) - s->vaddr;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Drop one process reference; the last one evicts the table from the kernel. */
-static void obj_put(struct unwind_tables *ut, struct uobj *ob)
-{
-	if (--ob->refs)
-		return;
-	if (ob->id) {
-		bpf_map_delete_elem(ut->objs_fd, &ob->id);
-		ut->st.objects--;
-		ut->st.rows -= ob->nr_rows;
-		ut->st.bytes -= (uint64_t)ob->nr_rows * ROW_BYTES;
-	}
-	keymap__del(&ut->objs, ob->key_a, ob->inode, NULL);
-	free(ob);
-}
-
 static void uproc_free(struct unwind_tables *ut, struct uproc *p)
 {
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->nr_objs; i++)
-		obj_put(ut, p->objs[i]);
+		uobj_put(ut, p->objs[i]);
 	free(p->objs);
 	free(p);
 }
@@ -399,17 +132,17 @@ static void fill_entry(struct unwind_tables *ut, struct uproc *p, uint32_t tgid,
 	e->end = m->end;
 	/* anonymous (JIT) and special mappings: obj 0, walked by frame pointer */
 	if (m->kind == PROCMAP_VDSO)
-		ob = get_vdso(ut, tgid, m);
+		ob = uobj_get_vdso(ut, tgid, m);
 	else if (m->kind == PROCMAP_FILE && m->inode)
-		ob = get_obj(ut, tgid, m);
+		ob = uobj_get(ut, tgid, m);
 	else
 		return;
 	if (!ob)
 		return;
 	uproc_ref(p, ob);
-	if (ob->id && map_bias(ob, m, &bias)) {
+	if (ob->id && uobj_bias(ob, m, &bias)) {
 		e->obj = ob->id;
-		e->nr_rows = ob->nr_rows;
+		e->height = ob->height;
 		e->bias = bias;
 	}
 }
@@ -453,6 +186,7 @@ int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 	uint64_t v;
 	int err;
 
+	uobj_expire_idle(ut);
 	snprintf(path, sizeof(path), "%s/%u/maps", ut->o.proc_root, tgid);
 	pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
 	if (!pm)
@@ -463,7 +197,7 @@ int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 		return -ENOMEM;
 	}
 	p->tgid = tgid;
-	p->read_ns = mono_ns();
+	p->read_ns = tables_mono_ns();
 	p->nr_maps = procmaps__nr(pm);
 	err = publish_proc(ut, p, pm);
 	procmaps__free(pm);
@@ -495,7 +229,7 @@ int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 	}
 	else
 		ut->st.procs++;
-	ut->st.bytes = ut->st.rows * ROW_BYTES + ut->st.procs * sizeof(struct hc_unwind_proc);
+	ut->st.bytes = ut->table_bytes + ut->st.procs * sizeof(struct hc_unwind_proc);
 	if (ut->st.rows > ut->st.rows_peak)
 		ut->st.rows_peak = ut->st.rows;
 	if (ut->st.bytes > ut->st.bytes_peak)
@@ -533,7 +267,7 @@ int unwind_tables__preload_runtime(struct unwind_tables *ut)
 		m = procmaps__entry(pm, i);
 		if (m->kind != PROCMAP_FILE || !m->inode || !is_runtime_object(m->path))
 			continue;
-		ob = get_obj(ut, self, m);
+		ob = uobj_get(ut, self, m);
 		if (!ob || ob->refs)
 			continue;
 		ob->refs = 1;	/* never dropped: freed with the tables */
@@ -551,7 +285,7 @@ int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid)
 	if (!keymap__get(&ut->procs, tgid, 0, &v))
 		return 0;	/* not registered (yet): its first sight registers it */
 	p = (struct uproc *)(uintptr_t)v;
-	if (mono_ns() - p->read_ns < p->gap_ns)
+	if (tables_mono_ns() - p->read_ns < p->gap_ns)
 		return 0;
 	ut->st.refreshes++;
 	return unwind_tables__add_process(ut, tgid);
@@ -567,7 +301,8 @@ void unwind_tables__remove_process(struct unwind_tables *ut, uint32_t tgid)
 	bpf_map_delete_elem(ut->procs_fd, &key);
 	uproc_free(ut, (struct uproc *)(uintptr_t)v);
 	ut->st.procs--;
-	ut->st.bytes = ut->st.rows * ROW_BYTES + ut->st.procs * sizeof(struct hc_unwind_proc);
+	uobj_expire_idle(ut);
+	ut->st.bytes = ut->table_bytes + ut->st.procs * sizeof(struct hc_unwind_proc);
 }
 
 void unwind_tables__stats(const struct unwind_tables *ut, struct unwind_tables_stats *st)
@@ -593,6 +328,7 @@ void unwind_tables__free(struct unwind_tables *ut)
 		free((struct uobj *)(uintptr_t)v);
 	keymap__release(&ut->procs);
 	keymap__release(&ut->objs);
+	free(ut->free_ids);
 	if (ut->procs_fd >= 0)
 		close(ut->procs_fd);
 	if (ut->objs_fd >= 0)

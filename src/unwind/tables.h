@@ -16,15 +16,20 @@ struct unwind_tables;
 struct unwind_tables_opts {
 	size_t max_procs;	/* processes with tables at once; 0: 4096 */
 	size_t max_objects;	/* distinct objects; 0: 4096 */
-	size_t max_rows;	/* rows over all objects (16 bytes each in the kernel); 0: 4M */
+	size_t max_rows;	/* rows over all objects (~12 bytes each in the kernel); 0: 4M */
+	size_t max_idle_rows;	/* of those, in tables no process maps now (each kept at most
+				 * 60 s after its last user went away); 0: max_rows / 4 */
 	const char *proc_root;	/* NULL: "/proc" */
 };
 
 struct unwind_tables_stats {
 	uint64_t procs;		/* processes registered now */
-	uint64_t objects;	/* objects with tables now */
+	uint64_t objects;	/* objects with tables now (idle ones included) */
+	uint64_t objects_idle;	/* objects no registered process maps now, kept for reuse */
+	uint64_t objects_reused;/* idle objects mapped again: tables not rebuilt */
 	uint64_t rows;		/* rows loaded now */
-	uint64_t bytes;		/* kernel memory of rows (16 bytes each) and process maps now;
+	uint64_t bytes;		/* kernel memory of tables (384-byte nodes of up to 32 rows,
+				 * plus ~1 % of inner nodes) and process maps now;
 				 * the two outer maps' fixed ~0.4 MiB not included */
 	uint64_t rows_peak;	/* most rows loaded at once */
 	uint64_t bytes_peak;	/* most kernel memory at once */

@@ -7,9 +7,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <linux/types.h>
 #include <bpf/libbpf.h>
+
+#include "abi/common.h"
 
 #include "sched.skel.h"
 #include "counters.skel.h"
@@ -17,18 +21,45 @@
 #include "oncpu.skel.h"
 #include "proc.skel.h"
 
-#define CHECK_SKEL(name)                                                            \
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+#define CHECK_SKEL(name) CHECK_SKEL_CFG(name, "", )
+
+/*
+ * @setup runs on the opened skeleton before load: the CFI walker is only
+ * verified when cfg_unwind selects it (otherwise it is dead code), so the
+ * objects that walk user stacks are loaded in that mode too, with and
+ * without the target filter. The load time is printed: the walker once
+ * made the verifier take seconds.
+ */
+#define CHECK_SKEL_CFG(name, what, setup)                                           \
 	do {                                                                        \
-		struct name##_bpf *skel = name##_bpf__open_and_load();               \
-		if (!skel) {                                                        \
-			printf("[Failed %s: %s]\n", #name, strerror(errno));        \
+		struct name##_bpf *skel = name##_bpf__open();                       \
+		double t0 = now_ms();                                               \
+		int err = skel ? 0 : -errno;                                        \
+		if (skel) {                                                         \
+			setup;                                                      \
+			err = name##_bpf__load(skel);                               \
+		}                                                                   \
+		if (err) {                                                          \
+			printf("[Failed %s%s: %s]\n", #name, what, strerror(-err)); \
 			failed++;                                                   \
 		} else {                                                            \
-			printf("[Success] %s loads\n", #name);                      \
+			printf("[Success] %s%s loads (%.0f ms)\n", #name, what,      \
+			       now_ms() - t0);                                      \
 			passed++;                                                   \
-			name##_bpf__destroy(skel);                                  \
 		}                                                                   \
+		name##_bpf__destroy(skel);                                          \
 	} while (0)
+
+#define CFI(skel) ((skel)->rodata->cfg_unwind = HC_UNWIND_CFI)
+#define CFI_FILTER(skel) ((skel)->rodata->cfg_unwind = HC_UNWIND_CFI, (skel)->rodata->cfg_filter = true)
 
 int main(void)
 {
@@ -44,6 +75,10 @@ int main(void)
 	CHECK_SKEL(locks);
 	CHECK_SKEL(sched);
 	CHECK_SKEL(counters);
+	CHECK_SKEL_CFG(oncpu, " (--unwind=cfi)", CFI(skel));
+	CHECK_SKEL_CFG(oncpu, " (--unwind=cfi, filtered)", CFI_FILTER(skel));
+	CHECK_SKEL_CFG(locks, " (--unwind=cfi, filtered)", CFI_FILTER(skel));
+	CHECK_SKEL_CFG(sched, " (--unwind=cfi, filtered)", CFI_FILTER(skel));
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Internals shared by unwind/tables.c (processes) and unwind/tables_obj.c
+ * (objects and their tables). Not for use elsewhere.
+ */
+#ifndef HC_UNWIND_TABLES_INT_H
+#define HC_UNWIND_TABLES_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "abi/unwind.h"
+#include "sym/keymap.h"
+#include "sym/procmaps.h"
+#include "unwind/tables.h"
+
+/* the kernel stores array values rounded up to 8 bytes (384-byte nodes are already) */
+#define NODE_BYTES ((sizeof(struct hc_cfi_node) + 7) & ~(size_t)7)
+
+#define UT_MAX_SEGS 8
+/* idle tables unused this long are unloaded: churn has moved on to other binaries */
+#define UT_IDLE_TTL_NS (60 * 1000000000ull)
+/* idle objects remembered at most (those without a table cost no kernel memory) */
+#define UT_MAX_IDLE_OBJS 1024
+
+/* An executable PT_LOAD: file offsets [off, off + filesz) load at vaddr. */
+struct useg {
+	uint64_t off, filesz, vaddr;
+};
+
+struct uobj {
+	uint64_t key_a, inode;	/* (dev, inode): its key in unwind_tables.objs */
+	uint32_t id;		/* key in unwind_objs; 0: no table (FP fallback) */
+	uint32_t nr_rows;
+	uint32_t nr_nodes;	/* elements of its inner array */
+	uint32_t height;	/* of its tree: inner levels above the leaves */
+	uint32_t refs;		/* registered processes mapping it; 0: idle */
+	struct useg segs[UT_MAX_SEGS];
+	size_t nr_segs;
+	/* the file as it was built, checked before an idle table is used again */
+	uint64_t f_size, f_mtime_ns, f_ctime_ns;
+	struct uobj *idle_prev, *idle_next;	/* in unwind_tables' idle list */
+	uint64_t idle_ns;			/* when it went idle */
+};
+
+struct uproc {
+	uint32_t tgid;
+	uint64_t read_ns;	/* maps last read */
+	uint64_t gap_ns;	/* refresh backoff */
+	size_t nr_maps;		/* executable mappings seen at the last read */
+	struct uobj **objs;	/* distinct objects it references (one ref each) */
+	size_t nr_objs;
+};
+
+struct unwind_tables {
+	int procs_fd, objs_fd;
+	struct unwind_tables_opts o;
+	struct keymap objs;	/* (dev, inode) -> struct uobj *; the vdso under (0, 0) */
+	struct keymap procs;	/* (tgid, 0) -> struct uproc * */
+	uint32_t next_id;	/* ids never used yet: next_id .. max_objects */
+	uint32_t *free_ids;	/* a FIFO of released ids, max_objects slots */
+	size_t free_head, free_nr;
+	uint64_t table_bytes;	/* kernel memory of the objects' nodes now */
+	/* objects no process maps, oldest first: kept until the idle limits evict them */
+	struct uobj *idle_head, *idle_tail;
+	size_t idle_rows;
+	struct unwind_tables_stats st;
+};
+
+uint64_t tables_mono_ns(void);
+
+/*
+ * The object of mapping @m of @tgid (a file, keyed by device and inode),
+ * built on first sight or taken from the idle LRU. NULL only on ENOMEM.
+ * The caller takes its reference (refs++), released with uobj_put().
+ */
+struct uobj *uobj_get(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m);
+/* The same for the vdso, read from @tgid's memory. */
+struct uobj *uobj_get_vdso(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m);
+/* Drop one reference; the last one makes @ob idle (its table stays loaded). */
+void uobj_put(struct unwind_tables *ut, struct uobj *ob);
+/* Unload idle tables unused for UT_IDLE_TTL_NS. */
+void uobj_expire_idle(struct unwind_tables *ut);
+/* The load bias of mapping @m of @ob: object vaddr = ip - bias. */
+bool uobj_bias(const struct uobj *ob, const struct procmap *m, uint64_t *bias);
+
+#endif /* HC_UNWIND_TABLES_INT_H */

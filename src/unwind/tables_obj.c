@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The objects of unwind tables: an ELF file's (or the vdso's) rows built
+ * into a B+ tree in its own inner array of unwind_objs under a recycled id,
+ * shared by reference count between processes, and kept loaded in an idle
+ * LRU once no process maps it.
+ */
+#include "unwind/tables_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "unwind/cfi.h"
+#include "unwind/cfi_tree.h"
+#include "util/log.h"
+
+/*
+ * Object ids: fresh ones first, then released ones oldest first. A walk that
+ * read a process's mappings just before an object was dropped may still look
+ * its old id up; reusing the id much later keeps such a walk from finding
+ * another object's table there (it finds none and falls back to FP).
+ */
+static uint32_t id_alloc(struct unwind_tables *ut)
+{
+	uint32_t id;
+
+	if (ut->next_id <= ut->o.max_objects)
+		return ut->next_id++;
+	if (!ut->free_nr)
+		return 0;
+	id = ut->free_ids[ut->free_head];
+	ut->free_head = (ut->free_head + 1) % ut->o.max_objects;
+	ut->free_nr--;
+	return id;
+}
+
+static void id_release(struct unwind_tables *ut, uint32_t id)
+{
+	ut->free_ids[(ut->free_head + ut->free_nr) % ut->o.max_objects] = id;
+	ut->free_nr++;
+}
+
+static int read_segs(Elf *elf, struct uobj *ob)
+{
+	GElf_Phdr ph;
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	for (size_t i = 0; i < n && ob->nr_segs < UT_MAX_SEGS; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		ob->segs[ob->nr_segs++] = (struct useg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
+	}
+	return ob->nr_segs ? 0 : -ENOEXEC;
+}
+
+/* Rows -> a B+ tree in a new inner array in unwind_objs under a fresh id. */
+static int publish_rows(struct unwind_tables *ut, struct uobj *ob, const struct cfi_table *t)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	/* inner maps must carry the template's flags, or the outer map refuses them */
+	LIBBPF_OPTS(bpf_map_create_opts, copts, .map_flags = BPF_F_INNER_MAP);
+	struct cfi_tree tr;
+	__u32 *keys = NULL, count;
+	int fd, err;
+
+	err = cfi_tree_build(t->rows, t->nr, &tr);
+	if (err)
+		return err;
+	count = tr.nr;
+	keys = calloc(tr.nr, sizeof(*keys));
+	if (!keys) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < tr.nr; i++)
+		keys[i] = i;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "hc_rows", sizeof(__u32), sizeof(*tr.nodes),
+			    tr.nr, &copts);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (bpf_map_update_batch(fd, keys, tr.nodes, &count, &bopts))
+		err = -errno;
+	else if (count != tr.nr)
+		err = -EIO;
+	ob->id = err ? 0 : id_alloc(ut);
+	if (!err && !ob->id)
+		err = -ENOSPC;
+	if (!err && bpf_map_update_elem(ut->objs_fd, &ob->id, &fd, BPF_ANY))
+		err = -errno;
+	close(fd);	/* unwind_objs holds the array now */
+	if (err) {
+		if (ob->id)
+			id_release(ut, ob->id);
+		ob->id = 0;
+	} else {
+		ob->nr_nodes = tr.nr;
+		ob->height = tr.height;
+	}
+out:
+	free(keys);
+	cfi_tree_release(&tr);
+	return err;
+}
+
+/* Open a mapped file as the process sees it: map_files first, then its root. */
+static int open_mapped(const struct unwind_tables *ut, uint32_t tgid, const struct procmap *m)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%u/map_files/%llx-%llx", ut->o.proc_root, tgid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "%s/%u/root%s", ut->o.proc_root, tgid, m->path);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000ull + ts->tv_nsec;
+}
+
+/* Remember what the file looked like, so a reused inode is not taken for it. */
+static void note_file(struct uobj *ob, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return;
+	ob->f_size = st.st_size;
+	ob->f_mtime_ns = ts_ns(&st.st_mtim);
+	ob->f_ctime_ns = ts_ns(&st.st_ctim);
+}
+
+static bool same_file(const struct uobj *ob, int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && ob->f_size == (uint64_t)st.st_size &&
+	       ob->f_mtime_ns == ts_ns(&st.st_mtim) && ob->f_ctime_ns == ts_ns(&st.st_ctim);
+}
+
+/* Unload @ob's table and forget it (it must be unreferenced and not idle). */
+static void obj_evict(struct unwind_tables *ut, struct uobj *ob)
+{
+	if (ob->id) {
+		bpf_map_delete_elem(ut->objs_fd, &ob->id);
+		id_release(ut, ob->id);
+		ut->st.objects--;
+		ut->st.rows -= ob->nr_rows;
+		ut->st.bytes -= (uint64_t)ob->nr_nodes * NODE_BYTES;
+		ut->table_bytes -= (uint64_t)ob->nr_nodes * NODE_BYTES;
+	}
+	keymap__del(&ut->objs, ob->key_a, ob->inode, NULL);
+	free(ob);
+}
+
+static void idle_unlink(struct unwind_tables *ut, struct uobj *ob)
+{
+	if (ob->idle_prev)
+		ob->idle_prev->idle_next = ob->idle_next;
+	else
+		ut->idle_head = ob->idle_next;
+	if (ob->idle_next)
+		ob->idle_next->idle_prev = ob->idle_prev;
+	else
+		ut->idle_tail = ob->idle_prev;
+	ob->idle_prev = ob->idle_next = NULL;
+	ut->idle_rows -= ob->nr_rows;
+	ut->st.objects_idle--;
+}
+
+/* Evict the oldest idle object; false if there is none. */
+static bool idle_evict_oldest(struct unwind_tables *ut)
+{
+	struct uobj *ob = ut->idle_head;
+
+	if (!ob)
+		return false;
+	idle_unlink(ut, ob);
+	obj_evict(ut, ob);
+	return true;
+}
+
+/* Make room for a table of @nr rows under the limits by evicting idle tables. */
+static void idle_make_room(struct unwind_tables *ut, size_t nr)
+{
+	while ((ut->st.rows + nr > ut->o.max_rows || ut->st.objects >= ut->o.max_objects) &&
+	       idle_evict_oldest(ut))
+		;
+}
+
+/*
+ * An idle object for a process that maps it again: its table if it has one
+ * and the file @fd is still the one it was built from (same size, mtime and
+ * ctime: the inode may have been freed and reused), else NULL and the
+ * object is gone, to be built again.
+ * @fd < 0: nothing to check (the vdso) or nothing to check against (an
+ * unopenable file, where the old table is the best guess).
+ */
+static struct uobj *idle_revive(struct unwind_tables *ut, struct uobj *ob, int fd)
+{
+	idle_unlink(ut, ob);
+	/* no table: maybe the file was gone or unreadable then (a process that exited) */
+	if (!ob->id || (fd >= 0 && !same_file(ob, fd))) {
+		obj_evict(ut, ob);
+		return NULL;
+	}
+	ut->st.objects_reused++;
+	return ob;
+}
+
+static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf)
+{
+	struct cfi_table t;
+	uint64_t t0 = tables_mono_ns();
+	int err;
+
+	if (elf_kind(elf) != ELF_K_ELF) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	err = read_segs(elf, ob);
+	if (!err)
+		err = cfi_table_build(elf, &t);
+	if (err)
+		goto out;
+	if (!t.nr || t.rows[t.nr - 1].pc >= UINT32_MAX) {
+		/* no CFI, or an object above 4 GiB of vaddr: rows hold 32-bit pcs */
+		ut->st.objects_no_cfi++;
+		goto release;
+	}
+	idle_make_room(ut, t.nr);
+	if (ut->st.rows + t.nr > ut->o.max_rows || t.nr > HC_UNWIND_MAX_ROWS ||
+	    ut->st.objects >= ut->o.max_objects) {
+		ut->st.over_limit++;
+	} else {
+		err = publish_rows(ut, ob, &t);
+		if (!err) {
+			ob->nr_rows = t.nr;
+			ut->st.objects++;
+			ut->st.objects_built++;
+			ut->st.rows += t.nr;
+			ut->st.bytes += (uint64_t)ob->nr_nodes * NODE_BYTES;
+			ut->table_bytes += (uint64_t)ob->nr_nodes * NODE_BYTES;
+			/* preloaded tables count too, not only those of published processes */
+			if (ut->st.rows > ut->st.rows_peak)
+				ut->st.rows_peak = ut->st.rows;
+			if (ut->st.bytes > ut->st.bytes_peak)
+				ut->st.bytes_peak = ut->st.bytes;
+		}
+	}
+release:
+	cfi_table_release(&t);
+out:
+	ut->st.build_ns += tables_mono_ns() - t0;
+	return err;
+}
+
+static int build_table(struct unwind_tables *ut, struct uobj *ob, int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	int err;
+
+	if (!elf)
+		return -ENOEXEC;
+	note_file(ob, fd);
+	err = build_table_elf(ut, ob, elf);
+	elf_end(elf);
+	return err;
+}
+
+/*
+ * The vdso has CFI too, but no file: read its image from the process's
+ * memory. Every process maps the same kernel image, so it is built once and
+ * kept under the key (0, 0).
+ */
+struct uobj *uobj_get_vdso(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m)
+{
+	size_t len = m->end - m->start;
+	struct uobj *ob;
+	char path[64];
+	uint64_t v;
+	void *img;
+	int fd, err = -EIO;
+	Elf *elf;
+
+	if (keymap__get(&ut->objs, 0, 0, &v)) {
+		ob = (struct uobj *)(uintptr_t)v;
+		/* the same kernel image for every process: nothing to check */
+		return ob->refs ? ob : idle_revive(ut, ob, -1);
+	}
+	ob = calloc(1, sizeof(*ob));
+	img = len <= (1 << 20) ? malloc(len) : NULL;
+	if (!ob || !img) {
+		free(ob);
+		free(img);
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/%u/mem", ut->o.proc_root, tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && pread(fd, img, len, m->start) == (ssize_t)len) {
+		elf = elf_memory(img, len);
+		err = elf ? build_table_elf(ut, ob, elf) : -ENOEXEC;
+		if (elf)
+			elf_end(elf);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(img);
+	if (err) {
+		ut->st.objects_failed++;
+		pr_debug("unwind: no table for the vdso: %s\n", strerror(-err));
+	}
+	if (keymap__put(&ut->objs, 0, 0, (uintptr_t)ob)) {
+		free(ob);
+		return NULL;
+	}
+	return ob;
+}
+
+/* The object of a file mapping, built on first sight. NULL only on ENOMEM. */
+struct uobj *uobj_get(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m)
+{
+	uint64_t key_a = (uint64_t)m->dev_major << 32 | m->dev_minor, v;
+	struct uobj *ob;
+	int fd, err;
+
+	if (keymap__get(&ut->objs, key_a, m->inode, &v)) {
+		ob = (struct uobj *)(uintptr_t)v;
+		if (ob->refs)
+			return ob;
+		fd = open_mapped(ut, tgid, m);
+		ob = idle_revive(ut, ob, fd);
+		if (fd >= 0)
+			close(fd);
+		if (ob)
+			return ob;
+	}
+	ob = calloc(1, sizeof(*ob));
+	if (!ob)
+		return NULL;
+	ob->key_a = key_a;
+	ob->inode = m->inode;
+	fd = open_mapped(ut, tgid, m);
+	err = fd < 0 ? fd : build_table(ut, ob, fd);
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		ut->st.objects_failed++;
+		pr_debug("unwind: no table for '%s': %s\n", m->path, strerror(-err));
+	}
+	/* remembered even without a table, so it is not re-parsed for every process */
+	if (keymap__put(&ut->objs, key_a, m->inode, (uintptr_t)ob)) {
+		free(ob);
+		return NULL;
+	}
+	return ob;
+}
+
+
+/* The load bias of mapping @m of @ob: object vaddr = ip - bias. */
+bool uobj_bias(const struct uobj *ob, const struct procmap *m, uint64_t *bias)
+{
+	for (size_t i = 0; i < ob->nr_segs; i++) {
+		const struct useg *s = &ob->segs[i];
+
+		if (m->pgoff >= s->off && m->pgoff < s->off + s->filesz) {
+			*bias = m->start - (m->pgoff - s->off) - s->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Drop one process reference. The last one makes the object idle: its table
+ * stays loaded (a compiler, shell or test binary is usually run again soon,
+ * and rebuilding costs tens of ms of libdw for a large one) until the idle
+ * limits (rows, objects, UT_IDLE_TTL_NS unused) evict it, oldest first.
+ */
+void uobj_put(struct unwind_tables *ut, struct uobj *ob)
+{
+	if (--ob->refs)
+		return;
+	ob->idle_prev = ut->idle_tail;
+	ob->idle_next = NULL;
+	if (ut->idle_tail)
+		ut->idle_tail->idle_next = ob;
+	else
+		ut->idle_head = ob;
+	ut->idle_tail = ob;
+	ut->idle_rows += ob->nr_rows;
+	ob->idle_ns = tables_mono_ns();
+	ut->st.objects_idle++;
+	while ((ut->idle_rows > ut->o.max_idle_rows || ut->st.objects_idle > UT_MAX_IDLE_OBJS) &&
+	       idle_evict_oldest(ut))
+		;
+}
+
+void uobj_expire_idle(struct unwind_tables *ut)
+{
+	uint64_t now = tables_mono_ns();
+
+	/* the list is in idle order: only its head can have expired */
+	while (ut->idle_head && now - ut->idle_head->idle_ns > UT_IDLE_TTL_NS)
+		idle_evict_oldest(ut);
+}

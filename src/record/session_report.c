@@ -36,11 +36,12 @@ static void report_unwind(const struct unwind_tables *ut)
 
 	unwind_tables__stats(ut, &us);
 	pr_info("unwind: %llu tables built (peak %llu rows, %.2f MiB of kernel memory; %.0f ms), "
-		"%llu reused while idle, %llu objects without CFI, %llu unreadable, %llu over limits, "
-		"%llu mappings dropped, %llu processes not published\n",
+		"%llu reused while idle, %llu from debug files' .debug_frame, %llu objects without "
+		"CFI, %llu unreadable, %llu over limits, %llu mappings dropped, %llu processes not "
+		"published\n",
 		(unsigned long long)us.objects_built, (unsigned long long)us.rows_peak,
 		us.bytes_peak / 1048576.0, us.build_ns / 1e6, (unsigned long long)us.objects_reused,
-		(unsigned long long)us.objects_no_cfi,
+		(unsigned long long)us.objects_debug_frame, (unsigned long long)us.objects_no_cfi,
 		(unsigned long long)us.objects_failed, (unsigned long long)us.over_limit,
 		(unsigned long long)us.maps_dropped, (unsigned long long)us.procs_failed);
 }

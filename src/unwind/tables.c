@@ -48,6 +48,7 @@ int unwind_tables__new(struct unwind_tables **out, const struct unwind_tables_op
 	ut->o.max_rows = o->max_rows ? o->max_rows : 4u << 20;
 	ut->o.max_idle_rows = o->max_idle_rows ? o->max_idle_rows : ut->o.max_rows / 4;
 	ut->o.proc_root = o->proc_root ? o->proc_root : "/proc";
+	ut->o.debug_root = o->debug_root ? o->debug_root : "/usr/lib/debug";
 	ut->next_id = 1;
 	elf_version(EV_CURRENT);
 	keymap__init(&ut->objs);

@@ -20,6 +20,8 @@ struct unwind_tables_opts {
 	size_t max_idle_rows;	/* of those, in tables no process maps now (each kept at most
 				 * 60 s after its last user went away); 0: max_rows / 4 */
 	const char *proc_root;	/* NULL: "/proc" */
+	const char *debug_root;	/* separate debug files (.debug_frame); NULL: "/usr/lib/debug",
+				 * "": none */
 };
 
 struct unwind_tables_stats {
@@ -35,6 +37,7 @@ struct unwind_tables_stats {
 	uint64_t bytes_peak;	/* most kernel memory at once */
 	uint64_t objects_built;	/* tables built so far */
 	uint64_t objects_no_cfi;/* mapped objects without usable CFI (FP fallback) */
+	uint64_t objects_debug_frame;	/* tables from a separate debug file's .debug_frame */
 	uint64_t objects_failed;/* objects that could not be opened or parsed */
 	uint64_t over_limit;	/* objects or processes refused by a limit */
 	uint64_t maps_dropped;	/* mappings beyond HC_UNWIND_MAX_MAPS in a process */

@@ -20,6 +20,7 @@
 
 #include <bpf/bpf.h>
 
+#include "sym/elf_debug.h"
 #include "unwind/cfi.h"
 #include "unwind/cfi_tree.h"
 #include "util/log.h"
@@ -227,9 +228,54 @@ static struct uobj *idle_revive(struct unwind_tables *ut, struct uobj *ob, int f
 	return ob;
 }
 
-static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf)
+/*
+ * Fewer FDEs than this and none from a .debug_frame: the file was built
+ * without unwind tables (what .eh_frame it has is crt's and the PLT's), so
+ * its separate debug file's .debug_frame is worth a look.
+ */
+#define FEW_FDES 16
+
+/* Where a mapped file's separate debug file is looked up: as the process sees it. */
+struct obj_src {
+	int fd;			/* the object */
+	uint32_t tgid;
+	const char *path;	/* as in the process's maps; NULL: none (vdso) */
+};
+
+/* @elf's table with the separate debug file's .debug_frame; -ENOENT if none. */
+static int build_with_debug(const struct unwind_tables *ut, Elf *elf, const struct obj_src *src,
+			    struct cfi_table *t)
 {
-	struct cfi_table t;
+	struct elf_ident id = { 0 };
+	struct elf_debug_query q = { 0 };
+	char root[64];
+	Elf *dbg;
+	int dfd, err;
+
+	if (!src || !src->path || !*ut->o.debug_root || elf_ident_read(elf, &id))
+		return -ENOENT;
+	snprintf(root, sizeof(root), "%s/%u/root", ut->o.proc_root, src->tgid);
+	q.id = &id;
+	q.path = src->path;
+	q.root = root;
+	q.debug_root = ut->o.debug_root;
+	q.obj_fd = src->fd;
+	dfd = elf_debug_find(&q, NULL);
+	elf_ident_release(&id);
+	if (dfd < 0)
+		return dfd;
+	dbg = elf_begin(dfd, ELF_C_READ, NULL);
+	err = dbg ? cfi_table_build_with(elf, dbg, t) : -ENOEXEC;
+	if (dbg)
+		elf_end(dbg);
+	close(dfd);
+	return err;
+}
+
+static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf,
+			   const struct obj_src *src)
+{
+	struct cfi_table t, d;
 	uint64_t t0 = tables_mono_ns();
 	int err;
 
@@ -242,6 +288,16 @@ static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf)
 		err = cfi_table_build(elf, &t);
 	if (err)
 		goto out;
+	if (t.st.fdes < FEW_FDES && !t.st.debug_frame_fdes &&
+	    !build_with_debug(ut, elf, src, &d)) {
+		if (d.st.debug_frame_fdes) {
+			cfi_table_release(&t);
+			t = d;
+			ut->st.objects_debug_frame++;
+		} else {
+			cfi_table_release(&d);
+		}
+	}
 	if (!t.nr || t.rows[t.nr - 1].pc >= UINT32_MAX) {
 		/* no CFI, or an object above 4 GiB of vaddr: rows hold 32-bit pcs */
 		ut->st.objects_no_cfi++;
@@ -274,15 +330,15 @@ out:
 	return err;
 }
 
-static int build_table(struct unwind_tables *ut, struct uobj *ob, int fd)
+static int build_table(struct unwind_tables *ut, struct uobj *ob, const struct obj_src *src)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Elf *elf = elf_begin(src->fd, ELF_C_READ, NULL);
 	int err;
 
 	if (!elf)
 		return -ENOEXEC;
-	note_file(ob, fd);
-	err = build_table_elf(ut, ob, elf);
+	note_file(ob, src->fd);
+	err = build_table_elf(ut, ob, elf, src);
 	elf_end(elf);
 	return err;
 }
@@ -318,7 +374,7 @@ struct uobj *uobj_get_vdso(struct unwind_tables *ut, uint32_t tgid, const struct
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 && pread(fd, img, len, m->start) == (ssize_t)len) {
 		elf = elf_memory(img, len);
-		err = elf ? build_table_elf(ut, ob, elf) : -ENOEXEC;
+		err = elf ? build_table_elf(ut, ob, elf, NULL) : -ENOEXEC;
 		if (elf)
 			elf_end(elf);
 	}
@@ -360,9 +416,14 @@ struct uobj *uobj_get(struct unwind_tables *ut, uint32_t tgid, const struct proc
 	ob->key_a = key_a;
 	ob->inode = m->inode;
 	fd = open_mapped(ut, tgid, m);
-	err = fd < 0 ? fd : build_table(ut, ob, fd);
-	if (fd >= 0)
+	if (fd >= 0) {
+		struct obj_src src = { .fd = fd, .tgid = tgid, .path = m->path };
+
+		err = build_table(ut, ob, &src);
 		close(fd);
+	} else {
+		err = fd;
+	}
 	if (err) {
 		ut->st.objects_failed++;
 		pr_debug("unwind: no table for '%s': %s\n", m->path, strerror(-err));

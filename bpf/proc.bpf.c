@@ -33,31 +33,7 @@ const volatile __u32 cfg_nr_comms = 0;
 const volatile char cfg_comms[HC_MAX_TARGET_RULES][HC_COMM_LEN] = {};
 const volatile __u8 cfg_comm_len[HC_MAX_TARGET_RULES] = {};	/* bytes compared; 16: exact */
 
-/* pid number -> HC_TARGET_* bits; sized by the loader */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, __u32);
-} proc_targets SEC(".maps");
-
-/*
- * tgids that already produced a record. The first record of a tgid wakes the
- * loader so it reads /proc/PID/maps while the process still exists. LRU: a
- * forgotten tgid only costs one extra early wakeup.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, __u32);
-} proc_seen SEC(".maps");
-
-/* The one ring for all collectors: keeps exec/exit ordered with samples. */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);
-} proc_events SEC(".maps");
+#include "proc_maps.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -5,7 +5,8 @@
  * src/unwind/tables.c (CFI tables); each collector's loader points its copies
  * at those with bpf_map__reuse_fd() (collect/proc.c: collector_reuse_maps()),
  * so the definitions here must match theirs — which is why they live in one
- * place (the one exception to "bpf/lib/ never defines maps").
+ * place (with proc_maps.bpf.h, which proc.bpf.c includes too, the one
+ * exception to "headers never define maps").
  *
  * Also the per-CPU scratch record and the CFI walker, which use these maps.
  * Include after vmlinux.h, the bpf helpers, abi/common.h, abi/unwind.h and
@@ -16,27 +17,7 @@
 
 #include "lib/unwind.bpf.h"
 
-/* pid number -> HC_TARGET_* bits (proc.bpf.c owns it) */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, __u32);
-} proc_targets SEC(".maps");
-
-/* tgids that already produced a record (proc.bpf.c owns it) */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, __u32);
-} proc_seen SEC(".maps");
-
-/* the one ring for all collectors (proc.bpf.c owns it) */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);
-} proc_events SEC(".maps");
+#include "proc_maps.bpf.h"
 
 /* tgid -> executable mappings (src/unwind/tables.c owns it) */
 struct {

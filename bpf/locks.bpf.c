@@ -112,13 +112,13 @@ static __always_inline void agg_add(struct hc_lock_key *key, struct task_struct 
 static __always_inline void emit_wait(void *ctx, struct task_struct *t, __u64 addr, __u32 type,
 				      __u64 delta, __u64 start, bool kstack)
 {
-	__u32 zero = 0, tgid = BPF_CORE_READ(t, tgid), nk = 0;
+	__u32 tgid = BPF_CORE_READ(t, tgid), nk = 0;
 	__u64 wakeup = rb_wakeup();
 	struct uw_scratch *s;
 	struct hc_stack_rec *r;
 	long n;
 
-	s = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	s = scratch_get();
 	if (!s) {
 		stat_inc(&locks_stats, HC_STAT_SCRATCH_ERR);
 		return;
@@ -143,11 +143,11 @@ static __always_inline void emit_wait(void *ctx, struct task_struct *t, __u64 ad
 		wakeup = BPF_RB_FORCE_WAKEUP;
 	}
 	r->hdr.size = rec_size(r);
-	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), wakeup)) {
+	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), wakeup))
 		stat_inc(&locks_stats, HC_STAT_RB_FULL);
-		return;
-	}
-	stat_inc(&locks_stats, HC_STAT_SAMPLES);
+	else
+		stat_inc(&locks_stats, HC_STAT_SAMPLES);
+	scratch_put();
 }
 
 static __always_inline bool futex_waits(__u32 cmd)

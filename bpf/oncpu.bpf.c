@@ -37,7 +37,7 @@ SEC("perf_event")
 int oncpu_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, pid = (__u32)id, zero = 0, nk = 0, size;
+	__u32 tgid = id >> 32, pid = (__u32)id, nk = 0, size;
 	struct task_struct *task;
 	struct uw_scratch *s;
 	struct hc_stack_rec *r;
@@ -48,7 +48,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	if (cfg_filter && !target_match(&proc_targets, tgid, pid))
 		return 0;
-	s = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	s = scratch_get();
 	if (!s) {
 		stat_inc(&oncpu_stats, HC_STAT_SCRATCH_ERR);
 		return 0;
@@ -90,10 +90,10 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 		wakeup = BPF_RB_FORCE_WAKEUP;
 	size = rec_size(r);
 	r->hdr.size = size;
-	if (bpf_ringbuf_output(&proc_events, r, size, wakeup)) {
+	if (bpf_ringbuf_output(&proc_events, r, size, wakeup))
 		stat_inc(&oncpu_stats, HC_STAT_RB_FULL);
-		return 0;
-	}
-	stat_inc(&oncpu_stats, HC_STAT_SAMPLES);
+	else
+		stat_inc(&oncpu_stats, HC_STAT_SAMPLES);
+	scratch_put();
 	return 0;
 }

@@ -125,6 +125,8 @@ struct {
 	__type(value, struct offcpu_tw);
 } offcpu_tw SEC(".maps");
 
+extern void bpf_preempt_disable(void) __ksym __weak;
+extern void bpf_preempt_enable(void) __ksym __weak;
 extern int bpf_task_work_schedule_resume_impl(struct task_struct *task, struct bpf_task_work *tw,
 					      void *map__map, bpf_task_work_callback_t callback,
 					      void *aux__prog) __ksym __weak;
@@ -218,12 +220,12 @@ static __always_inline void note_seen(struct task_struct *t, struct offcpu_task 
 static __always_inline void emit_block(void *ctx, struct task_struct *t, struct offcpu_task *ot,
 				       bool walk)
 {
-	__u32 zero = 0, tgid = BPF_CORE_READ(t, tgid), pid = BPF_CORE_READ(t, pid), nk, nu;
+	__u32 tgid = BPF_CORE_READ(t, tgid), pid = BPF_CORE_READ(t, pid), nk, nu;
 	struct uw_scratch *s;
 	struct hc_stack_rec *r;
 	__u64 wakeup = rb_wakeup();
 
-	s = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	s = scratch_get();
 	if (!s) {
 		stat_inc(&offcpu_stats, HC_STAT_SCRATCH_ERR);
 		return;
@@ -256,11 +258,11 @@ static __always_inline void emit_block(void *ctx, struct task_struct *t, struct 
 		wakeup = BPF_RB_FORCE_WAKEUP;
 	}
 	r->hdr.size = rec_size(r);
-	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), wakeup)) {
+	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), wakeup))
 		stat_inc(&offcpu_stats, HC_STAT_RB_FULL);
-		return;
-	}
-	stat_inc(&offcpu_stats, HC_STAT_SAMPLES);
+	else
+		stat_inc(&offcpu_stats, HC_STAT_SAMPLES);
+	scratch_put();
 }
 
 static __always_inline void flush_pending(void *ctx, struct task_struct *t, struct offcpu_task *ot)
@@ -415,13 +417,15 @@ static __always_inline void runq_preempted(void *ctx, struct task_struct *prev,
 /* A preemption wait long enough for a stack: emit it from the stored stacks. */
 static __always_inline void runq_emit(struct task_struct *t, struct offcpu_task *ot, __u64 delta)
 {
-	__u32 zero = 0, nk, nu;
+	__u32 nk, nu;
 	struct uw_scratch *s;
 	struct hc_stack_rec *r;
 
-	s = bpf_map_lookup_elem(&unwind_scratch, &zero);
-	if (!s)
+	s = scratch_get();
+	if (!s) {
+		stat_inc(&offcpu_stats, HC_STAT_SCRATCH_ERR);
 		return;
+	}
 	r = &s->rec;
 	rec_fill_header(r, t, BPF_CORE_READ(t, tgid), BPF_CORE_READ(t, pid), HC_KIND_RUNQ);
 	r->weight = delta;
@@ -438,6 +442,7 @@ static __always_inline void runq_emit(struct task_struct *t, struct offcpu_task 
 	r->hdr.size = rec_size(r);
 	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), rb_wakeup()))
 		stat_inc(&offcpu_stats, HC_STAT_RB_FULL);
+	scratch_put();
 }
 
 /*
@@ -534,13 +539,20 @@ static int deferred_walk(struct bpf_map *map, void *key, void *value)
 	if (!ot || !ot->pending_ns)
 		return 0;	/* flushed already, at a switch-out */
 	regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	/*
+	 * Task work runs preemptible; the per-CPU scratch is shared with the
+	 * sched_switch program, which would run right here if we were
+	 * preempted (and the per-CPU stat slots are plain increments).
+	 */
+	bpf_preempt_disable();
 	if (BPF_CORE_READ(regs, ip) != ot->pending_ip || BPF_CORE_READ(regs, sp) != ot->pending_sp) {
 		stat_inc(&offcpu_stats, HC_STAT_USTACK_MOVED);
 		ot->nr_ustack = 0;
 		emit_pending(NULL, t, ot);	/* the time and kernel stack still count */
-		return 0;
+	} else {
+		flush_pending(NULL, t, ot);
 	}
-	flush_pending(NULL, t, ot);
+	bpf_preempt_enable();
 	return 0;
 }
 
@@ -646,16 +658,18 @@ static __always_inline void emit_waker(void *ctx, struct task_struct *p, struct 
 				       __u64 now)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
-	__u32 zero = 0, nk = 0;
+	__u32 nk = 0;
 	struct uw_scratch *s;
 	struct hc_stack_rec *r;
 	long n;
 
 	if (!ot->off_ts || now < ot->off_ts || now - ot->off_ts < cfg_min_block_ns)
 		return;
-	s = bpf_map_lookup_elem(&unwind_scratch, &zero);
-	if (!s)
+	s = scratch_get();
+	if (!s) {
+		stat_inc(&offcpu_stats, HC_STAT_SCRATCH_ERR);
 		return;
+	}
 	r = &s->rec;
 	rec_fill_header(r, cur, BPF_CORE_READ(p, tgid), BPF_CORE_READ(p, pid), HC_KIND_WAKER);
 	r->time_ns = ot->off_ts;
@@ -678,6 +692,7 @@ static __always_inline void emit_waker(void *ctx, struct task_struct *p, struct 
 	r->hdr.size = rec_size(r);
 	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), rb_wakeup()))
 		stat_inc(&offcpu_stats, HC_STAT_RB_FULL);
+	scratch_put();
 }
 
 /* A tracked task is woken: emit its waker's stacks if it blocked long enough. */

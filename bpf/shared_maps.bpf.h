@@ -45,13 +45,58 @@ struct {
 	__array(values, struct unwind_rows);
 } unwind_objs SEC(".maps");
 
-/* per-CPU: the record being built and the walker's state (each object its own) */
+/*
+ * Per-CPU: the record being built and the walker's state (each object its
+ * own), one slot per nesting level. A program can be interrupted by another
+ * of the same object on the same CPU (a sys_exit or task-work walk by an
+ * interrupt's wakeup, a futex wait's by an interrupt's lock contention), so
+ * scratch_get() hands out slots by depth. That is LIFO only while every
+ * user holds preemption off: tracepoint and perf-event programs do; the
+ * task-work callback calls bpf_preempt_disable() around its use.
+ */
+#define UW_SCRATCH_SLOTS 3	/* task, interrupt, NMI */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UW_SCRATCH_SLOTS);
+	__type(key, __u32);
+	__type(value, struct uw_scratch);
+} unwind_scratch SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct uw_scratch);
-} unwind_scratch SEC(".maps");
+	__type(value, __u32);
+} unwind_scratch_depth SEC(".maps");
+
+/* A scratch no program nesting on this CPU uses; release with scratch_put(). NULL: none. */
+static __always_inline struct uw_scratch *scratch_get(void)
+{
+	__u32 zero = 0, slot, *depth = bpf_map_lookup_elem(&unwind_scratch_depth, &zero);
+	struct uw_scratch *s;
+
+	if (!depth)
+		return NULL;
+	/* read-modify-write is safe: whatever interrupts us restores the depth first */
+	slot = *depth;
+	if (slot >= UW_SCRATCH_SLOTS)
+		return NULL;
+	s = bpf_map_lookup_elem(&unwind_scratch, &slot);
+	if (!s)
+		return NULL;
+	s->st.slot = slot;
+	*depth = slot + 1;
+	return s;
+}
+
+static __always_inline void scratch_put(void)
+{
+	__u32 zero = 0, *depth = bpf_map_lookup_elem(&unwind_scratch_depth, &zero);
+
+	if (depth && *depth)
+		(*depth)--;
+}
 
 #include "lib/unwind_walk.bpf.h"
 #include "lib/ustack.bpf.h"

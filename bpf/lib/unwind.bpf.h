@@ -36,7 +36,7 @@ struct uw_state {
 	__u32 m_obj, m_height;
 	__u64 win_lo;		/* user address of uw_scratch::win[0] */
 	__u32 win_len;		/* valid bytes in win; 0: empty */
-	__u32 pad;
+	__u32 slot;		/* this scratch's index in unwind_scratch (scratch_get) */
 };
 
 #define UNWIND_DONE ((__u32)-1)

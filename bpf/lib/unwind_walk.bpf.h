@@ -194,11 +194,12 @@ static long unwind_step(__u32 i, void *ctx)
 	struct uw_scratch *s;
 	struct hc_cfi_rule *row;
 	struct uw_state *st;
-	__u32 zero = 0, idx, reason;
+	__u32 slot = *(__u32 *)ctx, idx, reason;
 	__u64 lookup_pc;
 	void *rows;
 
-	s = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	/* the caller's scratch (a map value pointer cannot travel through bpf_loop) */
+	s = bpf_map_lookup_elem(&unwind_scratch, &slot);
 	if (!s)
 		return 1;
 	st = &s->st;
@@ -255,6 +256,7 @@ static __always_inline __u32 unwind_user(struct uw_scratch *s, struct pt_regs *r
 					 __u32 tgid, __u32 base)
 {
 	struct uw_state *st = &s->st;
+	__u32 slot = st->slot;
 
 	st->pc = BPF_CORE_READ(regs, ip);
 	st->sp = BPF_CORE_READ(regs, sp);
@@ -266,7 +268,7 @@ static __always_inline __u32 unwind_user(struct uw_scratch *s, struct pt_regs *r
 	st->fp_frames = 0;
 	st->have_map = 0;
 	st->win_len = 0;
-	bpf_loop(HC_MAX_STACK_DEPTH, unwind_step, NULL, 0);
+	bpf_loop(HC_MAX_STACK_DEPTH, unwind_step, &slot, 0);
 	/* every iteration recorded a frame and none found the end: the stack is deeper */
 	if (!st->stop)
 		st->stop = HC_STAT_USTACK_TRUNC;

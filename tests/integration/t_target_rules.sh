@@ -45,9 +45,9 @@ else
 	echo "[Note: no cgroup2 mount: --cgroup not tested]"
 fi
 
-"$WL/split" 3 "$TMP/t4" &
+"$WL/split" 9 "$TMP/t4" &
 named=$!
-"$WL/threads" 3 "$TMP/t5" >/dev/null 2>&1 &
+"$WL/threads" 9 "$TMP/t5" >/dev/null 2>&1 &
 unnamed=$!
 cleanup_hooks+=("kill $named $unnamed 2>/dev/null")
 for rule in split 'spl*'; do
@@ -63,6 +63,7 @@ done
 "$HOTCOLD" agent --comm 'spl*' --interval 1s -F 99 -o "$TMP/hist" 2>"$TMP/agent.err" &
 agent=$!
 cleanup_hooks+=("kill $agent 2>/dev/null")
+for _ in $(seq 200); do grep -q 'writing every' "$TMP/agent.err" 2>/dev/null && break; sleep 0.05; done
 sleep 2.5
 kill -TERM $agent
 wait $agent
@@ -71,8 +72,10 @@ rc=$?
 zcat "$TMP"/hist/*-oncpu.folded.gz > "$TMP/agent.folded" 2>/dev/null
 a=$(awk '{ split($0, f, ";"); if (f[1] == "split") t += $NF } END { print t + 0 }' "$TMP/agent.folded")
 other=$(awk '{ split($0, f, ";"); if (f[1] != "split") t += $NF } END { print t + 0 }' "$TMP/agent.folded")
-[ "$a" -ge 50 ] && [ "$other" -eq 0 ] && ok "agent --comm: $a samples of split, $other of others" ||
+# (split may get half a CPU on a busy machine: >= 20 of ~250 at 99 Hz is plenty to tell)
+[ "$a" -ge 20 ] && [ "$other" -eq 0 ] && ok "agent --comm: $a samples of split, $other of others" ||
 	bad "agent --comm: $a samples of split, $other of others ($(ls "$TMP/hist" | tr '\n' ' '))"
+kill $named $unnamed 2>/dev/null
 wait $named $unnamed 2>/dev/null
 
 set -f	# the rules below are not shell globs

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "sym/demangle.h"
@@ -265,6 +266,12 @@ void symbolizer__forget_process(struct symbolizer *s, uint32_t tgid)
 void symbolizer__normalize(struct symbolizer *s, uint32_t tgid, uint64_t ip,
 			   struct sym_ufr *out)
 {
+	symbolizer__normalize_at(s, tgid, ip, UINT64_MAX, out);
+}
+
+void symbolizer__normalize_at(struct symbolizer *s, uint32_t tgid, uint64_t ip, uint64_t when_ns,
+			      struct sym_ufr *out)
+{
 	const struct sym_map *m = NULL;
 	struct sym_proc *p;
 
@@ -278,8 +285,14 @@ void symbolizer__normalize(struct symbolizer *s, uint32_t tgid, uint64_t ip,
 	}
 	if (p)
 		m = proc_find_map(p, ip);
-	/* a mapping newer than the snapshot (dlopen, JIT, ld.so): re-read, with backoff */
-	if (p && !m && ip && ip < SYM_USER_ADDR_END && now_ns() - p->read_ns >= p->reread_gap_ns) {
+	/*
+	 * A mapping newer than the snapshot (dlopen, JIT, ld.so): re-read, with
+	 * backoff. Not for an ip older than the snapshot: what was mapped then
+	 * is in it, so the ip is stale (from before an exec) or garbage.
+	 */
+	if (p && !m && ip && ip < SYM_USER_ADDR_END && when_ns >= p->read_ns &&
+	    now_ns() - p->read_ns >= p->reread_gap_ns) {
+		s->st.rereads++;
 		if (!proc_read_maps(s, p))
 			m = proc_find_map(p, ip);
 		if (m)
@@ -363,6 +376,54 @@ int symbolizer__kernel_name(struct symbolizer *s, uint64_t ip, char *buf, size_t
 	return 0;
 }
 
+/* /proc/PID still there (as a directory of the proc root, so tests can fake it). */
+static bool proc_alive(const struct symbolizer *s, uint32_t tgid)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%u", s->proc_root, tgid);
+	return access(path, F_OK) == 0 || errno != ENOENT;
+}
+
+/* Drop the snapshots of processes that exited without an exit record (ring full). */
+static void prune_gone(struct symbolizer *s)
+{
+	size_t it = 0, nr = 0;
+	uint32_t *gone;
+	uint64_t v;
+
+	gone = malloc((s->procs.nr ? s->procs.nr : 1) * sizeof(*gone));
+	if (!gone)
+		return;
+	/* collected first: the keymap must not change during the walk */
+	while (keymap__next(&s->procs, &it, &v)) {
+		const struct sym_proc *p = (struct sym_proc *)(uintptr_t)v;
+
+		if (!proc_alive(s, p->tgid))
+			gone[nr++] = p->tgid;
+	}
+	for (size_t i = 0; i < nr; i++)
+		symbolizer__forget_process(s, gone[i]);
+	s->st.procs_pruned += nr;
+	free(gone);
+}
+
+size_t symbolizer__trim(struct symbolizer *s)
+{
+	size_t it = 0;
+	uint64_t v;
+
+	prune_gone(s);
+	while (keymap__next(&s->procs, &it, &v)) {
+		const struct sym_proc *p = (struct sym_proc *)(uintptr_t)v;
+
+		for (size_t i = 0; i < p->nr_maps; i++)
+			objtab__mark(s->objs, p->maps[i].obj);
+		objtab__mark(s->objs, p->jit_obj);
+	}
+	return objtab__sweep(s->objs);
+}
+
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
 {
 	struct objtab_stats os;
@@ -372,6 +433,9 @@ void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
 	st->objects = os.objects;
 	st->object_errors = os.object_errors;
 	st->objects_dropped = os.objects_dropped;
+	st->objects_evicted = os.objects_evicted;
+	st->objects_live = os.objects_live;
+	st->procs_live = s->procs.nr;
 }
 
 /* ---- lifetime ----------------------------------------------------------- */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +32,13 @@ _Static_assert(sizeof(struct hc_unwind_map) == 32, "hc_unwind_map ABI changed");
 #define ROW_BYTES ((sizeof(struct hc_cfi_row) + 7) & ~(size_t)7)
 
 #define UT_MAX_SEGS 8
+/*
+ * Objects nobody maps any more stay loaded for a while: a program that is
+ * started again and again (a shell loop, a cron job, a process storm) would
+ * otherwise have its table rebuilt at every exec, the biggest part of the
+ * loader's CPU under process churn. The least recently released go first.
+ */
+#define UT_IDLE_MAX 64
 
 /* An executable PT_LOAD: file offsets [off, off + filesz) load at vaddr. */
 struct useg {
@@ -44,6 +52,9 @@ struct uobj {
 	uint32_t refs;		/* registered processes mapping it */
 	struct useg segs[UT_MAX_SEGS];
 	size_t nr_segs;
+	struct timespec mtime;	/* of the file when built: an idle object is reused only if */
+	uint64_t size;		/* the file at (dev, inode) is still the same */
+	struct uobj *idle_prev, *idle_next;	/* on the idle list while refs == 0 */
 };
 
 struct uproc {
@@ -61,6 +72,8 @@ struct unwind_tables {
 	struct keymap objs;	/* (dev, inode) -> struct uobj *; the vdso under (0, 0) */
 	struct keymap procs;	/* (tgid, 0) -> struct uproc * */
 	uint32_t next_id;
+	struct uobj *idle_head, *idle_tail;	/* released objects, oldest at the head */
+	size_t nr_idle;
 	struct unwind_tables_stats st;
 };
 
@@ -193,6 +206,63 @@ out:
 	return err;
 }
 
+/* Take @ob off the idle list (no-op if it is not on it). */
+static void idle_unlink(struct unwind_tables *ut, struct uobj *ob)
+{
+	if (ob->refs || (!ob->idle_prev && ut->idle_head != ob))
+		return;
+	if (ob->idle_prev)
+		ob->idle_prev->idle_next = ob->idle_next;
+	else
+		ut->idle_head = ob->idle_next;
+	if (ob->idle_next)
+		ob->idle_next->idle_prev = ob->idle_prev;
+	else
+		ut->idle_tail = ob->idle_prev;
+	ob->idle_prev = ob->idle_next = NULL;
+	ut->nr_idle--;
+}
+
+/* Remove the table of an unreferenced object from the kernel and forget it. */
+static void obj_evict(struct unwind_tables *ut, struct uobj *ob)
+{
+	idle_unlink(ut, ob);
+	if (ob->id) {
+		bpf_map_delete_elem(ut->objs_fd, &ob->id);
+		ut->st.objects--;
+		ut->st.rows -= ob->nr_rows;
+		ut->st.bytes -= (uint64_t)ob->nr_rows * ROW_BYTES;
+	}
+	keymap__del(&ut->objs, ob->key_a, ob->inode, NULL);
+	free(ob);
+}
+
+/* Idle objects first, oldest first, until @rows more rows and one more object fit. */
+static void idle_make_room(struct unwind_tables *ut, uint64_t rows)
+{
+	while (ut->idle_head && (ut->st.rows + rows > ut->o.max_rows ||
+				 ut->st.objects >= ut->o.max_objects))
+		obj_evict(ut, ut->idle_head);
+}
+
+/* An idle object of @m may be reused if the file it was built from is still there. */
+static bool idle_still_valid(const struct unwind_tables *ut, uint32_t tgid,
+			     const struct procmap *m, const struct uobj *ob)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%u/map_files/%llx-%llx", ut->o.proc_root, tgid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	if (stat(path, &st)) {
+		snprintf(path, sizeof(path), "%s/%u/root%s", ut->o.proc_root, tgid, m->path);
+		if (stat(path, &st) || st.st_ino != m->inode)
+			return false;
+	}
+	return st.st_mtim.tv_sec == ob->mtime.tv_sec && st.st_mtim.tv_nsec == ob->mtime.tv_nsec &&
+	       (uint64_t)st.st_size == ob->size;
+}
+
 /* Open a mapped file as the process sees it: map_files first, then its root. */
 static int open_mapped(const struct unwind_tables *ut, uint32_t tgid, const struct procmap *m)
 {
@@ -224,6 +294,8 @@ static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf)
 		err = cfi_table_build(elf, &t);
 	if (err)
 		goto out;
+	if (t.nr && t.rows[t.nr - 1].pc <= UINT32_MAX)
+		idle_make_room(ut, t.nr);
 	if (!t.nr || t.rows[t.nr - 1].pc > UINT32_MAX) {
 		/* no CFI, or an object above 4 GiB of vaddr: rows hold 32-bit pcs */
 		ut->st.objects_no_cfi++;
@@ -278,8 +350,11 @@ static struct uobj *get_vdso(struct unwind_tables *ut, uint32_t tgid, const stru
 	int fd, err = -EIO;
 	Elf *elf;
 
-	if (keymap__get(&ut->objs, 0, 0, &v))
-		return (struct uobj *)(uintptr_t)v;
+	if (keymap__get(&ut->objs, 0, 0, &v)) {
+		ob = (struct uobj *)(uintptr_t)v;
+		idle_unlink(ut, ob);
+		return ob;
+	}
 	ob = calloc(1, sizeof(*ob));
 	img = len <= (1 << 20) ? malloc(len) : NULL;
 	if (!ob || !img) {
@@ -314,10 +389,19 @@ static struct uobj *get_obj(struct unwind_tables *ut, uint32_t tgid, const struc
 {
 	uint64_t key_a = (uint64_t)m->dev_major << 32 | m->dev_minor, v;
 	struct uobj *ob;
+	struct stat st;
 	int fd, err;
 
-	if (keymap__get(&ut->objs, key_a, m->inode, &v))
-		return (struct uobj *)(uintptr_t)v;
+	if (keymap__get(&ut->objs, key_a, m->inode, &v)) {
+		ob = (struct uobj *)(uintptr_t)v;
+		if (ob->refs || idle_still_valid(ut, tgid, m, ob)) {
+			if (!ob->refs)
+				ut->st.objects_reused++;
+			idle_unlink(ut, ob);
+			return ob;
+		}
+		obj_evict(ut, ob);	/* the inode now holds another file */
+	}
 	ob = calloc(1, sizeof(*ob));
 	if (!ob)
 		return NULL;
@@ -325,8 +409,13 @@ static struct uobj *get_obj(struct unwind_tables *ut, uint32_t tgid, const struc
 	ob->inode = m->inode;
 	fd = open_mapped(ut, tgid, m);
 	err = fd < 0 ? fd : build_table(ut, ob, fd);
-	if (fd >= 0)
+	if (fd >= 0) {
+		if (!fstat(fd, &st)) {
+			ob->mtime = st.st_mtim;
+			ob->size = st.st_size;
+		}
 		close(fd);
+	}
 	if (err) {
 		ut->st.objects_failed++;
 		pr_debug("unwind: no table for '%s': %s\n", m->path, strerror(-err));
@@ -354,19 +443,20 @@ static bool map_bias(const struct uobj *ob, const struct procmap *m, uint64_t *b
 	return false;
 }
 
-/* Drop one process reference; the last one evicts the table from the kernel. */
+/* Drop one process reference; the last one moves the object to the idle list. */
 static void obj_put(struct unwind_tables *ut, struct uobj *ob)
 {
 	if (--ob->refs)
 		return;
-	if (ob->id) {
-		bpf_map_delete_elem(ut->objs_fd, &ob->id);
-		ut->st.objects--;
-		ut->st.rows -= ob->nr_rows;
-		ut->st.bytes -= (uint64_t)ob->nr_rows * ROW_BYTES;
-	}
-	keymap__del(&ut->objs, ob->key_a, ob->inode, NULL);
-	free(ob);
+	ob->idle_prev = ut->idle_tail;
+	ob->idle_next = NULL;
+	if (ut->idle_tail)
+		ut->idle_tail->idle_next = ob;
+	else
+		ut->idle_head = ob;
+	ut->idle_tail = ob;
+	if (++ut->nr_idle > UT_IDLE_MAX)
+		obj_evict(ut, ut->idle_head);
 }
 
 static void uproc_free(struct unwind_tables *ut, struct uproc *p)

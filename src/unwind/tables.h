@@ -3,7 +3,9 @@
  * The BPF unwinder's tables: one row array per ELF object (shared by every
  * process that maps it, keyed by device and inode), and per process the list
  * of its executable mappings with each one's load bias. Objects are built on
- * first use and evicted when no registered process maps them any more.
+ * first use; when no registered process maps them any more they stay loaded
+ * (up to 64 of them, or until a new table needs their room) in case the same
+ * program starts again.
  */
 #ifndef HC_UNWIND_TABLES_H
 #define HC_UNWIND_TABLES_H
@@ -29,6 +31,7 @@ struct unwind_tables_stats {
 	uint64_t rows_peak;	/* most rows loaded at once */
 	uint64_t bytes_peak;	/* most kernel memory at once */
 	uint64_t objects_built;	/* tables built so far */
+	uint64_t objects_reused;/* idle tables (no process mapped them) taken up again */
 	uint64_t objects_no_cfi;/* mapped objects without usable CFI (FP fallback) */
 	uint64_t objects_failed;/* objects that could not be opened or parsed */
 	uint64_t over_limit;	/* objects or processes refused by a limit */

@@ -3,6 +3,7 @@
 #include "agent/agent.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "agent/split.h"
 #include "agent/store.h"
 #include "record/session.h"
+#include "sym/symbolizer.h"
 #include "util/log.h"
 
 /* A slice of polling: how late a SIGHUP or an HTTP request may be served. */
@@ -102,6 +104,13 @@ static int agent_rotate(struct agent *a, bool partial)
 		pr_warn("agent: cannot encode the interval: %s\n", strerror(-err));
 	split_release(&so);
 	session__reset(a->s);
+	/*
+	 * The interval's frames are named and gone (the agent keeps no waker
+	 * stacks across intervals): free what only exited processes used, and
+	 * give the encoder's and the table builders' free memory back.
+	 */
+	symbolizer__trim(session__symbolizer(a->s));
+	malloc_trim(0);
 	a->m.intervals++;
 	metrics_update(&a->m, a->s, &c, a->st, (end_ns - a->start_ns) / 1e9);
 	metrics_log(&a->m);
@@ -177,6 +186,13 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	if (!a)
 		return -ENOMEM;
 	a->cfg = *c;
+	/*
+	 * A fixed threshold: big transient buffers (CFI rows of a new object, an
+	 * interval's encoding) come from mmap and go back at free. glibc's
+	 * default raises the threshold after such a free, leaving later ones on
+	 * a heap that only grows.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGHUP, &sa, NULL);
 	opts_from_config(&a->o, c);
@@ -192,6 +208,7 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	err = session__open(&a->s, &a->o);
 	if (err)
 		goto out;
+	malloc_trim(0);	/* after loading: the runtime objects' CFI tables were built */
 	if (c->http) {
 		hs = (struct http_source){ a->st, &a->m, live_profile, a,
 					  1000000000ull / c->freq_hz };

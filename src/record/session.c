@@ -74,10 +74,25 @@ static int on_seen(uint32_t tgid, void *arg)
 	return 0;
 }
 
+/*
+ * When the user stack of @v was on the CPU, at the latest: a block's stack
+ * is read as it ends. UINT64_MAX when unknown (the waker's, a record
+ * without time).
+ */
+static uint64_t stack_time(const struct sample_view *v)
+{
+	if (!v->time_ns || v->kind == SAMPLE_WAKER)
+		return UINT64_MAX;
+	if (v->kind == SAMPLE_OFFCPU || v->kind == SAMPLE_LOCK)
+		return v->time_ns + v->weight;
+	return v->time_ns;
+}
+
 /* Kernel ips then normalized user frames (of @tgid) into @w; returns the word count. */
 static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_view *v,
 			  uint64_t *w, uint16_t *nr_kernel)
 {
+	uint64_t when = stack_time(v);
 	struct sym_ufr f;
 	size_t n = 0;
 
@@ -90,7 +105,7 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 		 * call instruction, so a call to a noreturn function at the very end
 		 * of a function is not named after the next function.
 		 */
-		symbolizer__normalize(s->sym, tgid, i ? v->uips[i] - 1 : v->uips[i], &f);
+		symbolizer__normalize_at(s->sym, tgid, i ? v->uips[i] - 1 : v->uips[i], when, &f);
 		emit_ufr_pack(&f, &w[n]);
 		n += EMIT_UFR_WORDS;
 	}
@@ -555,6 +570,16 @@ void session__stats(struct session *s, session_stat_fn fn, void *arg)
 	proc_tracker__stats(s->pt, &st);
 	for (size_t j = 0; j < st.nr; j++)
 		fn("proc", st.s[j].name, st.s[j].value, st.s[j].loss, arg);
+	if (s->ut) {
+		struct unwind_tables_stats us;
+
+		unwind_tables__stats(s->ut, &us);
+		fn("unwind", "tables built", us.objects_built, false, arg);
+		fn("unwind", "idle tables reused", us.objects_reused, false, arg);
+		fn("unwind", "tables refused (row or object limit)", us.over_limit, true, arg);
+		fn("unwind", "mappings beyond the per-process limit", us.maps_dropped, true, arg);
+		fn("unwind", "processes without tables", us.procs_failed, true, arg);
+	}
 }
 
 struct symbolizer *session__symbolizer(struct session *s)

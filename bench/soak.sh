@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR=${1:-600}
 BUDGET=$((4 * 1024 * 1024))
-BIN=./.output/hotcold
+BIN=${HOTCOLD:-./.output/hotcold}
 TMP=$(mktemp -d /tmp/hotcold-soak.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }

@@ -20,6 +20,7 @@
 #include "record/reason.h"
 #include "record/session_int.h"
 #include "record/wakers.h"
+#include "sym/procmaps.h"
 #include "unwind/tables.h"
 #include "util/log.h"
 
@@ -54,18 +55,29 @@ static uint64_t now_ns(void)
 /* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
 static void session_add_process(struct session *s, uint32_t tgid)
 {
-	int err = symbolizer__add_process(s->sym, tgid);
+	struct procmaps *pm;
+	char path[64];
+	uint64_t t = now_ns();
+	int err;
 
-	if (err == -ESRCH) {
-		s->procs_late++;
+	/* one read of the maps for both: the biggest per-process cost under churn */
+	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
+	pm = s->ut ? procmaps__load(path, PROCMAPS_EXEC_ONLY) : NULL;
+	if (!pm) {
+		/* no unwinder, or gone (counted) or unreadable: the symbolizer's own path */
+		err = symbolizer__add_process(s->sym, tgid);
+		if (err == -ESRCH)
+			s->procs_late++;
 		return;
 	}
+	symbolizer__add_process_maps(s->sym, tgid, pm, t);
 	/*
 	 * The record that showed it was walked by frame pointer; the next ones
 	 * get CFI. A failure here is counted in the unwind summary.
 	 */
 	if (s->ut)
-		unwind_tables__add_process(s->ut, tgid);
+		unwind_tables__add_process_maps(s->ut, tgid, pm);
+	procmaps__free(pm);
 }
 
 static int on_seen(uint32_t tgid, void *arg)

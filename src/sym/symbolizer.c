@@ -58,6 +58,7 @@ struct sym_proc {
 	uint64_t read_ns;	/* last read attempt */
 	uint64_t reread_gap_ns;	/* backoff before the next miss-driven re-read */
 	bool snapshot;		/* maps were read at least once */
+	bool status_read;	/* uid and nspid are known (read on the first JIT frame) */
 };
 
 struct symbolizer {
@@ -166,13 +167,30 @@ static void map_init(struct symbolizer *s, uint32_t tgid, const struct procmap *
 		sm->kind = MAP_NONE;
 }
 
+/* @pm (executable mappings) as @p's snapshot. On failure the old snapshot stays. */
+static int proc_set_maps(struct symbolizer *s, struct sym_proc *p, const struct procmaps *pm)
+{
+	size_t n = procmaps__nr(pm);
+	struct sym_map *maps;
+
+	maps = calloc(n ? n : 1, sizeof(*maps));
+	if (!maps)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		map_init(s, p->tgid, procmaps__entry(pm, i), &maps[i]);
+	free(p->maps);
+	p->maps = maps;
+	p->nr_maps = n;
+	p->snapshot = true;
+	return 0;
+}
+
 /* (Re)read @p's executable mappings. On failure the old snapshot stays. */
 static int proc_read_maps(struct symbolizer *s, struct sym_proc *p)
 {
 	struct procmaps *pm;
-	struct sym_map *maps;
 	char path[4096];
-	size_t i, n;
+	int err;
 
 	p->read_ns = now_ns();
 	snprintf(path, sizeof(path), "%s/%u/maps", s->proc_root, p->tgid);
@@ -182,20 +200,9 @@ static int proc_read_maps(struct symbolizer *s, struct sym_proc *p)
 			return -ESRCH;
 		return errno ? -errno : -EIO;
 	}
-	n = procmaps__nr(pm);
-	maps = calloc(n ? n : 1, sizeof(*maps));
-	if (!maps) {
-		procmaps__free(pm);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++)
-		map_init(s, p->tgid, procmaps__entry(pm, i), &maps[i]);
+	err = proc_set_maps(s, p, pm);
 	procmaps__free(pm);
-	free(p->maps);
-	p->maps = maps;
-	p->nr_maps = n;
-	p->snapshot = true;
-	return 0;
+	return err;
 }
 
 static const struct sym_map *proc_find_map(const struct sym_proc *p, uint64_t ip)
@@ -223,6 +230,25 @@ static void proc_free(struct sym_proc *p)
 	free(p);
 }
 
+/* @tgid's entry, created empty if missing; NULL on ENOMEM. */
+static struct sym_proc *proc_get(struct symbolizer *s, uint32_t tgid)
+{
+	struct sym_proc *p = proc_find(s, tgid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->tgid = tgid;
+	/* kept even if the process is gone: normalize() then rate-limits re-reads */
+	if (keymap__put(&s->procs, tgid, 0, (uintptr_t)p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
 int symbolizer__add_process(struct symbolizer *s, uint32_t tgid)
 {
 	struct sym_proc *p = proc_find(s, tgid);
@@ -230,18 +256,9 @@ int symbolizer__add_process(struct symbolizer *s, uint32_t tgid)
 
 	if (p && p->snapshot)
 		return 0;
-	if (!p) {
-		p = calloc(1, sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		p->tgid = tgid;
-		/* kept even if the process is gone: normalize() then rate-limits re-reads */
-		if (keymap__put(&s->procs, tgid, 0, (uintptr_t)p)) {
-			free(p);
-			return -ENOMEM;
-		}
-	}
-	read_status(s, p);
+	p = proc_get(s, tgid);
+	if (!p)
+		return -ENOMEM;
 	err = proc_read_maps(s, p);
 	if (err == -ESRCH) {
 		s->st.procs_gone++;
@@ -253,6 +270,24 @@ int symbolizer__add_process(struct symbolizer *s, uint32_t tgid)
 	}
 	s->st.procs++;
 	return 0;
+}
+
+int symbolizer__add_process_maps(struct symbolizer *s, uint32_t tgid, const struct procmaps *pm,
+				 uint64_t read_ns)
+{
+	struct sym_proc *p = proc_find(s, tgid);
+	int err;
+
+	if (p && p->snapshot)
+		return 0;
+	p = proc_get(s, tgid);
+	if (!p)
+		return -ENOMEM;
+	p->read_ns = read_ns;
+	err = proc_set_maps(s, p, pm);
+	if (!err)
+		s->st.procs++;
+	return err;
 }
 
 void symbolizer__forget_process(struct symbolizer *s, uint32_t tgid)
@@ -312,8 +347,13 @@ void symbolizer__normalize_at(struct symbolizer *s, uint32_t tgid, uint64_t ip, 
 		out->addr = ip - m->start + m->pgoff;
 		break;
 	case MAP_ANON:
-		if (!p->jit_obj)
+		if (!p->jit_obj) {
+			/* only JIT frames need the owner and namespace: read them now */
+			if (!p->status_read)
+				read_status(s, p);
+			p->status_read = true;
 			p->jit_obj = objtab__jit(s->objs, tgid, p->nspid, p->uid);
+		}
 		out->obj = p->jit_obj;
 		out->tgid = p->jit_obj ? tgid : 0;
 		break;

@@ -537,26 +537,33 @@ static int publish_proc(struct unwind_tables *ut, struct uproc *p, const struct 
 
 int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 {
-	struct uproc *p, *old = NULL;
 	struct procmaps *pm;
 	char path[4096];
-	uint64_t v;
 	int err;
 
 	snprintf(path, sizeof(path), "%s/%u/maps", ut->o.proc_root, tgid);
 	pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
 	if (!pm)
 		return errno == ENOENT ? -ESRCH : -errno;
+	err = unwind_tables__add_process_maps(ut, tgid, pm);
+	procmaps__free(pm);
+	return err;
+}
+
+int unwind_tables__add_process_maps(struct unwind_tables *ut, uint32_t tgid,
+				    const struct procmaps *pm)
+{
+	struct uproc *p, *old = NULL;
+	uint64_t v;
+	int err;
+
 	p = calloc(1, sizeof(*p));
-	if (!p) {
-		procmaps__free(pm);
+	if (!p)
 		return -ENOMEM;
-	}
 	p->tgid = tgid;
 	p->read_ns = mono_ns();
 	p->nr_maps = procmaps__nr(pm);
 	err = publish_proc(ut, p, pm);
-	procmaps__free(pm);
 	if (keymap__get(&ut->procs, tgid, 0, &v))
 		old = (struct uproc *)(uintptr_t)v;
 	if (err) {

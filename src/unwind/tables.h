@@ -56,6 +56,11 @@ int unwind_tables__objs_fd(const struct unwind_tables *ut);
  */
 int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid);
 
+struct procmaps;
+/* The same with @tgid's executable mappings already read by the caller. */
+int unwind_tables__add_process_maps(struct unwind_tables *ut, uint32_t tgid,
+				    const struct procmaps *pm);
+
 /*
  * Build, and keep for the whole run, the tables of the C runtime objects this
  * process maps (libc, ld.so, libm, libstdc++, libgcc_s): nearly every target

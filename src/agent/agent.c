@@ -39,6 +39,7 @@ struct agent {
 	struct metrics m;
 	int64_t start_ms;	/* interval start, Unix ms */
 	uint64_t start_ns;	/* the same, monotonic */
+	bool runq_warned;
 };
 
 static uint64_t mono_ns(void)
@@ -46,6 +47,14 @@ static uint64_t mono_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
@@ -66,7 +75,9 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	o->offcpu = c->offcpu;
 	o->min_block_ns = c->min_block_ns;
 	o->runq = c->runq;
-	o->min_runq_ns = 0;
+	o->min_runq_ns = c->min_runq_ns;
+	/* one histogram for all: the agent reads only its totals (waits without a stack) */
+	o->runq_per = 0;
 	o->locks = c->locks;
 	o->pids = c->pids;
 	o->nr_pids = c->nr_pids;
@@ -89,9 +100,14 @@ static int agent_rotate(struct agent *a, bool partial)
 	struct split_out so = { 0 };
 	struct profile *p;
 	int64_t end_ms = unix_ms();
-	uint64_t end_ns = mono_ns();
+	uint64_t end_ns = mono_ns(), c0 = cpu_ns();
 	int err;
 
+	err = session__fold_unstacked_runq(a->s);
+	if (err && !a->runq_warned) {
+		pr_warn("agent: run-queue waits without stack not counted: %s\n", strerror(-err));
+		a->runq_warned = true;
+	}
 	session__counts(a->s, &c);
 	p = profile__new();
 	err = p ? session__profile(a->s, p) : -ENOMEM;
@@ -111,6 +127,7 @@ static int agent_rotate(struct agent *a, bool partial)
 	 */
 	symbolizer__trim(session__symbolizer(a->s));
 	malloc_trim(0);
+	a->m.write_ns += cpu_ns() - c0;
 	a->m.intervals++;
 	metrics_update(&a->m, a->s, &c, a->st, (end_ns - a->start_ns) / 1e9);
 	metrics_log(&a->m);

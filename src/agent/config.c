@@ -31,6 +31,7 @@ static const struct key_desc keys[] = {
 	{ "off_cpu", K_BOOL, F(offcpu), 0, 0 },
 	{ "min_block", K_DURATION, F(min_block_ns), 0, 3600 * SEC },
 	{ "runq", K_BOOL, F(runq), 0, 0 },
+	{ "min_runq", K_DURATION, F(min_runq_ns), 0, 3600 * SEC },
 	{ "locks", K_BOOL, F(locks), 0, 0 },
 	{ "pids", K_PIDS, F(pids), 0, 0 },
 	{ "max_age", K_DURATION, F(keep.max_age_ns), 0, 3650 * 24 * 3600 * SEC },
@@ -49,6 +50,12 @@ void agent_config_init(struct agent_config *c)
 	c->freq_hz = 19;
 	c->oncpu = true;
 	c->min_block_ns = 1000000;	/* 1 ms: shorter blocks are summed per thread */
+	/*
+	 * 1 ms: a stack for every preemption is a ring record per context
+	 * switch of a busy machine (13k/s seen on 2 CPUs); shorter waits are
+	 * counted, summed, in the run-queue totals
+	 */
+	c->min_runq_ns = 1000000;
 	c->max_stacks = 65536;
 	c->keep.max_age_ns = 7 * 24 * 3600 * SEC;
 	c->keep.max_bytes = 1ull << 30;

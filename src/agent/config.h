@@ -8,7 +8,7 @@
  *
  * One key per line, each key at most once, unknown keys and bad values are
  * errors reported as "FILE:LINE: reason". Keys: dir, interval, frequency,
- * on_cpu, off_cpu, min_block, runq, locks, pids, max_age, max_intervals,
+ * on_cpu, off_cpu, min_block, runq, min_runq, locks, pids, max_age, max_intervals,
  * max_bytes, max_stacks, http, bpf_stats.
  */
 #ifndef HC_AGENT_CONFIG_H
@@ -31,6 +31,7 @@ struct agent_config {
 	uint64_t freq_hz;
 	bool oncpu, offcpu, runq, locks;
 	uint64_t min_block_ns;
+	uint64_t min_runq_ns;	/* run-queue waits shorter than this carry no stack */
 	uint32_t *pids;		/* NULL: system-wide (malloc'd) */
 	size_t nr_pids;
 	uint64_t max_stacks;

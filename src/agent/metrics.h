@@ -37,6 +37,7 @@ struct metrics {
 	/* the last interval */
 	struct session_counts last;
 	uint64_t intervals;
+	uint64_t write_ns;		/* naming, encoding, writing and trimming, all intervals */
 	uint64_t stacks_dropped_total;	/* over max_stacks, all intervals */
 	/* cumulative loss counters by collector */
 	struct metrics_loss loss[METRICS_MAX_LOSSES];

@@ -81,6 +81,9 @@ int metrics_write_prometheus(const struct metrics *m, FILE *out)
 	one(out, "agent_resident_bytes", "gauge", "Agent resident set size.", m->rss_bytes);
 	one(out, "agent_resident_peak_bytes", "gauge", "Agent peak RSS.", m->rss_peak_bytes);
 	one(out, "intervals_total", "counter", "Intervals completed.", m->intervals);
+	one(out, "interval_write_seconds_total", "counter",
+	    "CPU time naming, encoding and writing intervals, and trimming after them.",
+	    m->write_ns / 1e9);
 	one(out, "interval_samples", "gauge", "On-CPU samples in the last interval.",
 	    m->last.samples);
 	one(out, "interval_offcpu_seconds", "gauge", "Off-CPU time in the last interval.",

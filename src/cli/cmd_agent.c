@@ -20,6 +20,7 @@ enum {
 	OPT_NO_ONCPU,
 	OPT_MIN_BLOCK,
 	OPT_RUNQ,
+	OPT_MIN_RUNQ,
 	OPT_LOCKS,
 	OPT_MAX_AGE,
 	OPT_MAX_INTERVALS,
@@ -41,6 +42,8 @@ static const struct cli_opt opts[] = {
 	{ { "min-block", required_argument, NULL, OPT_MIN_BLOCK }, 0, "DUR",
 	  "off-CPU blocks shorter than DUR carry no stack (default 1ms)" },
 	{ { "runq", no_argument, NULL, OPT_RUNQ }, 0, NULL, "also record run-queue waits" },
+	{ { "min-runq", required_argument, NULL, OPT_MIN_RUNQ }, 0, "DUR",
+	  "run-queue waits shorter than DUR carry no stack, only totals (default 1ms)" },
 	{ { "locks", no_argument, NULL, OPT_LOCKS }, 0, NULL, "also record lock waits" },
 	{ { "no-on-cpu", no_argument, NULL, OPT_NO_ONCPU }, 0, NULL, "do not sample on-CPU stacks" },
 	{ { "pid", required_argument, NULL, 'p' }, 'p', "PID[,PID...]",
@@ -83,6 +86,7 @@ static const char *key_of(int c)
 	case OPT_INTERVAL: return "interval";
 	case 'F': return "frequency";
 	case OPT_MIN_BLOCK: return "min_block";
+	case OPT_MIN_RUNQ: return "min_runq";
 	case 'p': return "pids";
 	case OPT_MAX_AGE: return "max_age";
 	case OPT_MAX_INTERVALS: return "max_intervals";

@@ -52,12 +52,21 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* CPU time of this thread: what the loader's work costs, blocked or preempted time excluded. */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 /* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
 static void session_add_process(struct session *s, uint32_t tgid)
 {
 	struct procmaps *pm;
 	char path[64];
-	uint64_t t = now_ns();
+	uint64_t t = now_ns(), c = cpu_ns();
 	int err;
 
 	/* one read of the maps for both: the biggest per-process cost under churn */
@@ -68,6 +77,8 @@ static void session_add_process(struct session *s, uint32_t tgid)
 		err = symbolizer__add_process(s->sym, tgid);
 		if (err == -ESRCH)
 			s->procs_late++;
+		s->work.add_ns += cpu_ns() - c;
+		s->work.adds++;
 		return;
 	}
 	symbolizer__add_process_maps(s->sym, tgid, pm, t);
@@ -78,6 +89,8 @@ static void session_add_process(struct session *s, uint32_t tgid)
 	if (s->ut)
 		unwind_tables__add_process_maps(s->ut, tgid, pm);
 	procmaps__free(pm);
+	s->work.add_ns += cpu_ns() - c;
+	s->work.adds++;
 }
 
 static int on_seen(uint32_t tgid, void *arg)
@@ -124,9 +137,8 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 	return n;
 }
 
-static int on_sample(const struct sample_view *v, void *arg)
+static int sample_one(struct session *s, const struct sample_view *v)
 {
-	struct session *s = arg;
 	struct waker_stack wk;
 	struct stack_key key;
 	uint16_t nk;
@@ -150,6 +162,8 @@ static int on_sample(const struct sample_view *v, void *arg)
 	if (v->kind == SAMPLE_RUNQ) {
 		s->runq_ns += v->weight;
 		s->runq_waits++;
+		s->rq_stacked_ns += v->weight;
+		s->rq_stacked_waits++;
 	}
 	if (v->kind == SAMPLE_LOCK) {
 		key.aux = s->locknames ? locknames__id(s->locknames, v->state & 0x20000 ? 0 : v->tgid,
@@ -189,6 +203,14 @@ static int on_sample(const struct sample_view *v, void *arg)
 	int err = stack_agg__add(s->agg, &key, s->words, v->weight);
 	/* -ENOSPC is counted by the aggregator and reported at the end */
 	return err == -ENOSPC ? 0 : err;
+}
+
+static int on_sample(const struct sample_view *v, void *arg)
+{
+	struct session *s = arg;
+
+	s->work.records++;
+	return sample_one(s, v);
 }
 
 static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
@@ -384,16 +406,15 @@ static bool targets_gone(struct session *s)
 /* In-kernel aggregates (off-CPU short blocks) into the same aggregation as ring samples. */
 static int session_drain(struct session *s)
 {
-	int err;
+	uint64_t c = cpu_ns();
+	int err = 0;
 
-	for (size_t i = 0; i < s->nr_cols; i++) {
-		if (!s->cols[i].ops->drain)
-			continue;
-		err = s->cols[i].ops->drain(&s->cols[i], on_sample, s);
-		if (err)
-			return err;
+	for (size_t i = 0; !err && i < s->nr_cols; i++) {
+		if (s->cols[i].ops->drain)
+			err = s->cols[i].ops->drain(&s->cols[i], on_sample, s);
 	}
-	return 0;
+	s->work.drain_ns += cpu_ns() - c;
+	return err;
 }
 
 /*
@@ -404,7 +425,7 @@ static int session_drain(struct session *s)
 static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 {
 	struct proc_handlers h = handlers_proto;
-	uint64_t end = s->end_ns, limit;
+	uint64_t end = s->end_ns, limit, c;
 	int err;
 
 	*done = true;
@@ -422,7 +443,10 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 		limit = until_ns && until_ns < end ? until_ns : end;
 		if (limit - t < (uint64_t)SESSION_POLL_MS * 1000000)
 			timeout = (limit - t) / 1000000 + 1;
+		c = cpu_ns();
 		err = proc_tracker__poll(s->pt, timeout, &h);
+		s->work.ring_ns += cpu_ns() - c;
+		s->work.polls++;
 		if (err && err != -EINTR) {
 			pr_warn("record: reading the event ring failed: %s\n", strerror(-err));
 			return err;
@@ -540,6 +564,43 @@ int session__write(struct session *s, FILE *f, enum out_format fmt)
 	return session_write_to(s, f, fmt, &es);
 }
 
+int session__fold_unstacked_runq(struct session *s)
+{
+	struct stack_key key;
+	uint64_t waits, ns, w, t;
+	int err;
+
+	if (!s->o->runq)
+		return 0;
+	err = runq_totals_read(&s->rqt, &waits, &ns);
+	if (err)
+		return err;
+	/*
+	 * Cumulative: a wait histogrammed whose stacked record is still in the
+	 * ring is counted twice for a moment; it evens out at the next fold.
+	 */
+	if (waits < s->rq_stacked_waits + s->rq_folded_waits ||
+	    ns < s->rq_stacked_ns + s->rq_folded_ns)
+		return 0;
+	w = waits - s->rq_stacked_waits - s->rq_folded_waits;
+	t = ns - s->rq_stacked_ns - s->rq_folded_ns;
+	if (!t)
+		return 0;
+	memset(&key, 0, sizeof(key));
+	key.kind = SAMPLE_RUNQ;
+	/* root frame "[no stack]": wakeup waits and preemptions below min_runq */
+	snprintf(key.comm, sizeof(key.comm), "[no stack]");
+	memcpy(key.pcomm, key.comm, sizeof(key.pcomm));
+	err = stack_agg__add(s->agg, &key, s->words, t);
+	if (err && err != -ENOSPC)
+		return err;
+	s->rq_folded_waits += w;
+	s->rq_folded_ns += t;
+	s->runq_ns += t;
+	s->runq_waits += w;
+	return 0;
+}
+
 void session__reset(struct session *s)
 {
 	stack_agg__clear(s->agg);
@@ -592,6 +653,14 @@ void session__stats(struct session *s, session_stat_fn fn, void *arg)
 		fn("unwind", "mappings beyond the per-process limit", us.maps_dropped, true, arg);
 		fn("unwind", "processes without tables", us.procs_failed, true, arg);
 	}
+	/* where the loader's own CPU goes (thread CPU time, ns) */
+	fn("loader", "ring polls", s->work.polls, false, arg);
+	fn("loader", "records decoded", s->work.records, false, arg);
+	fn("loader", "cpu ns in ring polls (records and new processes)", s->work.ring_ns, false,
+	   arg);
+	fn("loader", "new processes read", s->work.adds, false, arg);
+	fn("loader", "cpu ns reading new processes (maps, tables)", s->work.add_ns, false, arg);
+	fn("loader", "cpu ns draining in-kernel maps", s->work.drain_ns, false, arg);
 }
 
 struct symbolizer *session__symbolizer(struct session *s)

@@ -13,6 +13,7 @@
 
 #include "collect/collector.h"
 #include "collect/proc.h"
+#include "collect/runq_totals.h"
 #include "output/outfile.h"
 #include "record/emit.h"
 #include "record/opts.h"
@@ -52,7 +53,16 @@ struct session {
 	uint64_t off_ns, off_blocks;		/* off-CPU blocks with stacks */
 	uint64_t short_ns, short_blocks;	/* off-CPU blocks below --min-block */
 	uint64_t runq_ns, runq_waits;		/* run-queue waits with stacks */
+	struct runq_totals rqt;			/* all waits, from the histogram */
+	uint64_t rq_stacked_ns, rq_stacked_waits;	/* with stacks, since open */
+	uint64_t rq_folded_ns, rq_folded_waits;		/* without, already folded in */
 	uint64_t procs_late;	/* first sample arrived after the process exited */
+	struct {			/* thread CPU time (ns) by activity */
+		uint64_t polls, ring_ns;	/* ring polls: records, new processes */
+		uint64_t records;
+		uint64_t adds, add_ns;		/* session_add_process(), part of ring_ns */
+		uint64_t drain_ns;		/* collectors' drain of in-kernel maps */
+	} work;
 	struct outfile out;	/* created before recording: fail early, not after */
 	bool out_open;
 	struct emit_stats written;

@@ -78,6 +78,11 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	o->min_runq_ns = c->min_runq_ns;
 	/* one histogram for all: the agent reads only its totals (waits without a stack) */
 	o->runq_per = 0;
+	/*
+	 * New CFI tables for a process that has lived 2 s: compilers and shell
+	 * loops on a busy machine made table builds most of the agent's CPU
+	 */
+	o->unwind_defer_ns = 2000000000ull;
 	o->locks = c->locks;
 	o->pids = c->pids;
 	o->nr_pids = c->nr_pids;

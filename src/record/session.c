@@ -66,7 +66,7 @@ static void session_add_process(struct session *s, uint32_t tgid)
 {
 	struct procmaps *pm;
 	char path[64];
-	uint64_t t = now_ns(), c = cpu_ns();
+	uint64_t t = now_ns(), c = cpu_ns(), seen;
 	int err;
 
 	/* one read of the maps for both: the biggest per-process cost under churn */
@@ -84,10 +84,15 @@ static void session_add_process(struct session *s, uint32_t tgid)
 	symbolizer__add_process_maps(s->sym, tgid, pm, t);
 	/*
 	 * The record that showed it was walked by frame pointer; the next ones
-	 * get CFI. A failure here is counted in the unwind summary.
+	 * get CFI. A failure here is counted in the unwind summary. With a
+	 * deferral, only tables already loaded are used now: most processes of
+	 * a build or a shell loop are gone before their libraries' tables would
+	 * pay off (libLLVM alone is ~1M rows, most of a second to build).
 	 */
-	if (s->ut)
-		unwind_tables__add_process_maps(s->ut, tgid, pm);
+	err = unwind_tables__add_process_maps(s->ut, tgid, pm, !s->o->unwind_defer_ns);
+	seen = (uint64_t)tgid << 32 | (uint32_t)(t / 1000000000);
+	if (err > 0 && keymap__put(&s->deferred, tgid, 0, seen))
+		unwind_tables__add_process(s->ut, tgid);	/* no memory to defer: now */
 	procmaps__free(pm);
 	s->work.add_ns += cpu_ns() - c;
 	s->work.adds++;
@@ -213,6 +218,29 @@ static int on_sample(const struct sample_view *v, void *arg)
 	return sample_one(s, v);
 }
 
+/* Build the tables deferred for processes that have lived long enough by now. */
+static void session_build_deferred(struct session *s)
+{
+	uint32_t due[64], now_s = (uint32_t)(now_ns() / 1000000000);
+	size_t it = 0, nr = 0;
+	uint64_t v, c;
+
+	/* collected first: the keymap must not change during the walk */
+	while (nr < sizeof(due) / sizeof(due[0]) && keymap__next(&s->deferred, &it, &v)) {
+		if ((uint64_t)(uint32_t)(now_s - (uint32_t)v) * 1000000000 >= s->o->unwind_defer_ns)
+			due[nr++] = (uint32_t)(v >> 32);
+	}
+	c = cpu_ns();
+	for (size_t i = 0; i < nr; i++) {
+		keymap__del(&s->deferred, due[i], 0, NULL);
+		if (unwind_tables__add_process(s->ut, due[i]) == -ESRCH)
+			s->deferred_gone++;
+		else
+			s->deferred_built++;
+	}
+	s->work.add_ns += cpu_ns() - c;
+}
+
 static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
 {
 	struct session *s = arg;
@@ -221,6 +249,8 @@ static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
 	symbolizer__forget_process(s->sym, tgid);
 	if (s->ut)
 		unwind_tables__remove_process(s->ut, tgid);
+	if (keymap__del(&s->deferred, tgid, 0, NULL))
+		s->deferred_gone++;
 	return 0;
 }
 
@@ -232,6 +262,8 @@ static int on_proc_exit(uint32_t tgid, void *arg)
 	symbolizer__forget_process(s->sym, tgid);
 	if (s->ut)
 		unwind_tables__remove_process(s->ut, tgid);
+	if (keymap__del(&s->deferred, tgid, 0, NULL))
+		s->deferred_gone++;
 	return 0;
 }
 
@@ -455,6 +487,8 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 			err = session_drain(s);
 			if (err)
 				return err;
+			if (s->deferred.nr)
+				session_build_deferred(s);
 			s->next_drain_ns += s->o->drain_interval_ns;
 		}
 		if (targets_gone(s)) {
@@ -480,6 +514,7 @@ static void session_close(struct session *s)
 		target_child_abort(&s->child);
 	symbolizer__free(s->sym);
 	unwind_tables__free(s->ut);
+	keymap__release(&s->deferred);
 	stack_agg__free(s->agg);
 	wakers__free(s->wakers);
 	locknames__free(s->locknames);
@@ -652,6 +687,10 @@ void session__stats(struct session *s, session_stat_fn fn, void *arg)
 		fn("unwind", "tables refused (row or object limit)", us.over_limit, true, arg);
 		fn("unwind", "mappings beyond the per-process limit", us.maps_dropped, true, arg);
 		fn("unwind", "processes without tables", us.procs_failed, true, arg);
+		fn("unwind", "processes given their new tables late", s->deferred_built, false,
+		   arg);
+		fn("unwind", "processes gone before their new tables were built",
+		   s->deferred_gone, false, arg);
 	}
 	/* where the loader's own CPU goes (thread CPU time, ns) */
 	fn("loader", "ring polls", s->work.polls, false, arg);

@@ -19,6 +19,7 @@
 #include "record/opts.h"
 #include "record/target.h"
 #include "stack/stack_agg.h"
+#include "sym/keymap.h"
 #include "sym/symbolizer.h"
 
 struct unwind_tables;
@@ -40,6 +41,8 @@ struct session {
 	size_t nr_cols;
 	struct symbolizer *sym;
 	struct unwind_tables *ut;	/* NULL: frame pointers only */
+	struct keymap deferred;		/* (tgid, 0) -> tgid << 32 | first sight (s) */
+	uint64_t deferred_built, deferred_gone;	/* built late / exited before */
 	struct stack_agg *agg;
 	struct wakers *wakers;		/* NULL without --wakers */
 	struct locknames *locknames;	/* NULL without lock collection */

@@ -64,6 +64,8 @@ struct uproc {
 	size_t nr_maps;		/* executable mappings seen at the last read */
 	struct uobj **objs;	/* distinct objects it references (one ref each) */
 	size_t nr_objs;
+	bool build;		/* build missing tables (else leave their mappings to FP) */
+	size_t missing;		/* mappings left without a table to build */
 };
 
 struct unwind_tables {
@@ -384,8 +386,9 @@ static struct uobj *get_vdso(struct unwind_tables *ut, uint32_t tgid, const stru
 	return ob;
 }
 
-/* The object of a file mapping, built on first sight. NULL only on ENOMEM. */
-static struct uobj *get_obj(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m)
+/* The object of a file mapping, built on first sight if @build. NULL on ENOMEM or !@build. */
+static struct uobj *get_obj(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m,
+			    bool build)
 {
 	uint64_t key_a = (uint64_t)m->dev_major << 32 | m->dev_minor, v;
 	struct uobj *ob;
@@ -402,6 +405,8 @@ static struct uobj *get_obj(struct unwind_tables *ut, uint32_t tgid, const struc
 		}
 		obj_evict(ut, ob);	/* the inode now holds another file */
 	}
+	if (!build)
+		return NULL;
 	ob = calloc(1, sizeof(*ob));
 	if (!ob)
 		return NULL;
@@ -419,6 +424,8 @@ static struct uobj *get_obj(struct unwind_tables *ut, uint32_t tgid, const struc
 	if (err) {
 		ut->st.objects_failed++;
 		pr_debug("unwind: no table for '%s': %s\n", m->path, strerror(-err));
+	} else {
+		pr_debug("unwind: table for '%s': %u rows\n", m->path, ob->nr_rows);
 	}
 	/* remembered even without a table, so it is not re-parsed for every process */
 	if (keymap__put(&ut->objs, key_a, m->inode, (uintptr_t)ob)) {
@@ -491,11 +498,13 @@ static void fill_entry(struct unwind_tables *ut, struct uproc *p, uint32_t tgid,
 	if (m->kind == PROCMAP_VDSO)
 		ob = get_vdso(ut, tgid, m);
 	else if (m->kind == PROCMAP_FILE && m->inode)
-		ob = get_obj(ut, tgid, m);
+		ob = get_obj(ut, tgid, m, p->build);
 	else
 		return;
-	if (!ob)
+	if (!ob) {
+		p->missing += !p->build;
 		return;
+	}
 	uproc_ref(p, ob);
 	if (ob->id && map_bias(ob, m, &bias)) {
 		e->obj = ob->id;
@@ -545,13 +554,13 @@ int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 	pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
 	if (!pm)
 		return errno == ENOENT ? -ESRCH : -errno;
-	err = unwind_tables__add_process_maps(ut, tgid, pm);
+	err = unwind_tables__add_process_maps(ut, tgid, pm, true);
 	procmaps__free(pm);
-	return err;
+	return err < 0 ? err : 0;
 }
 
 int unwind_tables__add_process_maps(struct unwind_tables *ut, uint32_t tgid,
-				    const struct procmaps *pm)
+				    const struct procmaps *pm, bool build)
 {
 	struct uproc *p, *old = NULL;
 	uint64_t v;
@@ -563,6 +572,7 @@ int unwind_tables__add_process_maps(struct unwind_tables *ut, uint32_t tgid,
 	p->tgid = tgid;
 	p->read_ns = mono_ns();
 	p->nr_maps = procmaps__nr(pm);
+	p->build = build;
 	err = publish_proc(ut, p, pm);
 	if (keymap__get(&ut->procs, tgid, 0, &v))
 		old = (struct uproc *)(uintptr_t)v;
@@ -597,7 +607,7 @@ int unwind_tables__add_process_maps(struct unwind_tables *ut, uint32_t tgid,
 		ut->st.rows_peak = ut->st.rows;
 	if (ut->st.bytes > ut->st.bytes_peak)
 		ut->st.bytes_peak = ut->st.bytes;
-	return 0;
+	return (int)p->missing;
 }
 
 static bool is_runtime_object(const char *path)
@@ -630,7 +640,7 @@ int unwind_tables__preload_runtime(struct unwind_tables *ut)
 		m = procmaps__entry(pm, i);
 		if (m->kind != PROCMAP_FILE || !m->inode || !is_runtime_object(m->path))
 			continue;
-		ob = get_obj(ut, self, m);
+		ob = get_obj(ut, self, m, true);
 		if (!ob || ob->refs)
 			continue;
 		ob->refs = 1;	/* never dropped: freed with the tables */

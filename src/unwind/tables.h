@@ -10,6 +10,7 @@
 #ifndef HC_UNWIND_TABLES_H
 #define HC_UNWIND_TABLES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,9 +58,15 @@ int unwind_tables__objs_fd(const struct unwind_tables *ut);
 int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid);
 
 struct procmaps;
-/* The same with @tgid's executable mappings already read by the caller. */
+/*
+ * The same with @tgid's executable mappings already read by the caller.
+ * Without @build, only tables already loaded are used and the mappings of
+ * other objects are left to frame pointers: a cheap first registration for
+ * a process that may be gone in a moment (call again with @build later).
+ * Returns the number of mappings so left (0 with @build), or -errno.
+ */
 int unwind_tables__add_process_maps(struct unwind_tables *ut, uint32_t tgid,
-				    const struct procmaps *pm);
+				    const struct procmaps *pm, bool build);
 
 /*
  * Build, and keep for the whole run, the tables of the C runtime objects this

@@ -95,6 +95,6 @@ echo
 for i in "${!BINS[@]}"; do
 	echo "${BINS[$i]}:"
 	{ grep 'lost_total{' "$TMP/metrics.$i" | awk '$NF > 0'
-	  grep -E 'events_total\{collector="unwind"|symbolizer_objects(_evicted_total)? |symbolizer_processes ' \
+	  grep -E 'events_total\{collector="(unwind|loader)"|write_seconds_total|symbolizer_objects(_evicted_total)? |symbolizer_processes ' \
 		"$TMP/metrics.$i"; } | sed 's/^/    /' || true
 done

@@ -47,6 +47,7 @@ struct obj {
 	bool keyed;
 	bool used;		/* false: evicted, the id waits in free_ids */
 	bool marked;		/* objtab__mark() since the last objtab__sweep() */
+	bool touched;		/* looked up or named since the last objtab__sweep() */
 };
 
 struct objtab {
@@ -234,8 +235,10 @@ uint32_t objtab__file(struct objtab *ot, uint32_t tgid, const struct procmap *m,
 		if (obj_key(ot, o, (uint32_t)id, dev, m->inode))
 			return 0;
 	}
+	o = obj_get(ot, (uint32_t)id);
+	o->touched = true;
 	if (not_elf)
-		*not_elf = obj_get(ot, (uint32_t)id)->err == -ENOEXEC;
+		*not_elf = o->err == -ENOEXEC;
 	return (uint32_t)id;
 }
 
@@ -250,8 +253,10 @@ uint32_t objtab__vdso(struct objtab *ot, uint32_t tgid, const struct procmap *m)
 	int fd;
 
 	/* key (dev 0:0, size): no file lives on device 0:0 */
-	if (keymap__get(&ot->ids, 0, size, &id))
+	if (keymap__get(&ot->ids, 0, size, &id)) {
+		obj_get(ot, (uint32_t)id)->touched = true;
 		return (uint32_t)id;
+	}
 	if (size > OBJTAB_VDSO_MAX)
 		return 0;
 	image = malloc(size);
@@ -380,6 +385,7 @@ int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_
 		name_unknown(buf, len, flags);
 		return id ? -ENOENT : 0;
 	}
+	o->touched = true;
 	if (o->kind == OBJ_JIT) {
 		/* anonymous executable memory: only the JIT itself knows the names */
 		*flags |= SYM_F_JIT;
@@ -443,8 +449,9 @@ size_t objtab__sweep(struct objtab *ot)
 
 		if (!o->used)
 			continue;
-		if (o->marked) {
-			o->marked = false;
+		/* mapped by a live process, or in use since the last sweep: kept */
+		if (o->marked || o->touched) {
+			o->marked = o->touched = false;
 			continue;
 		}
 		if (o->keyed)

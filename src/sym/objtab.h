@@ -68,8 +68,9 @@ int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_
 
 /*
  * Eviction in two steps: mark every object still referenced, then sweep
- * frees the others (files closed, symbols dropped) and their ids are handed
- * out again. So the caller must hold no frame with an unmarked id: sweep
+ * frees the others that were not looked up or named since the previous
+ * sweep either (files closed, symbols dropped; a program started again and
+ * again keeps its loaded symbols), and their ids are handed out again. So the caller must hold no frame with an unmarked id: sweep
  * only between a written interval and the next sample. Returns the number
  * of objects freed.
  */

@@ -117,8 +117,9 @@ int symbolizer__kernel_name(struct symbolizer *s, uint64_t ip, char *buf, size_t
  * For a long-running caller, after its frames were named and discarded (an
  * agent's written interval): forget processes that exited unannounced, then
  * free every object no remaining process maps (an exited process's files,
- * JIT region and perf map), so the table tracks what runs now instead of
- * growing to max_objects. The freed ids are reused: no frame normalized
+ * JIT region and perf map) that was not used since the previous trim
+ * either, so the table tracks what runs now instead of growing to
+ * max_objects. The freed ids are reused: no frame normalized
  * before the call may be named after it. Returns the objects freed.
  */
 size_t symbolizer__trim(struct symbolizer *s);

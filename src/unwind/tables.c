@@ -163,28 +163,29 @@ static int read_segs(Elf *elf, struct uobj *ob)
 	return ob->nr_segs ? 0 : -ENOEXEC;
 }
 
+/* Rows per batch update: the copy for the kernel is made a chunk at a time. */
+#define PUBLISH_CHUNK 65536
+
 /* Rows -> a new inner array in unwind_objs under a fresh id. */
 static int publish_rows(struct unwind_tables *ut, struct uobj *ob, const struct cfi_table *t)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
 	/* inner maps must carry the template's flags, or the outer map refuses them */
 	LIBBPF_OPTS(bpf_map_create_opts, copts, .map_flags = BPF_F_INNER_MAP);
+	size_t chunk = t->nr < PUBLISH_CHUNK ? t->nr : PUBLISH_CHUNK;
 	struct hc_cfi_row *rows;
-	__u32 *keys, count = t->nr;
-	int fd, err = 0;
+	__u32 *keys, count;
+	int fd = -1, err = 0;
 
-	rows = calloc(t->nr, sizeof(*rows));
-	keys = calloc(t->nr, sizeof(*keys));
+	/*
+	 * A chunk, not the whole table: a big library (libLLVM, ~1M rows) made
+	 * a 16 MB copy beside the table, the agent's peak RSS
+	 */
+	rows = calloc(chunk, sizeof(*rows));
+	keys = calloc(chunk, sizeof(*keys));
 	if (!rows || !keys) {
 		err = -ENOMEM;
 		goto out;
-	}
-	for (size_t i = 0; i < t->nr; i++) {
-		keys[i] = i;
-		rows[i] = (struct hc_cfi_row){ .pc = (__u32)t->rows[i].pc, .cfa = t->rows[i].cfa,
-					       .rbp = t->rows[i].rbp,
-					       .rbp_off = t->rows[i].rbp_off,
-					       .cfa_off = t->rows[i].cfa_off };
 	}
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "hc_rows", sizeof(__u32), sizeof(*rows), t->nr,
 			    &copts);
@@ -192,17 +193,31 @@ static int publish_rows(struct unwind_tables *ut, struct uobj *ob, const struct 
 		err = -errno;
 		goto out;
 	}
-	if (bpf_map_update_batch(fd, keys, rows, &count, &bopts))
-		err = -errno;
-	else if (count != t->nr)
-		err = -EIO;
+	for (size_t base = 0; !err && base < t->nr; base += chunk) {
+		size_t n = t->nr - base < chunk ? t->nr - base : chunk;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct cfi_row *r = &t->rows[base + i];
+
+			keys[i] = base + i;
+			rows[i] = (struct hc_cfi_row){ .pc = (__u32)r->pc, .cfa = r->cfa,
+						       .rbp = r->rbp, .rbp_off = r->rbp_off,
+						       .cfa_off = r->cfa_off };
+		}
+		count = n;
+		if (bpf_map_update_batch(fd, keys, rows, &count, &bopts))
+			err = -errno;
+		else if (count != n)
+			err = -EIO;
+	}
 	ob->id = ut->next_id++;
 	if (!err && bpf_map_update_elem(ut->objs_fd, &ob->id, &fd, BPF_NOEXIST))
 		err = -errno;
-	close(fd);	/* unwind_objs holds the array now */
 	if (err)
 		ob->id = 0;
 out:
+	if (fd >= 0)
+		close(fd);	/* unwind_objs holds the array now */
 	free(rows);
 	free(keys);
 	return err;

@@ -51,6 +51,20 @@ struct {
 	__type(value, struct hc_stat_val);
 } proc_stats SEC(".maps");
 
+/*
+ * Exec and exit records need their place in the ring, not a prompt reader:
+ * the loader releases state with them, which can wait for its poll timer
+ * (100 ms). A wakeup each was most of the agent's wakeups under process
+ * churn. Past half full the reader is woken, as for samples.
+ */
+static __always_inline __u64 proc_wakeup(void)
+{
+	if (bpf_ringbuf_query(&proc_events, BPF_RB_AVAIL_DATA) >
+	    bpf_ringbuf_query(&proc_events, BPF_RB_RING_SIZE) / 2)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void emit_proc(__u32 type, __u32 tgid, struct task_struct *t)
 {
 	struct hc_proc_rec *r;
@@ -65,7 +79,7 @@ static __always_inline void emit_proc(__u32 type, __u32 tgid, struct task_struct
 	r->tgid = tgid;
 	r->pad = 0;
 	BPF_CORE_READ_STR_INTO(&r->comm, t, comm);
-	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+	bpf_ringbuf_submit(r, proc_wakeup());
 }
 
 static __always_inline bool tgid_interesting(__u32 tgid)

@@ -17,7 +17,7 @@
 # Side by side: HOTCOLD="old/hotcold new/hotcold" runs one agent per binary at
 # the same time under the same workload, so a busy shared machine loads them
 # alike (each also sees the other as one more process). BPF rows are per
-# agent; the first binary's are printed.
+# agent: each has its own programs.
 #
 # usage: sudo bench/agent.sh [DURATION_S (default 180)] [INTERVAL_S (default 30)]
 set -euo pipefail
@@ -82,16 +82,18 @@ for i in "${!BINS[@]}"; do
 	echo "| ${BINS[$i]} | $cpu | $rss / $hwm | $(grep -c 'agent: interval' "$TMP/agent.$i.err") |"
 done
 echo
-echo "BPF cost per program (kernel.bpf_stats_enabled), ${BINS[0]}:"
-echo
-echo "| program | runs | ns/run | CPU % of one core |"
-echo "|---|---|---|---|"
-awk -v dur="$DUR" '
-/^hotcold_bpf_run_time_seconds_total\{/ { split($1, a, "\""); t[a[2]] = $2 }
-/^hotcold_bpf_run_count_total\{/ { split($1, a, "\""); n[a[2]] = $2 }
-END { for (p in n) if (n[p] > 0) printf "| %s | %d | %.0f | %.3f |\n", p, n[p], 1e9 * t[p] / n[p], 100 * t[p] / dur }
-' "$TMP/metrics.0" | sort
-echo
+for i in "${!BINS[@]}"; do
+	echo "BPF cost per program (kernel.bpf_stats_enabled), ${BINS[$i]}:"
+	echo
+	echo "| program | runs | ns/run | CPU % of one core |"
+	echo "|---|---|---|---|"
+	awk -v dur="$DUR" '
+	/^hotcold_bpf_run_time_seconds_total\{/ { split($1, a, "\""); t[a[2]] = $2 }
+	/^hotcold_bpf_run_count_total\{/ { split($1, a, "\""); n[a[2]] = $2 }
+	END { for (p in n) if (n[p] > 0) printf "| %s | %d | %.0f | %.3f |\n", p, n[p], 1e9 * t[p] / n[p], 100 * t[p] / dur }
+	' "$TMP/metrics.$i" | sort
+	echo
+done
 for i in "${!BINS[@]}"; do
 	echo "${BINS[$i]}:"
 	{ grep 'lost_total{' "$TMP/metrics.$i" | awk '$NF > 0'

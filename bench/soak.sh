@@ -87,5 +87,8 @@ echo "soak: RSS (MiB) by minute:$series; history at most $((maxb / 1024)) KiB"
 for f in "$TMP/hist"/*-oncpu.folded.gz; do zcat "$f"; done | awk '
 /^storm;/ { if (/storm_work/) n += $NF; else { r += $NF; if (/\[unknown\]/) u += $NF } }
 END { printf "soak: all intervals kept: storm samples %d named, %d not (%d with [unknown] frames)\n", n, r, u }'
+for f in "$TMP/hist"/*-oncpu.folded.gz; do zcat "$f"; done | awk '/^storm;/ && !/storm_work/ {
+	w = $NF; $NF = ""; c[$0] += w } END { for (k in c) print c[k], k }' | sort -rn | head -5 |
+	sed 's/^/soak: unnamed: /'
 grep -E 'agent: (user|proc|unwind|symbolizer)' "$TMP/agent.err" | tail -4 | sed 's/^/soak: last: /'
 exit $((fails > 0))

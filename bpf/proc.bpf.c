@@ -52,13 +52,15 @@ struct {
 } proc_stats SEC(".maps");
 
 /*
- * Exec and exit records need their place in the ring, not a prompt reader:
- * the loader releases state with them, which can wait for its poll timer
- * (100 ms). A wakeup each was most of the agent's wakeups under process
- * churn. Past half full the reader is woken, as for samples.
+ * Exit records need their place in the ring, not a prompt reader: the
+ * loader releases state with them, which can wait for its poll timer
+ * (100 ms). Past half full the reader is woken, as for samples. Exec wakes
+ * it at once: the agent reads the new image's maps while the process lives.
  */
-static __always_inline __u64 proc_wakeup(void)
+static __always_inline __u64 proc_wakeup(__u32 type)
 {
+	if (type == HC_REC_EXEC)
+		return BPF_RB_FORCE_WAKEUP;
 	if (bpf_ringbuf_query(&proc_events, BPF_RB_AVAIL_DATA) >
 	    bpf_ringbuf_query(&proc_events, BPF_RB_RING_SIZE) / 2)
 		return BPF_RB_FORCE_WAKEUP;
@@ -79,7 +81,7 @@ static __always_inline void emit_proc(__u32 type, __u32 tgid, struct task_struct
 	r->tgid = tgid;
 	r->pad = 0;
 	BPF_CORE_READ_STR_INTO(&r->comm, t, comm);
-	bpf_ringbuf_submit(r, proc_wakeup());
+	bpf_ringbuf_submit(r, proc_wakeup(type));
 }
 
 static __always_inline bool tgid_interesting(__u32 tgid)

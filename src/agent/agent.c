@@ -83,6 +83,8 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	 * loops on a busy machine made table builds most of the agent's CPU
 	 */
 	o->unwind_defer_ns = 2000000000ull;
+	/* short-lived processes are named from the maps read at their exec */
+	o->snapshot_at_exec = true;
 	o->locks = c->locks;
 	o->pids = c->pids;
 	o->nr_pids = c->nr_pids;

@@ -241,6 +241,27 @@ static void session_build_deferred(struct session *s)
 	s->work.add_ns += cpu_ns() - c;
 }
 
+/*
+ * At exec, while the process surely lives, the new image's mappings for the
+ * symbolizer: a process that runs for a few milliseconds is often gone by
+ * the time its first sample is read. The executable itself and ld.so are
+ * mapped by then, libraries not yet (a miss on them re-reads, if it lives).
+ */
+static void session_snapshot_exec(struct session *s, uint32_t tgid)
+{
+	struct procmaps *pm;
+	char path[64];
+	uint64_t c = cpu_ns();
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
+	pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
+	if (pm)
+		symbolizer__add_process_maps(s->sym, tgid, pm, now_ns());
+	procmaps__free(pm);
+	s->work.exec_ns += cpu_ns() - c;
+	s->work.execs++;
+}
+
 static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
 {
 	struct session *s = arg;
@@ -251,6 +272,8 @@ static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
 		unwind_tables__remove_process(s->ut, tgid);
 	if (keymap__del(&s->deferred, tgid, 0, NULL))
 		s->deferred_gone++;
+	if (s->o->snapshot_at_exec)
+		session_snapshot_exec(s, tgid);
 	return 0;
 }
 
@@ -700,6 +723,8 @@ void session__stats(struct session *s, session_stat_fn fn, void *arg)
 	fn("loader", "new processes read", s->work.adds, false, arg);
 	fn("loader", "cpu ns reading new processes (maps, tables)", s->work.add_ns, false, arg);
 	fn("loader", "cpu ns draining in-kernel maps", s->work.drain_ns, false, arg);
+	fn("loader", "execs snapshotted", s->work.execs, false, arg);
+	fn("loader", "cpu ns snapshotting execs", s->work.exec_ns, false, arg);
 }
 
 struct symbolizer *session__symbolizer(struct session *s)

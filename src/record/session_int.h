@@ -65,6 +65,7 @@ struct session {
 		uint64_t records;
 		uint64_t adds, add_ns;		/* session_add_process(), part of ring_ns */
 		uint64_t drain_ns;		/* collectors' drain of in-kernel maps */
+		uint64_t execs, exec_ns;	/* snapshots at exec, part of ring_ns */
 	} work;
 	struct outfile out;	/* created before recording: fail early, not after */
 	bool out_open;

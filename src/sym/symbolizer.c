@@ -275,11 +275,10 @@ int symbolizer__add_process(struct symbolizer *s, uint32_t tgid)
 int symbolizer__add_process_maps(struct symbolizer *s, uint32_t tgid, const struct procmaps *pm,
 				 uint64_t read_ns)
 {
-	struct sym_proc *p = proc_find(s, tgid);
+	struct sym_proc *p;
 	int err;
 
-	if (p && p->snapshot)
-		return 0;
+	/* a fresh read replaces an older snapshot: it costs no read here */
 	p = proc_get(s, tgid);
 	if (!p)
 		return -ENOMEM;

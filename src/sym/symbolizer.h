@@ -71,7 +71,8 @@ int symbolizer__add_process(struct symbolizer *s, uint32_t tgid);
 struct procmaps;
 /*
  * The same with @pm, @tgid's executable mappings read by the caller at
- * CLOCK_MONOTONIC @read_ns (one read shared with the unwinder). 0 or -ENOMEM.
+ * CLOCK_MONOTONIC @read_ns (one read shared with the unwinder); replaces a
+ * snapshot taken earlier. 0 or -ENOMEM.
  */
 int symbolizer__add_process_maps(struct symbolizer *s, uint32_t tgid, const struct procmaps *pm,
 				 uint64_t read_ns);

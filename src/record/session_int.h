@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "collect/collector.h"
 #include "collect/proc.h"
@@ -75,6 +76,23 @@ struct session {
 	uint64_t next_drain_ns;		/* monotonic: next drain of in-kernel aggregates */
 	uint64_t next_report_ns;	/* monotonic: next -v loss report */
 };
+
+/* CLOCK_MONOTONIC or CLOCK_THREAD_CPUTIME_ID in ns. */
+static inline uint64_t session_clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* session_procs.c */
+/* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
+void session_add_process(struct session *s, uint32_t tgid);
+/* At exec (snapshot_at_exec): the new image's maps for the symbolizer. */
+void session_snapshot_exec(struct session *s, uint32_t tgid);
+/* Build the unwind tables deferred for processes that have lived long enough. */
+void session_build_deferred(struct session *s);
 
 /* session_write.c */
 enum out_format session_output_format(const struct record_opts *o);

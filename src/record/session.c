@@ -115,7 +115,7 @@ static int sample_one(struct session *s, const struct sample_view *v)
 		session_add_process(s, v->tgid);
 	/* a CFI walk that ended early may have met a library mapped since (dlopen) */
 	else if (v->unwind_unmapped && s->ut)
-		unwind_tables__refresh(s->ut, v->tgid);
+		session_refresh_unwind(s, v->tgid);
 	if (v->kind == SAMPLE_WAKER) {
 		/* the waker's stack waits for the record of the block it ended */
 		if (s->wakers) {

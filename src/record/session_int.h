@@ -91,6 +91,8 @@ static inline uint64_t session_clock_ns(clockid_t clk)
 void session_add_process(struct session *s, uint32_t tgid);
 /* At exec (snapshot_at_exec): the new image's maps for the symbolizer. */
 void session_snapshot_exec(struct session *s, uint32_t tgid);
+/* A CFI walk of @tgid met unknown code: re-read its mappings (not while deferred). */
+void session_refresh_unwind(struct session *s, uint32_t tgid);
 /* Build the unwind tables deferred for processes that have lived long enough. */
 void session_build_deferred(struct session *s);
 

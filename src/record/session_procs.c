@@ -55,6 +55,22 @@ void session_add_process(struct session *s, uint32_t tgid)
 }
 
 /* Build the tables deferred for processes that have lived long enough by now. */
+void session_refresh_unwind(struct session *s, uint32_t tgid)
+{
+	uint64_t c;
+
+	/*
+	 * A deferred process's walks end in the mappings left to frame pointers
+	 * by design: a refresh would build their tables at once (it did, most of
+	 * the agent's table builds). They come with the deferred build.
+	 */
+	if (keymap__get(&s->deferred, tgid, 0, NULL))
+		return;
+	c = cpu_ns();
+	unwind_tables__refresh(s->ut, tgid);
+	s->work.add_ns += cpu_ns() - c;
+}
+
 void session_build_deferred(struct session *s)
 {
 	uint32_t due[64], now_s = (uint32_t)(now_ns() / 1000000000);

@@ -17,6 +17,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile bool cfg_filter = false;		/* false: system-wide */
 const volatile bool cfg_follow_children = false; /* `-- CMD`: new processes of a target are targets */
+const volatile bool cfg_exec_wakeup = false;	/* the loader reads maps at exec: wake it at once */
 
 /* pid number -> HC_TARGET_* bits; sized by the loader */
 struct {
@@ -55,11 +56,11 @@ struct {
  * Exit records need their place in the ring, not a prompt reader: the
  * loader releases state with them, which can wait for its poll timer
  * (100 ms). Past half full the reader is woken, as for samples. Exec wakes
- * it at once: the agent reads the new image's maps while the process lives.
+ * it at once when it reads the new image's maps while the process lives.
  */
 static __always_inline __u64 proc_wakeup(__u32 type)
 {
-	if (type == HC_REC_EXEC)
+	if (type == HC_REC_EXEC && cfg_exec_wakeup)
 		return BPF_RB_FORCE_WAKEUP;
 	if (bpf_ringbuf_query(&proc_events, BPF_RB_AVAIL_DATA) >
 	    bpf_ringbuf_query(&proc_events, BPF_RB_RING_SIZE) / 2)

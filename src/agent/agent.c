@@ -83,8 +83,11 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	 * loops on a busy machine made table builds most of the agent's CPU
 	 */
 	o->unwind_defer_ns = 2000000000ull;
-	/* short-lived processes are named from the maps read at their exec */
-	o->snapshot_at_exec = true;
+	/*
+	 * Off by default: ~35 us per exec, which at 19 Hz rarely pays off (a
+	 * process living a few ms is seldom sampled); for process storms
+	 */
+	o->snapshot_at_exec = c->maps_at_exec;
 	o->locks = c->locks;
 	o->pids = c->pids;
 	o->nr_pids = c->nr_pids;

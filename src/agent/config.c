@@ -40,6 +40,7 @@ static const struct key_desc keys[] = {
 	{ "max_stacks", K_COUNT, F(max_stacks), 1024, 1 << 24 },
 	{ "http", K_ADDR, F(http), 0, 0 },
 	{ "bpf_stats", K_BOOL, F(bpf_stats), 0, 0 },
+	{ "maps_at_exec", K_BOOL, F(maps_at_exec), 0, 0 },
 };
 #undef F
 

@@ -9,7 +9,7 @@
  * One key per line, each key at most once, unknown keys and bad values are
  * errors reported as "FILE:LINE: reason". Keys: dir, interval, frequency,
  * on_cpu, off_cpu, min_block, runq, min_runq, locks, pids, max_age, max_intervals,
- * max_bytes, max_stacks, http, bpf_stats.
+ * max_bytes, max_stacks, http, bpf_stats, maps_at_exec.
  */
 #ifndef HC_AGENT_CONFIG_H
 #define HC_AGENT_CONFIG_H
@@ -38,6 +38,7 @@ struct agent_config {
 	struct retention keep;
 	char *http;		/* "ADDR:PORT" or NULL: no web view (malloc'd) */
 	bool bpf_stats;		/* enable kernel.bpf_stats while running */
+	bool maps_at_exec;	/* read every new image's maps at exec (short processes named) */
 };
 
 /* Defaults: dir /var/lib/hotcold, 60 s, 19 Hz on-CPU only, 7 days, 1 GiB. */

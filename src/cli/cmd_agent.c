@@ -28,6 +28,7 @@ enum {
 	OPT_MAX_STACKS,
 	OPT_HTTP,
 	OPT_BPF_STATS,
+	OPT_MAPS_AT_EXEC,
 };
 
 static const struct cli_opt opts[] = {
@@ -61,6 +62,8 @@ static const struct cli_opt opts[] = {
 	  "serve the web view, e.g. 127.0.0.1:8080 (default: off)" },
 	{ { "bpf-stats", no_argument, NULL, OPT_BPF_STATS }, 0, NULL,
 	  "enable kernel BPF run-time statistics for the metrics" },
+	{ { "maps-at-exec", no_argument, NULL, OPT_MAPS_AT_EXEC }, 0, NULL,
+	  "read each new program's maps at exec, so processes living milliseconds are named" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "more diagnostics" },
 	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only warnings and errors" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
@@ -117,6 +120,7 @@ static int set_flag(struct agent_config *c, int opt, const char *val)
 	case OPT_LOCKS: c->locks = true; break;
 	case OPT_NO_ONCPU: c->oncpu = false; break;
 	case OPT_BPF_STATS: c->bpf_stats = true; break;
+	case OPT_MAPS_AT_EXEC: c->maps_at_exec = true; break;
 	case 'a': free(c->pids); c->pids = NULL; c->nr_pids = 0; break;
 	case 'v': log_set_level(LOG_DEBUG); break;
 	case 'q': log_set_level(LOG_WARN); break;

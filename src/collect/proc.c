@@ -201,6 +201,7 @@ static int configure(struct proc_tracker *pt, const struct record_opts *o, uint3
 
 	skel->rodata->cfg_filter = filter;
 	skel->rodata->cfg_follow_children = child_pid != 0;
+	skel->rodata->cfg_exec_wakeup = o->snapshot_at_exec;
 	choose_attach_flavour(skel);
 	err = bpf_map__set_max_entries(skel->maps.proc_targets, o->max_targets);
 	if (!err)

@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR=${1:-600}
 BUDGET=$((4 * 1024 * 1024))
-BIN=./.output/hotcold
+BIN=${HOTCOLD:-./.output/hotcold}
 TMP=$(mktemp -d /tmp/hotcold-soak.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
@@ -56,7 +56,7 @@ for _ in 1 2 3 4 5; do
 done
 
 rss() { awk '/VmRSS/ { print $2 }' /proc/$ag/status; }
-start=$SECONDS base=0 maxdev=0 over=0
+start=$SECONDS base=0 maxdev=0 over=0 series= maxb=0
 while [ $((SECONDS - start)) -lt "$DUR" ]; do
 	sleep 1
 	b=$(du -b --apparent-size -c "$TMP/hist"/* 2>/dev/null | tail -1 | cut -f1)
@@ -68,6 +68,8 @@ while [ $((SECONDS - start)) -lt "$DUR" ]; do
 		d=$(awk -v r="$r" -v b="$base" 'BEGIN { d = 100 * (r - b) / b; if (d < 0) d = -d; printf "%d", d }')
 		[ "$d" -gt $maxdev ] && maxdev=$d
 		echo "soak: ${el}s rss $((r / 1024)) MiB (dev ${d}%), history $((${b:-0} / 1024)) KiB" >&2
+		series="$series $((el / 60))m:$((r / 1024))"
+		[ "${b:-0}" -gt "$maxb" ] && maxb=${b:-0}
 	fi
 done
 [ $maxdev -le 10 ] && ok "RSS within +-10% after 2 min (max deviation ${maxdev}%, base $((base / 1024)) MiB)" ||
@@ -80,4 +82,13 @@ raw=$(zcat "$last" | awk '/^storm;/ && !/storm_work/ { n += $NF } END { print n 
 	ok "storm samples named: $named with storm_work, $raw without" ||
 	bad "storm samples: $named named, $raw not ($(zcat "$last" | grep '^storm;' | head -3))"
 grep -c 'agent: interval' "$TMP/agent.err" | sed 's/^/soak: intervals written: /'
+echo "soak: RSS (MiB) by minute:$series; history at most $((maxb / 1024)) KiB"
+# every interval, not just the last: storm samples with and without storm_work
+for f in "$TMP/hist"/*-oncpu.folded.gz; do zcat "$f"; done | awk '
+/^storm;/ { if (/storm_work/) n += $NF; else { r += $NF; if (/\[unknown\]/) u += $NF } }
+END { printf "soak: all intervals kept: storm samples %d named, %d not (%d with [unknown] frames)\n", n, r, u }'
+for f in "$TMP/hist"/*-oncpu.folded.gz; do zcat "$f"; done | awk '/^storm;/ && !/storm_work/ {
+	w = $NF; $NF = ""; c[$0] += w } END { for (k in c) print c[k], k }' | sort -rn | head -5 |
+	sed 's/^/soak: unnamed: /'
+grep -E 'agent: (user|proc|unwind|symbolizer)' "$TMP/agent.err" | tail -4 | sed 's/^/soak: last: /'
 exit $((fails > 0))

@@ -17,6 +17,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile bool cfg_filter = false;		/* false: system-wide */
 const volatile bool cfg_follow_children = false; /* `-- CMD`: new processes of a target are targets */
+const volatile bool cfg_exec_wakeup = false;	/* the loader reads maps at exec: wake it at once */
 
 /*
  * Target rules (--cgroup, --comm): a process is a target when it is in one
@@ -42,6 +43,22 @@ struct {
 	__type(value, struct hc_stat_val);
 } proc_stats SEC(".maps");
 
+/*
+ * Exit records need their place in the ring, not a prompt reader: the
+ * loader releases state with them, which can wait for its poll timer
+ * (100 ms). Past half full the reader is woken, as for samples. Exec wakes
+ * it at once when it reads the new image's maps while the process lives.
+ */
+static __always_inline __u64 proc_wakeup(__u32 type)
+{
+	if (type == HC_REC_EXEC && cfg_exec_wakeup)
+		return BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_query(&proc_events, BPF_RB_AVAIL_DATA) >
+	    bpf_ringbuf_query(&proc_events, BPF_RB_RING_SIZE) / 2)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void emit_proc(__u32 type, __u32 tgid, struct task_struct *t)
 {
 	struct hc_proc_rec *r;
@@ -56,7 +73,7 @@ static __always_inline void emit_proc(__u32 type, __u32 tgid, struct task_struct
 	r->tgid = tgid;
 	r->pad = 0;
 	BPF_CORE_READ_STR_INTO(&r->comm, t, comm);
-	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+	bpf_ringbuf_submit(r, proc_wakeup(type));
 }
 
 static __always_inline bool tgid_interesting(__u32 tgid)

@@ -60,6 +60,7 @@ struct offcpu_task {
 	__u32 pending_state;
 	__s32 pending_syscall;
 	__u64 rd_seen;		/* run queue: sched_info.run_delay at its last switch-out */
+	__u64 off_kt;		/* --wakers: off_ts by bpf_ktime_get_ns(), for the waker's check */
 	__u8 rd_valid;		/* rd_seen is a baseline (else the first switch-out sets it) */
 	__u8 pad2[3];
 	__u32 short_count;	/* short blocks not yet moved to offcpu_short */
@@ -508,6 +509,12 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 	}
 	note_seen(prev, ot);
 	ot->off_ts = now;
+	/*
+	 * The waker runs on another CPU, or before the wakee's run queue clock
+	 * is updated: only a global clock tells it how long the block lasts.
+	 */
+	if (cfg_wakers)
+		ot->off_kt = bpf_ktime_get_ns();
 	ot->state = state;
 	ot->nr_ustack = 0;
 	/*
@@ -663,7 +670,7 @@ static __always_inline void emit_waker(void *ctx, struct task_struct *p, struct 
 	struct hc_stack_rec *r;
 	long n;
 
-	if (!ot->off_ts || now < ot->off_ts || now - ot->off_ts < cfg_min_block_ns)
+	if (!ot->off_ts || now < ot->off_kt || now - ot->off_kt < cfg_min_block_ns)
 		return;
 	s = scratch_get();
 	if (!s) {
@@ -695,16 +702,22 @@ static __always_inline void emit_waker(void *ctx, struct task_struct *p, struct 
 	scratch_put();
 }
 
-/* A tracked task is woken: emit its waker's stacks if it blocked long enough. */
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(runq_wakeup, struct task_struct *p)
+/*
+ * A tracked task is being woken: emit its waker's stacks if it blocked long
+ * enough. sched_waking, not sched_wakeup: a wakeup of a task on an idle
+ * CPU is queued to that CPU and completed there in an IPI, where
+ * sched_wakeup fires with no trace of who woke it; sched_waking fires in
+ * the waker's context every time.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(offcpu_waking, struct task_struct *p)
 {
 	struct offcpu_task *ot;
 
 	/* storage exists only for tracked tasks that blocked */
 	ot = bpf_task_storage_get(&offcpu_tasks, p, NULL, 0);
 	if (ot)
-		emit_waker(ctx, p, ot, sched_now(p));
+		emit_waker(ctx, p, ot, bpf_ktime_get_ns());
 	return 0;
 }
 

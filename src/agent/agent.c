@@ -3,6 +3,7 @@
 #include "agent/agent.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "agent/split.h"
 #include "agent/store.h"
 #include "record/session.h"
+#include "sym/symbolizer.h"
 #include "util/log.h"
 
 /* A slice of polling: how late a SIGHUP or an HTTP request may be served. */
@@ -37,6 +39,7 @@ struct agent {
 	struct metrics m;
 	int64_t start_ms;	/* interval start, Unix ms */
 	uint64_t start_ns;	/* the same, monotonic */
+	bool runq_warned;
 };
 
 static uint64_t mono_ns(void)
@@ -44,6 +47,14 @@ static uint64_t mono_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
@@ -64,7 +75,19 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	o->offcpu = c->offcpu;
 	o->min_block_ns = c->min_block_ns;
 	o->runq = c->runq;
-	o->min_runq_ns = 0;
+	o->min_runq_ns = c->min_runq_ns;
+	/* one histogram for all: the agent reads only its totals (waits without a stack) */
+	o->runq_per = 0;
+	/*
+	 * New CFI tables for a process that has lived 2 s: compilers and shell
+	 * loops on a busy machine made table builds most of the agent's CPU
+	 */
+	o->unwind_defer_ns = 2000000000ull;
+	/*
+	 * Off by default: ~35 us per exec, which at 19 Hz rarely pays off (a
+	 * process living a few ms is seldom sampled); for process storms
+	 */
+	o->snapshot_at_exec = c->maps_at_exec;
 	o->locks = c->locks;
 	o->counters = c->counters;
 	o->pids = c->pids;
@@ -110,9 +133,14 @@ static int agent_rotate(struct agent *a, bool partial)
 	struct split_out so = { 0 };
 	struct profile *p;
 	int64_t end_ms = unix_ms();
-	uint64_t end_ns = mono_ns();
+	uint64_t end_ns = mono_ns(), c0 = cpu_ns();
 	int err;
 
+	err = session__fold_unstacked_runq(a->s);
+	if (err && !a->runq_warned) {
+		pr_warn("agent: run-queue waits without stack not counted: %s\n", strerror(-err));
+		a->runq_warned = true;
+	}
 	session__counts(a->s, &c);
 	p = profile__new();
 	err = p ? session__profile(a->s, p) : -ENOMEM;
@@ -127,6 +155,14 @@ static int agent_rotate(struct agent *a, bool partial)
 		pr_warn("agent: cannot encode the interval: %s\n", strerror(-err));
 	split_release(&so);
 	session__reset(a->s);
+	/*
+	 * The interval's frames are named and gone (the agent keeps no waker
+	 * stacks across intervals): free what only exited processes used, and
+	 * give the encoder's and the table builders' free memory back.
+	 */
+	symbolizer__trim(session__symbolizer(a->s));
+	malloc_trim(0);
+	a->m.write_ns += cpu_ns() - c0;
 	a->m.intervals++;
 	metrics_update(&a->m, a->s, &c, a->st, (end_ns - a->start_ns) / 1e9);
 	metrics_log(&a->m);
@@ -203,6 +239,13 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	if (!a)
 		return -ENOMEM;
 	a->cfg = *c;
+	/*
+	 * A fixed threshold: big transient buffers (CFI rows of a new object, an
+	 * interval's encoding) come from mmap and go back at free. glibc's
+	 * default raises the threshold after such a free, leaving later ones on
+	 * a heap that only grows.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGHUP, &sa, NULL);
 	opts_from_config(&a->o, c);
@@ -218,6 +261,7 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	err = session__open(&a->s, &a->o);
 	if (err)
 		goto out;
+	malloc_trim(0);	/* after loading: the runtime objects' CFI tables were built */
 	if (c->http) {
 		hs = (struct http_source){ a->st, &a->m, live_profile, a,
 					  1000000000ull / c->freq_hz };

@@ -32,6 +32,7 @@ static const struct key_desc keys[] = {
 	{ "off_cpu", K_BOOL, F(offcpu), 0, 0 },
 	{ "min_block", K_DURATION, F(min_block_ns), 0, 3600 * SEC },
 	{ "runq", K_BOOL, F(runq), 0, 0 },
+	{ "min_runq", K_DURATION, F(min_runq_ns), 0, 3600 * SEC },
 	{ "locks", K_BOOL, F(locks), 0, 0 },
 	{ "counters", K_BOOL, F(counters), 0, 0 },
 	{ "pids", K_PIDS, F(pids), 0, 0 },
@@ -43,6 +44,7 @@ static const struct key_desc keys[] = {
 	{ "max_stacks", K_COUNT, F(max_stacks), 1024, 1 << 24 },
 	{ "http", K_ADDR, F(http), 0, 0 },
 	{ "bpf_stats", K_BOOL, F(bpf_stats), 0, 0 },
+	{ "maps_at_exec", K_BOOL, F(maps_at_exec), 0, 0 },
 };
 #undef F
 
@@ -53,6 +55,12 @@ void agent_config_init(struct agent_config *c)
 	c->freq_hz = 19;
 	c->oncpu = true;
 	c->min_block_ns = 1000000;	/* 1 ms: shorter blocks are summed per thread */
+	/*
+	 * 1 ms: a stack for every preemption is a ring record per context
+	 * switch of a busy machine (13k/s seen on 2 CPUs); shorter waits are
+	 * counted, summed, in the run-queue totals
+	 */
+	c->min_runq_ns = 1000000;
 	c->max_stacks = 65536;
 	c->keep.max_age_ns = 7 * 24 * 3600 * SEC;
 	c->keep.max_bytes = 1ull << 30;

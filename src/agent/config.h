@@ -8,8 +8,8 @@
  *
  * One key per line, each key at most once, unknown keys and bad values are
  * errors reported as "FILE:LINE: reason". Keys: dir, interval, frequency,
- * on_cpu, off_cpu, min_block, runq, locks, pids, cgroups, comms, max_age, max_intervals,
- * max_bytes, max_stacks, http, bpf_stats.
+ * on_cpu, off_cpu, min_block, runq, min_runq, locks, counters, pids, cgroups, comms,
+ * max_age, max_intervals, max_bytes, max_stacks, http, bpf_stats, maps_at_exec.
  */
 #ifndef HC_AGENT_CONFIG_H
 #define HC_AGENT_CONFIG_H
@@ -34,6 +34,7 @@ struct agent_config {
 	bool oncpu, offcpu, runq, locks;
 	bool counters;		/* per-process counters, <start>-counters.json per interval */
 	uint64_t min_block_ns;
+	uint64_t min_runq_ns;	/* run-queue waits shorter than this carry no stack */
 	uint32_t *pids;		/* NULL: system-wide (malloc'd) */
 	size_t nr_pids;
 	struct target_rules rules;	/* cgroups, comms: targets by cgroup and name */
@@ -41,6 +42,7 @@ struct agent_config {
 	struct retention keep;
 	char *http;		/* "ADDR:PORT" or NULL: no web view (malloc'd) */
 	bool bpf_stats;		/* enable kernel.bpf_stats while running */
+	bool maps_at_exec;	/* read every new image's maps at exec (short processes named) */
 };
 
 /* Defaults: dir /var/lib/hotcold, 60 s, 19 Hz on-CPU only, 7 days, 1 GiB. */

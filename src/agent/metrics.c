@@ -86,7 +86,16 @@ static void on_stat(const char *group, const char *name, uint64_t value, bool lo
 	struct metrics *m = arg;
 	struct metrics_loss *l;
 
-	if (!loss || m->nr_loss == METRICS_MAX_LOSSES)
+	if (!loss) {
+		if (m->nr_work == METRICS_MAX_LOSSES)
+			return;
+		l = &m->work[m->nr_work++];
+		snprintf(l->group, sizeof(l->group), "%s", group);
+		snprintf(l->name, sizeof(l->name), "%s", name);
+		l->value = value;
+		return;
+	}
+	if (m->nr_loss == METRICS_MAX_LOSSES)
 		return;
 	/* the same counters in the same order every interval: keep what was logged */
 	l = &m->loss[m->nr_loss++];
@@ -113,13 +122,19 @@ void metrics_update(struct metrics *m, struct session *s, const struct session_c
 	}
 	m->rss_bytes = rss_now();
 	m->last = *c;
-	m->nr_loss = 0;
+	m->nr_loss = m->nr_work = 0;
 	session__stats(s, on_stat, m);
 	m->stacks_dropped_total += c->stacks_dropped;
 	on_stat("user", "stacks over the aggregation limit", m->stacks_dropped_total, true, m);
 	on_stat("user", "processes gone before their maps were read", c->procs_late, true, m);
 	symbolizer__stats(session__symbolizer(s), &ss);
+	on_stat("symbolizer", "objects over the object limit (frames unknown)", ss.objects_dropped,
+		true, m);
 	m->sym_procs = ss.procs;
+	m->sym_objects_evicted = ss.objects_evicted;
+	m->sym_objects_live = ss.objects_live;
+	m->sym_procs_live = ss.procs_live;
+	m->sym_procs_pruned = ss.procs_pruned;
 	m->sym_objects = ss.objects;
 	m->sym_objects_dropped = ss.objects_dropped;
 	m->sym_object_errors = ss.object_errors;

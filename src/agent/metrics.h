@@ -37,12 +37,17 @@ struct metrics {
 	/* the last interval */
 	struct session_counts last;
 	uint64_t intervals;
+	uint64_t write_ns;		/* naming, encoding, writing and trimming, all intervals */
 	uint64_t stacks_dropped_total;	/* over max_stacks, all intervals */
 	/* cumulative loss counters by collector */
 	struct metrics_loss loss[METRICS_MAX_LOSSES];
 	size_t nr_loss;
+	/* cumulative work counters by collector (samples, tables built, ...) */
+	struct metrics_loss work[METRICS_MAX_LOSSES];
+	size_t nr_work;
 	/* symbolizer */
 	uint64_t sym_procs, sym_objects, sym_objects_dropped, sym_object_errors;
+	uint64_t sym_objects_evicted, sym_objects_live, sym_procs_live, sym_procs_pruned;
 	/* BPF */
 	bool bpf_stats_enabled;
 	struct metrics_prog progs[METRICS_MAX_PROGS];

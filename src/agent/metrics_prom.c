@@ -44,6 +44,19 @@ static void write_losses(const struct metrics *m, FILE *out)
 	}
 }
 
+static void write_work(const struct metrics *m, FILE *out)
+{
+	head(out, "events_total", "counter",
+	     "Work done by collector (samples, unwind tables built or reused, ...).");
+	for (size_t i = 0; i < m->nr_work; i++) {
+		fputs("hotcold_events_total{collector=\"", out);
+		label(out, m->work[i].group);
+		fputs("\",what=\"", out);
+		label(out, m->work[i].name);
+		fprintf(out, "\"} %llu\n", (unsigned long long)m->work[i].value);
+	}
+}
+
 static void write_progs(const struct metrics *m, FILE *out)
 {
 	one(out, "bpf_stats_enabled", "gauge",
@@ -68,6 +81,9 @@ int metrics_write_prometheus(const struct metrics *m, FILE *out)
 	one(out, "agent_resident_bytes", "gauge", "Agent resident set size.", m->rss_bytes);
 	one(out, "agent_resident_peak_bytes", "gauge", "Agent peak RSS.", m->rss_peak_bytes);
 	one(out, "intervals_total", "counter", "Intervals completed.", m->intervals);
+	one(out, "interval_write_seconds_total", "counter",
+	    "CPU time naming, encoding and writing intervals, and trimming after them.",
+	    m->write_ns / 1e9);
 	one(out, "interval_samples", "gauge", "On-CPU samples in the last interval.",
 	    m->last.samples);
 	one(out, "interval_offcpu_seconds", "gauge", "Off-CPU time in the last interval.",
@@ -79,6 +95,7 @@ int metrics_write_prometheus(const struct metrics *m, FILE *out)
 	one(out, "interval_stacks", "gauge", "Distinct stacks in the last interval.",
 	    m->last.stacks);
 	write_losses(m, out);
+	write_work(m, out);
 	one(out, "symbolizer_processes_total", "counter", "Processes whose maps were read.",
 	    m->sym_procs);
 	one(out, "symbolizer_objects_total", "counter", "ELF objects opened.", m->sym_objects);
@@ -86,6 +103,13 @@ int metrics_write_prometheus(const struct metrics *m, FILE *out)
 	    "Objects not opened: the object limit was reached.", m->sym_objects_dropped);
 	one(out, "symbolizer_object_errors_total", "counter", "Objects unreadable.",
 	    m->sym_object_errors);
+	one(out, "symbolizer_objects_evicted_total", "counter",
+	    "Objects freed after an interval: no live process maps them.", m->sym_objects_evicted);
+	one(out, "symbolizer_objects", "gauge", "Objects held now.", m->sym_objects_live);
+	one(out, "symbolizer_processes", "gauge", "Process snapshots held now.", m->sym_procs_live);
+	one(out, "symbolizer_processes_pruned_total", "counter",
+	    "Snapshots of processes that exited without an exit record (ring full), dropped.",
+	    m->sym_procs_pruned);
 	write_progs(m, out);
 	one(out, "store_intervals", "gauge", "Intervals kept on disk.", m->store_intervals);
 	one(out, "store_bytes", "gauge", "Bytes on disk: profiles and index.", m->store.bytes);

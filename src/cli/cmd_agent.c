@@ -20,6 +20,7 @@ enum {
 	OPT_NO_ONCPU,
 	OPT_MIN_BLOCK,
 	OPT_RUNQ,
+	OPT_MIN_RUNQ,
 	OPT_LOCKS,
 	OPT_MAX_AGE,
 	OPT_MAX_INTERVALS,
@@ -30,6 +31,7 @@ enum {
 	OPT_CGROUP,
 	OPT_COMM,
 	OPT_COUNTERS,
+	OPT_MAPS_AT_EXEC,
 };
 
 static const struct cli_opt opts[] = {
@@ -44,6 +46,8 @@ static const struct cli_opt opts[] = {
 	{ { "min-block", required_argument, NULL, OPT_MIN_BLOCK }, 0, "DUR",
 	  "off-CPU blocks shorter than DUR carry no stack (default 1ms)" },
 	{ { "runq", no_argument, NULL, OPT_RUNQ }, 0, NULL, "also record run-queue waits" },
+	{ { "min-runq", required_argument, NULL, OPT_MIN_RUNQ }, 0, "DUR",
+	  "run-queue waits shorter than DUR carry no stack, only totals (default 1ms)" },
 	{ { "locks", no_argument, NULL, OPT_LOCKS }, 0, NULL, "also record lock waits" },
 	{ { "counters", no_argument, NULL, OPT_COUNTERS }, 0, NULL,
 	  "also count per process (IPC, ...; cpu-clock without a PMU): <start>-counters.json" },
@@ -67,6 +71,8 @@ static const struct cli_opt opts[] = {
 	  "serve the web view, e.g. 127.0.0.1:8080 (default: off)" },
 	{ { "bpf-stats", no_argument, NULL, OPT_BPF_STATS }, 0, NULL,
 	  "enable kernel BPF run-time statistics for the metrics" },
+	{ { "maps-at-exec", no_argument, NULL, OPT_MAPS_AT_EXEC }, 0, NULL,
+	  "read each new program's maps at exec, so processes living milliseconds are named" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "more diagnostics" },
 	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only warnings and errors" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
@@ -92,6 +98,7 @@ static const char *key_of(int c)
 	case OPT_INTERVAL: return "interval";
 	case 'F': return "frequency";
 	case OPT_MIN_BLOCK: return "min_block";
+	case OPT_MIN_RUNQ: return "min_runq";
 	case 'p': return "pids";
 	case OPT_CGROUP: return "cgroups";
 	case OPT_COMM: return "comms";
@@ -125,6 +132,7 @@ static int set_flag(struct agent_config *c, int opt, const char *val)
 	case OPT_COUNTERS: c->counters = true; break;
 	case OPT_NO_ONCPU: c->oncpu = false; break;
 	case OPT_BPF_STATS: c->bpf_stats = true; break;
+	case OPT_MAPS_AT_EXEC: c->maps_at_exec = true; break;
 	case 'a':
 		free(c->pids);
 		c->pids = NULL;

@@ -214,6 +214,7 @@ static int configure(struct proc_tracker *pt, const struct record_opts *o, uint3
 		skel->rodata->cfg_comm_len[i] = r->comm_len[i];
 	}
 	pt->rules = *r;
+	skel->rodata->cfg_exec_wakeup = o->snapshot_at_exec;
 	choose_attach_flavour(skel);
 	err = bpf_map__set_max_entries(skel->maps.proc_targets, o->max_targets);
 	if (!err)

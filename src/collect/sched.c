@@ -75,7 +75,7 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 	 * Wakeups matter only for wakers (new tasks: for the run queue's first
 	 * wait); sys_exit only for off-CPU user stacks where task work is missing.
 	 */
-	bpf_program__set_autoload(skel->progs.runq_wakeup, o->wakers);
+	bpf_program__set_autoload(skel->progs.offcpu_waking, o->wakers);
 	bpf_program__set_autoload(skel->progs.runq_wakeup_new, o->runq);
 	bpf_program__set_autoload(skel->progs.offcpu_sys_exit, o->offcpu && !task_work);
 	/* both flush counts batched in task storage */

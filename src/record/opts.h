@@ -69,6 +69,9 @@ struct record_opts {
 	bool idle;		/* include the idle task */
 	enum unwind_mode unwind;
 	size_t unwind_max_rows;	/* CFI rows in kernel memory, about 12 bytes each */
+	uint64_t unwind_defer_ns;	/* build a new process's missing tables only once it
+					 * has lived this long (0: at first sight) */
+	bool snapshot_at_exec;	/* read a process's maps at exec, not only at first sight */
 
 	/* run */
 	uint64_t duration_ns;	/* 0: until signal / targets exit */

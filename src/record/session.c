@@ -51,21 +51,13 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
-static void session_add_process(struct session *s, uint32_t tgid)
+/* CPU time of this thread: what the loader's work costs, blocked or preempted time excluded. */
+static uint64_t cpu_ns(void)
 {
-	int err = symbolizer__add_process(s->sym, tgid);
+	struct timespec ts;
 
-	if (err == -ESRCH) {
-		s->procs_late++;
-		return;
-	}
-	/*
-	 * The record that showed it was walked by frame pointer; the next ones
-	 * get CFI. A failure here is counted in the unwind summary.
-	 */
-	if (s->ut)
-		unwind_tables__add_process(s->ut, tgid);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 static int on_seen(uint32_t tgid, void *arg)
@@ -74,10 +66,25 @@ static int on_seen(uint32_t tgid, void *arg)
 	return 0;
 }
 
+/*
+ * When the user stack of @v was on the CPU, at the latest: a block's stack
+ * is read as it ends. UINT64_MAX when unknown (the waker's, a record
+ * without time).
+ */
+static uint64_t stack_time(const struct sample_view *v)
+{
+	if (!v->time_ns || v->kind == SAMPLE_WAKER)
+		return UINT64_MAX;
+	if (v->kind == SAMPLE_OFFCPU || v->kind == SAMPLE_LOCK)
+		return v->time_ns + v->weight;
+	return v->time_ns;
+}
+
 /* Kernel ips then normalized user frames (of @tgid) into @w; returns the word count. */
 static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_view *v,
 			  uint64_t *w, uint16_t *nr_kernel)
 {
+	uint64_t when = stack_time(v);
 	struct sym_ufr f;
 	size_t n = 0;
 
@@ -90,16 +97,15 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 		 * call instruction, so a call to a noreturn function at the very end
 		 * of a function is not named after the next function.
 		 */
-		symbolizer__normalize(s->sym, tgid, i ? v->uips[i] - 1 : v->uips[i], &f);
+		symbolizer__normalize_at(s->sym, tgid, i ? v->uips[i] - 1 : v->uips[i], when, &f);
 		emit_ufr_pack(&f, &w[n]);
 		n += EMIT_UFR_WORDS;
 	}
 	return n;
 }
 
-static int on_sample(const struct sample_view *v, void *arg)
+static int sample_one(struct session *s, const struct sample_view *v)
 {
-	struct session *s = arg;
 	struct waker_stack wk;
 	struct stack_key key;
 	uint16_t nk;
@@ -109,7 +115,7 @@ static int on_sample(const struct sample_view *v, void *arg)
 		session_add_process(s, v->tgid);
 	/* a CFI walk that ended early may have met a library mapped since (dlopen) */
 	else if (v->unwind_unmapped && s->ut)
-		unwind_tables__refresh(s->ut, v->tgid);
+		session_refresh_unwind(s, v->tgid);
 	if (v->kind == SAMPLE_WAKER) {
 		/* the waker's stack waits for the record of the block it ended */
 		if (s->wakers) {
@@ -123,6 +129,8 @@ static int on_sample(const struct sample_view *v, void *arg)
 	if (v->kind == SAMPLE_RUNQ) {
 		s->runq_ns += v->weight;
 		s->runq_waits++;
+		s->rq_stacked_ns += v->weight;
+		s->rq_stacked_waits++;
 	}
 	if (v->kind == SAMPLE_LOCK) {
 		key.aux = s->locknames ? locknames__id(s->locknames, v->state & 0x20000 ? 0 : v->tgid,
@@ -164,6 +172,14 @@ static int on_sample(const struct sample_view *v, void *arg)
 	return err == -ENOSPC ? 0 : err;
 }
 
+static int on_sample(const struct sample_view *v, void *arg)
+{
+	struct session *s = arg;
+
+	s->work.records++;
+	return sample_one(s, v);
+}
+
 static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
 {
 	struct session *s = arg;
@@ -172,6 +188,10 @@ static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
 	symbolizer__forget_process(s->sym, tgid);
 	if (s->ut)
 		unwind_tables__remove_process(s->ut, tgid);
+	if (keymap__del(&s->deferred, tgid, 0, NULL))
+		s->deferred_gone++;
+	if (s->o->snapshot_at_exec)
+		session_snapshot_exec(s, tgid);
 	return 0;
 }
 
@@ -183,6 +203,8 @@ static int on_proc_exit(uint32_t tgid, void *arg)
 	symbolizer__forget_process(s->sym, tgid);
 	if (s->ut)
 		unwind_tables__remove_process(s->ut, tgid);
+	if (keymap__del(&s->deferred, tgid, 0, NULL))
+		s->deferred_gone++;
 	return 0;
 }
 
@@ -357,16 +379,15 @@ static bool targets_gone(struct session *s)
 /* In-kernel aggregates (off-CPU short blocks) into the same aggregation as ring samples. */
 static int session_drain(struct session *s)
 {
-	int err;
+	uint64_t c = cpu_ns();
+	int err = 0;
 
-	for (size_t i = 0; i < s->nr_cols; i++) {
-		if (!s->cols[i].ops->drain)
-			continue;
-		err = s->cols[i].ops->drain(&s->cols[i], on_sample, s);
-		if (err)
-			return err;
+	for (size_t i = 0; !err && i < s->nr_cols; i++) {
+		if (s->cols[i].ops->drain)
+			err = s->cols[i].ops->drain(&s->cols[i], on_sample, s);
 	}
-	return 0;
+	s->work.drain_ns += cpu_ns() - c;
+	return err;
 }
 
 /*
@@ -377,7 +398,7 @@ static int session_drain(struct session *s)
 static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 {
 	struct proc_handlers h = handlers_proto;
-	uint64_t end = s->end_ns, limit;
+	uint64_t end = s->end_ns, limit, c;
 	int err;
 
 	*done = true;
@@ -395,7 +416,10 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 		limit = until_ns && until_ns < end ? until_ns : end;
 		if (limit - t < (uint64_t)SESSION_POLL_MS * 1000000)
 			timeout = (limit - t) / 1000000 + 1;
+		c = cpu_ns();
 		err = proc_tracker__poll(s->pt, timeout, &h);
+		s->work.ring_ns += cpu_ns() - c;
+		s->work.polls++;
 		if (err && err != -EINTR) {
 			pr_warn("record: reading the event ring failed: %s\n", strerror(-err));
 			return err;
@@ -404,6 +428,8 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 			err = session_drain(s);
 			if (err)
 				return err;
+			if (s->deferred.nr)
+				session_build_deferred(s);
 			s->next_drain_ns += s->o->drain_interval_ns;
 		}
 		if (targets_gone(s)) {
@@ -429,6 +455,7 @@ static void session_close(struct session *s)
 		target_child_abort(&s->child);
 	symbolizer__free(s->sym);
 	unwind_tables__free(s->ut);
+	keymap__release(&s->deferred);
 	stack_agg__free(s->agg);
 	wakers__free(s->wakers);
 	locknames__free(s->locknames);
@@ -555,6 +582,30 @@ void session__stats(struct session *s, session_stat_fn fn, void *arg)
 	proc_tracker__stats(s->pt, &st);
 	for (size_t j = 0; j < st.nr; j++)
 		fn("proc", st.s[j].name, st.s[j].value, st.s[j].loss, arg);
+	if (s->ut) {
+		struct unwind_tables_stats us;
+
+		unwind_tables__stats(s->ut, &us);
+		fn("unwind", "tables built", us.objects_built, false, arg);
+		fn("unwind", "idle tables reused", us.objects_reused, false, arg);
+		fn("unwind", "tables refused (row or object limit)", us.over_limit, true, arg);
+		fn("unwind", "mappings beyond the per-process limit", us.maps_dropped, true, arg);
+		fn("unwind", "processes without tables", us.procs_failed, true, arg);
+		fn("unwind", "processes given their new tables late", s->deferred_built, false,
+		   arg);
+		fn("unwind", "processes gone before their new tables were built",
+		   s->deferred_gone, false, arg);
+	}
+	/* where the loader's own CPU goes (thread CPU time, ns) */
+	fn("loader", "ring polls", s->work.polls, false, arg);
+	fn("loader", "records decoded", s->work.records, false, arg);
+	fn("loader", "cpu ns in ring polls (records and new processes)", s->work.ring_ns, false,
+	   arg);
+	fn("loader", "new processes read", s->work.adds, false, arg);
+	fn("loader", "cpu ns reading new processes (maps, tables)", s->work.add_ns, false, arg);
+	fn("loader", "cpu ns draining in-kernel maps", s->work.drain_ns, false, arg);
+	fn("loader", "execs snapshotted", s->work.execs, false, arg);
+	fn("loader", "cpu ns snapshotting execs", s->work.exec_ns, false, arg);
 }
 
 struct symbolizer *session__symbolizer(struct session *s)

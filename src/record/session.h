@@ -42,6 +42,13 @@ int session__write(struct session *s, FILE *f, enum out_format fmt);
  * counters collector, or -errno.
  */
 int session__write_counters(struct session *s, FILE *f);
+/*
+ * With run-queue collection: add the run-queue time that carries no stack
+ * (wakeup waits, preemptions below min_runq) since the last call as one
+ * stackless entry, rooted "[no stack]", so the interval holds every wait.
+ * Call after session__flush(). 0 or -errno.
+ */
+int session__fold_unstacked_runq(struct session *s);
 /* Start a new interval: empty the aggregation (its memory is kept). */
 void session__reset(struct session *s);
 /* Loss counters (all with @final, else the non-zero ones) and the loader's cost. */

@@ -10,14 +10,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "collect/collector.h"
 #include "collect/proc.h"
+#include "collect/runq_totals.h"
 #include "output/outfile.h"
 #include "record/emit.h"
 #include "record/opts.h"
 #include "record/target.h"
 #include "stack/stack_agg.h"
+#include "sym/keymap.h"
 #include "sym/symbolizer.h"
 
 struct unwind_tables;
@@ -39,6 +42,8 @@ struct session {
 	size_t nr_cols;
 	struct symbolizer *sym;
 	struct unwind_tables *ut;	/* NULL: frame pointers only */
+	struct keymap deferred;		/* (tgid, 0) -> tgid << 32 | first sight (s) */
+	uint64_t deferred_built, deferred_gone;	/* built late / exited before */
 	struct stack_agg *agg;
 	struct wakers *wakers;		/* NULL without --wakers */
 	struct locknames *locknames;	/* NULL without lock collection */
@@ -52,7 +57,17 @@ struct session {
 	uint64_t off_ns, off_blocks;		/* off-CPU blocks with stacks */
 	uint64_t short_ns, short_blocks;	/* off-CPU blocks below --min-block */
 	uint64_t runq_ns, runq_waits;		/* run-queue waits with stacks */
+	struct runq_totals rqt;			/* all waits, from the histogram */
+	uint64_t rq_stacked_ns, rq_stacked_waits;	/* with stacks, since open */
+	uint64_t rq_folded_ns, rq_folded_waits;		/* without, already folded in */
 	uint64_t procs_late;	/* first sample arrived after the process exited */
+	struct {			/* thread CPU time (ns) by activity */
+		uint64_t polls, ring_ns;	/* ring polls: records, new processes */
+		uint64_t records;
+		uint64_t adds, add_ns;		/* session_add_process(), part of ring_ns */
+		uint64_t drain_ns;		/* collectors' drain of in-kernel maps */
+		uint64_t execs, exec_ns;	/* snapshots at exec, part of ring_ns */
+	} work;
 	struct outfile out;	/* created before recording: fail early, not after */
 	bool out_open;
 	struct emit_stats written;
@@ -61,6 +76,25 @@ struct session {
 	uint64_t next_drain_ns;		/* monotonic: next drain of in-kernel aggregates */
 	uint64_t next_report_ns;	/* monotonic: next -v loss report */
 };
+
+/* CLOCK_MONOTONIC or CLOCK_THREAD_CPUTIME_ID in ns. */
+static inline uint64_t session_clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* session_procs.c */
+/* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
+void session_add_process(struct session *s, uint32_t tgid);
+/* At exec (snapshot_at_exec): the new image's maps for the symbolizer. */
+void session_snapshot_exec(struct session *s, uint32_t tgid);
+/* A CFI walk of @tgid met unknown code: re-read its mappings (not while deferred). */
+void session_refresh_unwind(struct session *s, uint32_t tgid);
+/* Build the unwind tables deferred for processes that have lived long enough. */
+void session_build_deferred(struct session *s);
 
 /* session_write.c */
 enum out_format session_output_format(const struct record_opts *o);

@@ -43,6 +43,11 @@ struct obj {
 	uid_t uid;		/* OBJ_JIT: the perf map must be owned by it (or root) */
 	struct perfmap *pm;	/* OBJ_JIT: loaded on first lookup */
 	uint64_t pm_checked_ns;	/* last load attempt */
+	uint64_t key_a, key_b;	/* its entry in objtab.ids, if keyed */
+	bool keyed;
+	bool used;		/* false: evicted, the id waits in free_ids */
+	bool marked;		/* objtab__mark() since the last objtab__sweep() */
+	bool touched;		/* looked up or named since the last objtab__sweep() */
 };
 
 struct objtab {
@@ -53,8 +58,11 @@ struct objtab {
 	bool demangle;
 	bool warned_full;
 	struct obj *objs;	/* id i lives at objs[i - 1] */
-	size_t nr;
+	size_t nr;		/* ids handed out, evicted ones included */
 	size_t cap;
+	size_t live;		/* objects not evicted */
+	uint32_t *free_ids;	/* evicted ids, reused before new ones */
+	size_t nr_free;
 	struct keymap ids;	/* (dev, inode) -> id; vdso: (0, size) -> id */
 	struct objtab_stats st;
 };
@@ -74,12 +82,13 @@ static const char *basename_of(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
-/* Append an object; its id, or 0 when the table is full or memory is short. */
+/* Add an object (in an evicted id's slot if any); its id, or 0 when full or short of memory. */
 static uint32_t obj_add(struct objtab *ot, enum obj_kind kind, const char *path)
 {
+	uint32_t id;
 	struct obj *o;
 
-	if (ot->nr >= ot->max_objects || ot->nr >= UINT32_MAX - 1) {
+	if (ot->live >= ot->max_objects || (!ot->nr_free && ot->nr >= UINT32_MAX - 1)) {
 		ot->st.objects_dropped++;
 		if (!ot->warned_full)
 			pr_warn("symbolizer: more than %zu objects: frames of new ones are "
@@ -87,7 +96,7 @@ static uint32_t obj_add(struct objtab *ot, enum obj_kind kind, const char *path)
 		ot->warned_full = true;
 		return 0;
 	}
-	if (ot->nr == ot->cap) {
+	if (!ot->nr_free && ot->nr == ot->cap) {
 		size_t cap = ot->cap ? ot->cap * 2 : 64;
 
 		o = realloc(ot->objs, cap * sizeof(*o));
@@ -96,7 +105,8 @@ static uint32_t obj_add(struct objtab *ot, enum obj_kind kind, const char *path)
 		ot->objs = o;
 		ot->cap = cap;
 	}
-	o = &ot->objs[ot->nr];
+	id = ot->nr_free ? ot->free_ids[ot->nr_free - 1] : (uint32_t)ot->nr + 1;
+	o = &ot->objs[id - 1];
 	memset(o, 0, sizeof(*o));
 	o->kind = kind;
 	o->map_dirfd = -1;
@@ -104,12 +114,29 @@ static uint32_t obj_add(struct objtab *ot, enum obj_kind kind, const char *path)
 	if (!o->path)
 		return 0;
 	o->base = basename_of(o->path);
-	return (uint32_t)++ot->nr;
+	o->used = true;
+	if (ot->nr_free)
+		ot->nr_free--;
+	else
+		ot->nr++;
+	ot->live++;
+	return id;
+}
+
+/* Remember @o under (@a, @b) in ids. 0 or -ENOMEM. */
+static int obj_key(struct objtab *ot, struct obj *o, uint32_t id, uint64_t a, uint64_t b)
+{
+	if (keymap__put(&ot->ids, a, b, id))
+		return -ENOMEM;
+	o->key_a = a;
+	o->key_b = b;
+	o->keyed = true;
+	return 0;
 }
 
 static struct obj *obj_get(const struct objtab *ot, uint32_t id)
 {
-	return id && id <= ot->nr ? &ot->objs[id - 1] : NULL;
+	return id && id <= ot->nr && ot->objs[id - 1].used ? &ot->objs[id - 1] : NULL;
 }
 
 /*
@@ -205,11 +232,13 @@ uint32_t objtab__file(struct objtab *ot, uint32_t tgid, const struct procmap *m,
 			return 0;
 		obj_open_file(ot, o, tgid, m);
 		/* a failed object is remembered too: not retried for every mapping */
-		if (keymap__put(&ot->ids, dev, m->inode, id))
+		if (obj_key(ot, o, (uint32_t)id, dev, m->inode))
 			return 0;
 	}
+	o = obj_get(ot, (uint32_t)id);
+	o->touched = true;
 	if (not_elf)
-		*not_elf = obj_get(ot, (uint32_t)id)->err == -ENOEXEC;
+		*not_elf = o->err == -ENOEXEC;
 	return (uint32_t)id;
 }
 
@@ -224,8 +253,10 @@ uint32_t objtab__vdso(struct objtab *ot, uint32_t tgid, const struct procmap *m)
 	int fd;
 
 	/* key (dev 0:0, size): no file lives on device 0:0 */
-	if (keymap__get(&ot->ids, 0, size, &id))
+	if (keymap__get(&ot->ids, 0, size, &id)) {
+		obj_get(ot, (uint32_t)id)->touched = true;
 		return (uint32_t)id;
+	}
 	if (size > OBJTAB_VDSO_MAX)
 		return 0;
 	image = malloc(size);
@@ -252,7 +283,7 @@ uint32_t objtab__vdso(struct objtab *ot, uint32_t tgid, const struct procmap *m)
 			ot->st.objects++;
 		else
 			ot->st.object_errors++;
-		if (keymap__put(&ot->ids, 0, size, id))
+		if (obj_key(ot, o, (uint32_t)id, 0, size))
 			id = 0;
 	}
 	free(image);
@@ -354,6 +385,7 @@ int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_
 		name_unknown(buf, len, flags);
 		return id ? -ENOENT : 0;
 	}
+	o->touched = true;
 	if (o->kind == OBJ_JIT) {
 		/* anonymous executable memory: only the JIT itself knows the names */
 		*flags |= SYM_F_JIT;
@@ -380,9 +412,63 @@ int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_
 	return err;
 }
 
+static void obj_release(struct obj *o)
+{
+	elf_syms__free(o->es);
+	perfmap__free(o->pm);
+	if (o->map_dirfd >= 0)
+		close(o->map_dirfd);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+	o->map_dirfd = -1;
+}
+
+void objtab__mark(struct objtab *ot, uint32_t id)
+{
+	struct obj *o = obj_get(ot, id);
+
+	if (o)
+		o->marked = true;
+}
+
+size_t objtab__sweep(struct objtab *ot)
+{
+	size_t freed = 0;
+	uint32_t *ids;
+
+	/* room for every id up front: eviction itself never fails half-way */
+	if (ot->nr > ot->nr_free) {
+		ids = realloc(ot->free_ids, ot->nr * sizeof(*ids));
+		if (!ids)
+			return 0;
+		ot->free_ids = ids;
+	}
+	/* from the top down, so the lowest ids are reused first */
+	for (size_t i = ot->nr; i-- > 0;) {
+		struct obj *o = &ot->objs[i];
+
+		if (!o->used)
+			continue;
+		/* mapped by a live process, or in use since the last sweep: kept */
+		if (o->marked || o->touched) {
+			o->marked = o->touched = false;
+			continue;
+		}
+		if (o->keyed)
+			keymap__del(&ot->ids, o->key_a, o->key_b, NULL);
+		obj_release(o);
+		ot->free_ids[ot->nr_free++] = (uint32_t)i + 1;
+		ot->live--;
+		freed++;
+	}
+	ot->st.objects_evicted += freed;
+	return freed;
+}
+
 void objtab__stats(const struct objtab *ot, struct objtab_stats *st)
 {
 	*st = ot->st;
+	st->objects_live = ot->live;
 }
 
 struct objtab *objtab__new(const struct objtab_opts *o)
@@ -411,14 +497,11 @@ void objtab__free(struct objtab *ot)
 
 	if (!ot)
 		return;
-	for (i = 0; i < ot->nr; i++) {
-		elf_syms__free(ot->objs[i].es);
-		perfmap__free(ot->objs[i].pm);
-		if (ot->objs[i].map_dirfd >= 0)
-			close(ot->objs[i].map_dirfd);
-		free(ot->objs[i].path);
-	}
+	for (i = 0; i < ot->nr; i++)
+		if (ot->objs[i].used)
+			obj_release(&ot->objs[i]);
 	free(ot->objs);
+	free(ot->free_ids);
 	keymap__release(&ot->ids);
 	free(ot->proc_root);
 	free(ot->debug_root);

@@ -21,7 +21,7 @@ struct objtab_opts {
 	const char *proc_root;		/* "/proc" or a fake tree */
 	const char *debug_root;		/* separate debug files */
 	const char *perfmap_dir;	/* perf-PID.map files */
-	size_t max_objects;		/* ids handed out at most */
+	size_t max_objects;		/* objects held at once, at most */
 	bool demangle;
 };
 
@@ -29,6 +29,8 @@ struct objtab_stats {
 	uint64_t objects;		/* ELF objects (files, vdso images) opened */
 	uint64_t object_errors;		/* ... that could not be opened or parsed */
 	uint64_t objects_dropped;	/* not opened: max_objects reached */
+	uint64_t objects_evicted;	/* freed by objtab__sweep() */
+	uint64_t objects_live;		/* held now (not evicted) */
 };
 
 /* NULL + errno. The strings in @o are copied. */
@@ -63,6 +65,17 @@ uint32_t objtab__jit(struct objtab *ot, uint32_t tgid, uint32_t nspid, uid_t uid
  */
 int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_t len,
 		 unsigned int *flags);
+
+/*
+ * Eviction in two steps: mark every object still referenced, then sweep
+ * frees the others that were not looked up or named since the previous
+ * sweep either (files closed, symbols dropped; a program started again and
+ * again keeps its loaded symbols), and their ids are handed out again. So the caller must hold no frame with an unmarked id: sweep
+ * only between a written interval and the next sample. Returns the number
+ * of objects freed.
+ */
+void objtab__mark(struct objtab *ot, uint32_t id);
+size_t objtab__sweep(struct objtab *ot);
 
 void objtab__stats(const struct objtab *ot, struct objtab_stats *st);
 

@@ -4,8 +4,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "sym/strtab.h"
 #include "util/log.h"
@@ -67,6 +70,23 @@ static enum procmap_kind classify(const char *path)
 	return PROCMAP_SPECIAL;
 }
 
+/* @p (@len bytes, writable) as @m's path: " (deleted)" cut off and flagged, kind set. */
+static void set_path(struct procmap *m, char *p, size_t len)
+{
+	/*
+	 * d_path() appends " (deleted)" to unlinked files; a file really named
+	 * "x (deleted)" is indistinguishable, as for every other tool.
+	 */
+	if (len >= sizeof(deleted_suffix) - 1 &&
+	    !strcmp(p + len - (sizeof(deleted_suffix) - 1), deleted_suffix)) {
+		len -= sizeof(deleted_suffix) - 1;
+		p[len] = '\0';
+		m->deleted = true;
+	}
+	m->path = p;
+	m->kind = classify(p);
+}
+
 /*
  * The kernel (show_map_vma) prints "%lx-%lx %c%c%c%c %08llx %02x:%02x %lu ",
  * pads with spaces to a fixed column when a name follows, then the name. So
@@ -101,18 +121,7 @@ int procmaps_parse_line(char *line, struct procmap *m)
 	len = strlen(p);
 	if (len && p[len - 1] == '\n')
 		p[--len] = '\0';
-	/*
-	 * d_path() appends " (deleted)" to unlinked files; a file really named
-	 * "x (deleted)" is indistinguishable, as for every other tool.
-	 */
-	if (len >= sizeof(deleted_suffix) - 1 &&
-	    !strcmp(p + len - (sizeof(deleted_suffix) - 1), deleted_suffix)) {
-		len -= sizeof(deleted_suffix) - 1;
-		p[len] = '\0';
-		m->deleted = true;
-	}
-	m->path = p;
-	m->kind = classify(p);
+	set_path(m, p, len);
 	return 0;
 }
 
@@ -185,12 +194,115 @@ struct procmaps *procmaps__parse(FILE *f, unsigned int flags)
 	return pm;
 }
 
+/*
+ * PROCMAP_QUERY (Linux 6.11, uapi linux/fs.h; the build's headers may be
+ * older): one ioctl per executable mapping instead of the whole file as
+ * text, which the kernel formats with d_path() for every mapping, executable
+ * or not. The same names: both use get_vma_name().
+ */
+#define HC_PROCMAP_QUERY	_IOWR('f', 17, struct hc_procmap_query)
+#define HC_PROCMAP_QUERY_VMA_EXECUTABLE		0x04
+#define HC_PROCMAP_QUERY_COVERING_OR_NEXT_VMA	0x10
+
+struct hc_procmap_query {
+	uint64_t size;
+	uint64_t query_flags;
+	uint64_t query_addr;
+	uint64_t vma_start;
+	uint64_t vma_end;
+	uint64_t vma_flags;	/* the query flags' r/w/x/s bits: PROCMAP_R/W/X/SHARED */
+	uint64_t vma_page_size;
+	uint64_t vma_offset;
+	uint64_t inode;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint32_t vma_name_size;	/* in: buffer size; out: name length + 1, 0 if none */
+	uint32_t build_id_size;
+	uint64_t vma_name_addr;
+	uint64_t build_id_addr;
+};
+_Static_assert(sizeof(struct hc_procmap_query) == 104, "procmap_query ABI");
+
+/* Executable mappings of the maps file @fd by ioctl. -ENOTTY: not supported here. */
+static int query_exec(int fd, struct procmaps *pm)
+{
+	struct hc_procmap_query q;
+	struct procmap m;
+	char name[4096];
+	uint64_t addr = 0;
+	uint32_t off;
+	int err;
+
+	for (;;) {
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.query_flags = HC_PROCMAP_QUERY_VMA_EXECUTABLE | HC_PROCMAP_QUERY_COVERING_OR_NEXT_VMA;
+		q.query_addr = addr;
+		q.vma_name_addr = (uintptr_t)name;
+		q.vma_name_size = sizeof(name);
+		if (ioctl(fd, HC_PROCMAP_QUERY, &q))
+			return errno == ENOENT ? 0 : -errno;	/* ENOENT: no more */
+		memset(&m, 0, sizeof(m));
+		m.start = q.vma_start;
+		m.end = q.vma_end;
+		m.pgoff = q.vma_offset;
+		m.inode = q.inode;
+		m.dev_major = q.dev_major;
+		m.dev_minor = q.dev_minor;
+		m.perms = (unsigned int)q.vma_flags & (PROCMAP_R | PROCMAP_W | PROCMAP_X | PROCMAP_SHARED);
+		if (!q.vma_name_size)
+			name[0] = '\0';
+		set_path(&m, name, strlen(name));
+		err = strtab__add(&pm->paths, m.path, strlen(m.path), &off);
+		if (!err)
+			err = procmaps__push(pm, &m, off);
+		if (err)
+			return err;
+		addr = q.vma_end;
+	}
+}
+
+/* By ioctl: NULL with errno ENOTTY where unsupported (or @path is no maps file). */
+static struct procmaps *load_by_query(const char *path)
+{
+	struct procmaps *pm;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	pm = calloc(1, sizeof(*pm));
+	if (!pm) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	strtab__init(&pm->paths);
+	err = query_exec(fd, pm);
+	close(fd);
+	if (err) {
+		procmaps__free(pm);
+		errno = -err;
+		return NULL;
+	}
+	/* in address order already: each query starts where the last mapping ended */
+	for (size_t i = 0; i < pm->nr; i++)
+		pm->maps[i].path = strtab__str(&pm->paths, (uint32_t)(uintptr_t)pm->maps[i].path);
+	return pm;
+}
+
 struct procmaps *procmaps__load(const char *path, unsigned int flags)
 {
 	struct procmaps *pm;
 	FILE *f;
 	int err;
 
+	if (flags & PROCMAPS_EXEC_ONLY) {
+		pm = load_by_query(path);
+		/* ENOTTY: before 6.11, or a file (tests); EINVAL: a name too long, say */
+		if (pm || (errno != ENOTTY && errno != EINVAL && errno != ENAMETOOLONG))
+			return pm;
+	}
 	f = fopen(path, "re");
 	if (!f)
 		return NULL;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "sym/demangle.h"
@@ -57,6 +58,7 @@ struct sym_proc {
 	uint64_t read_ns;	/* last read attempt */
 	uint64_t reread_gap_ns;	/* backoff before the next miss-driven re-read */
 	bool snapshot;		/* maps were read at least once */
+	bool status_read;	/* uid and nspid are known (read on the first JIT frame) */
 };
 
 struct symbolizer {
@@ -165,13 +167,30 @@ static void map_init(struct symbolizer *s, uint32_t tgid, const struct procmap *
 		sm->kind = MAP_NONE;
 }
 
+/* @pm (executable mappings) as @p's snapshot. On failure the old snapshot stays. */
+static int proc_set_maps(struct symbolizer *s, struct sym_proc *p, const struct procmaps *pm)
+{
+	size_t n = procmaps__nr(pm);
+	struct sym_map *maps;
+
+	maps = calloc(n ? n : 1, sizeof(*maps));
+	if (!maps)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		map_init(s, p->tgid, procmaps__entry(pm, i), &maps[i]);
+	free(p->maps);
+	p->maps = maps;
+	p->nr_maps = n;
+	p->snapshot = true;
+	return 0;
+}
+
 /* (Re)read @p's executable mappings. On failure the old snapshot stays. */
 static int proc_read_maps(struct symbolizer *s, struct sym_proc *p)
 {
 	struct procmaps *pm;
-	struct sym_map *maps;
 	char path[4096];
-	size_t i, n;
+	int err;
 
 	p->read_ns = now_ns();
 	snprintf(path, sizeof(path), "%s/%u/maps", s->proc_root, p->tgid);
@@ -181,20 +200,9 @@ static int proc_read_maps(struct symbolizer *s, struct sym_proc *p)
 			return -ESRCH;
 		return errno ? -errno : -EIO;
 	}
-	n = procmaps__nr(pm);
-	maps = calloc(n ? n : 1, sizeof(*maps));
-	if (!maps) {
-		procmaps__free(pm);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++)
-		map_init(s, p->tgid, procmaps__entry(pm, i), &maps[i]);
+	err = proc_set_maps(s, p, pm);
 	procmaps__free(pm);
-	free(p->maps);
-	p->maps = maps;
-	p->nr_maps = n;
-	p->snapshot = true;
-	return 0;
+	return err;
 }
 
 static const struct sym_map *proc_find_map(const struct sym_proc *p, uint64_t ip)
@@ -222,6 +230,25 @@ static void proc_free(struct sym_proc *p)
 	free(p);
 }
 
+/* @tgid's entry, created empty if missing; NULL on ENOMEM. */
+static struct sym_proc *proc_get(struct symbolizer *s, uint32_t tgid)
+{
+	struct sym_proc *p = proc_find(s, tgid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->tgid = tgid;
+	/* kept even if the process is gone: normalize() then rate-limits re-reads */
+	if (keymap__put(&s->procs, tgid, 0, (uintptr_t)p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
 int symbolizer__add_process(struct symbolizer *s, uint32_t tgid)
 {
 	struct sym_proc *p = proc_find(s, tgid);
@@ -229,18 +256,9 @@ int symbolizer__add_process(struct symbolizer *s, uint32_t tgid)
 
 	if (p && p->snapshot)
 		return 0;
-	if (!p) {
-		p = calloc(1, sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		p->tgid = tgid;
-		/* kept even if the process is gone: normalize() then rate-limits re-reads */
-		if (keymap__put(&s->procs, tgid, 0, (uintptr_t)p)) {
-			free(p);
-			return -ENOMEM;
-		}
-	}
-	read_status(s, p);
+	p = proc_get(s, tgid);
+	if (!p)
+		return -ENOMEM;
 	err = proc_read_maps(s, p);
 	if (err == -ESRCH) {
 		s->st.procs_gone++;
@@ -254,6 +272,23 @@ int symbolizer__add_process(struct symbolizer *s, uint32_t tgid)
 	return 0;
 }
 
+int symbolizer__add_process_maps(struct symbolizer *s, uint32_t tgid, const struct procmaps *pm,
+				 uint64_t read_ns)
+{
+	struct sym_proc *p;
+	int err;
+
+	/* a fresh read replaces an older snapshot: it costs no read here */
+	p = proc_get(s, tgid);
+	if (!p)
+		return -ENOMEM;
+	p->read_ns = read_ns;
+	err = proc_set_maps(s, p, pm);
+	if (!err)
+		s->st.procs++;
+	return err;
+}
+
 void symbolizer__forget_process(struct symbolizer *s, uint32_t tgid)
 {
 	uint64_t v;
@@ -264,6 +299,12 @@ void symbolizer__forget_process(struct symbolizer *s, uint32_t tgid)
 
 void symbolizer__normalize(struct symbolizer *s, uint32_t tgid, uint64_t ip,
 			   struct sym_ufr *out)
+{
+	symbolizer__normalize_at(s, tgid, ip, UINT64_MAX, out);
+}
+
+void symbolizer__normalize_at(struct symbolizer *s, uint32_t tgid, uint64_t ip, uint64_t when_ns,
+			      struct sym_ufr *out)
 {
 	const struct sym_map *m = NULL;
 	struct sym_proc *p;
@@ -278,8 +319,14 @@ void symbolizer__normalize(struct symbolizer *s, uint32_t tgid, uint64_t ip,
 	}
 	if (p)
 		m = proc_find_map(p, ip);
-	/* a mapping newer than the snapshot (dlopen, JIT, ld.so): re-read, with backoff */
-	if (p && !m && ip && ip < SYM_USER_ADDR_END && now_ns() - p->read_ns >= p->reread_gap_ns) {
+	/*
+	 * A mapping newer than the snapshot (dlopen, JIT, ld.so): re-read, with
+	 * backoff. Not for an ip older than the snapshot: what was mapped then
+	 * is in it, so the ip is stale (from before an exec) or garbage.
+	 */
+	if (p && !m && ip && ip < SYM_USER_ADDR_END && when_ns >= p->read_ns &&
+	    now_ns() - p->read_ns >= p->reread_gap_ns) {
+		s->st.rereads++;
 		if (!proc_read_maps(s, p))
 			m = proc_find_map(p, ip);
 		if (m)
@@ -299,8 +346,13 @@ void symbolizer__normalize(struct symbolizer *s, uint32_t tgid, uint64_t ip,
 		out->addr = ip - m->start + m->pgoff;
 		break;
 	case MAP_ANON:
-		if (!p->jit_obj)
+		if (!p->jit_obj) {
+			/* only JIT frames need the owner and namespace: read them now */
+			if (!p->status_read)
+				read_status(s, p);
+			p->status_read = true;
 			p->jit_obj = objtab__jit(s->objs, tgid, p->nspid, p->uid);
+		}
 		out->obj = p->jit_obj;
 		out->tgid = p->jit_obj ? tgid : 0;
 		break;
@@ -363,6 +415,54 @@ int symbolizer__kernel_name(struct symbolizer *s, uint64_t ip, char *buf, size_t
 	return 0;
 }
 
+/* /proc/PID still there (as a directory of the proc root, so tests can fake it). */
+static bool proc_alive(const struct symbolizer *s, uint32_t tgid)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%u", s->proc_root, tgid);
+	return access(path, F_OK) == 0 || errno != ENOENT;
+}
+
+/* Drop the snapshots of processes that exited without an exit record (ring full). */
+static void prune_gone(struct symbolizer *s)
+{
+	size_t it = 0, nr = 0;
+	uint32_t *gone;
+	uint64_t v;
+
+	gone = malloc((s->procs.nr ? s->procs.nr : 1) * sizeof(*gone));
+	if (!gone)
+		return;
+	/* collected first: the keymap must not change during the walk */
+	while (keymap__next(&s->procs, &it, &v)) {
+		const struct sym_proc *p = (struct sym_proc *)(uintptr_t)v;
+
+		if (!proc_alive(s, p->tgid))
+			gone[nr++] = p->tgid;
+	}
+	for (size_t i = 0; i < nr; i++)
+		symbolizer__forget_process(s, gone[i]);
+	s->st.procs_pruned += nr;
+	free(gone);
+}
+
+size_t symbolizer__trim(struct symbolizer *s)
+{
+	size_t it = 0;
+	uint64_t v;
+
+	prune_gone(s);
+	while (keymap__next(&s->procs, &it, &v)) {
+		const struct sym_proc *p = (struct sym_proc *)(uintptr_t)v;
+
+		for (size_t i = 0; i < p->nr_maps; i++)
+			objtab__mark(s->objs, p->maps[i].obj);
+		objtab__mark(s->objs, p->jit_obj);
+	}
+	return objtab__sweep(s->objs);
+}
+
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
 {
 	struct objtab_stats os;
@@ -372,6 +472,9 @@ void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
 	st->objects = os.objects;
 	st->object_errors = os.object_errors;
 	st->objects_dropped = os.objects_dropped;
+	st->objects_evicted = os.objects_evicted;
+	st->objects_live = os.objects_live;
+	st->procs_live = s->procs.nr;
 }
 
 /* ---- lifetime ----------------------------------------------------------- */

@@ -27,8 +27,8 @@ struct symbolizer_opts {
 	const char *perfmap_dir;/* NULL: "/tmp" (perf-PID.map files; a process in a
 				 * pid namespace is read from /tmp in its own root) */
 	bool no_demangle;	/* keep C++/Rust names mangled */
-	size_t max_objects;	/* distinct objects kept (ELF files, vdso images, one JIT
-				 * region per process); 0: 4096 */
+	size_t max_objects;	/* distinct objects held at once (ELF files, vdso images,
+				 * one JIT region per process); 0: 4096 */
 };
 
 /* A user frame normalized at sample time. */
@@ -49,7 +49,12 @@ struct symbolizer_stats {
 	uint64_t objects;	/* ELF objects opened */
 	uint64_t object_errors;	/* objects that could not be opened or parsed */
 	uint64_t unmapped;	/* normalize(): ip in no mapping even after a re-read */
+	uint64_t rereads;	/* maps re-read after a miss */
 	uint64_t objects_dropped; /* objects not opened: max_objects reached (obj 0) */
+	uint64_t objects_evicted; /* freed by symbolizer__trim() */
+	uint64_t objects_live;	/* objects held now */
+	uint64_t procs_live;	/* process snapshots held now */
+	uint64_t procs_pruned;	/* snapshots of exited processes dropped by trim (exit unseen) */
 };
 
 /* NULL + errno on failure. Kallsyms is loaded lazily on first kernel lookup. */
@@ -62,6 +67,15 @@ void symbolizer__free(struct symbolizer *s);	/* NULL is a no-op */
  * normalize to obj 0).
  */
 int symbolizer__add_process(struct symbolizer *s, uint32_t tgid);
+
+struct procmaps;
+/*
+ * The same with @pm, @tgid's executable mappings read by the caller at
+ * CLOCK_MONOTONIC @read_ns (one read shared with the unwinder); replaces a
+ * snapshot taken earlier. 0 or -ENOMEM.
+ */
+int symbolizer__add_process_maps(struct symbolizer *s, uint32_t tgid, const struct procmaps *pm,
+				 uint64_t read_ns);
 
 /* Drop @tgid's snapshot (exec or exit). Objects stay: frames refer to them. */
 void symbolizer__forget_process(struct symbolizer *s, uint32_t tgid);
@@ -78,6 +92,16 @@ void symbolizer__normalize(struct symbolizer *s, uint32_t tgid, uint64_t ip,
 			   struct sym_ufr *out);
 
 /*
+ * The same for an ip that was on the stack at @when_ns (CLOCK_MONOTONIC, as
+ * bpf_ktime_get_ns()): a miss re-reads the maps only if the snapshot is
+ * older than that, since a snapshot taken later holds every mapping the ip
+ * could have been in (unless unmapped since). This spares a maps read for
+ * each stale ip from before an exec.
+ */
+void symbolizer__normalize_at(struct symbolizer *s, uint32_t tgid, uint64_t ip, uint64_t when_ns,
+			      struct sym_ufr *out);
+
+/*
  * Name a user frame into @buf (always NUL-terminated, truncated to @len).
  * Demangled function name; "libfoo.so+0x1234" when the object has no symbol
  * for the offset; "[unknown]" when obj is 0. @flags gets SYM_F_* bits.
@@ -89,6 +113,17 @@ int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *b
 /* Kernel ip -> "func" (modules: "func [mod]" is NOT added; just func). Same contract. */
 int symbolizer__kernel_name(struct symbolizer *s, uint64_t ip, char *buf, size_t len,
 			    unsigned int *flags);
+
+/*
+ * For a long-running caller, after its frames were named and discarded (an
+ * agent's written interval): forget processes that exited unannounced, then
+ * free every object no remaining process maps (an exited process's files,
+ * JIT region and perf map) that was not used since the previous trim
+ * either, so the table tracks what runs now instead of growing to
+ * max_objects. The freed ids are reused: no frame normalized
+ * before the call may be named after it. Returns the objects freed.
+ */
+size_t symbolizer__trim(struct symbolizer *s);
 
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st);
 

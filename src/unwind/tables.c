@@ -135,11 +135,13 @@ static void fill_entry(struct unwind_tables *ut, struct uproc *p, uint32_t tgid,
 	if (m->kind == PROCMAP_VDSO)
 		ob = uobj_get_vdso(ut, tgid, m);
 	else if (m->kind == PROCMAP_FILE && m->inode)
-		ob = uobj_get(ut, tgid, m);
+		ob = uobj_get(ut, tgid, m, p->build);
 	else
 		return;
-	if (!ob)
+	if (!ob) {
+		p->missing += !p->build;
 		return;
+	}
 	uproc_ref(p, ob);
 	if (ob->id && uobj_bias(ob, m, &bias)) {
 		e->obj = ob->id;
@@ -181,27 +183,35 @@ static int publish_proc(struct unwind_tables *ut, struct uproc *p, const struct 
 
 int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 {
-	struct uproc *p, *old = NULL;
 	struct procmaps *pm;
 	char path[4096];
-	uint64_t v;
 	int err;
 
-	uobj_expire_idle(ut);
 	snprintf(path, sizeof(path), "%s/%u/maps", ut->o.proc_root, tgid);
 	pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
 	if (!pm)
 		return errno == ENOENT ? -ESRCH : -errno;
+	err = unwind_tables__add_process_maps(ut, tgid, pm, true);
+	procmaps__free(pm);
+	return err < 0 ? err : 0;
+}
+
+int unwind_tables__add_process_maps(struct unwind_tables *ut, uint32_t tgid,
+				    const struct procmaps *pm, bool build)
+{
+	struct uproc *p, *old = NULL;
+	uint64_t v;
+	int err;
+
+	uobj_expire_idle(ut);
 	p = calloc(1, sizeof(*p));
-	if (!p) {
-		procmaps__free(pm);
+	if (!p)
 		return -ENOMEM;
-	}
 	p->tgid = tgid;
 	p->read_ns = tables_mono_ns();
 	p->nr_maps = procmaps__nr(pm);
+	p->build = build;
 	err = publish_proc(ut, p, pm);
-	procmaps__free(pm);
 	if (keymap__get(&ut->procs, tgid, 0, &v))
 		old = (struct uproc *)(uintptr_t)v;
 	if (err) {
@@ -235,7 +245,7 @@ int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 		ut->st.rows_peak = ut->st.rows;
 	if (ut->st.bytes > ut->st.bytes_peak)
 		ut->st.bytes_peak = ut->st.bytes;
-	return 0;
+	return (int)p->missing;
 }
 
 static bool is_runtime_object(const char *path)
@@ -268,7 +278,7 @@ int unwind_tables__preload_runtime(struct unwind_tables *ut)
 		m = procmaps__entry(pm, i);
 		if (m->kind != PROCMAP_FILE || !m->inode || !is_runtime_object(m->path))
 			continue;
-		ob = uobj_get(ut, self, m);
+		ob = uobj_get(ut, self, m, true);
 		if (!ob || ob->refs)
 			continue;
 		ob->refs = 1;	/* never dropped: freed with the tables */

@@ -3,11 +3,14 @@
  * The BPF unwinder's tables: one row array per ELF object (shared by every
  * process that maps it, keyed by device and inode), and per process the list
  * of its executable mappings with each one's load bias. Objects are built on
- * first use and evicted when no registered process maps them any more.
+ * first use; when no registered process maps them any more they stay loaded
+ * (up to max_idle_rows, at most 60 s unused, first to go when a new table
+ * needs room) in case the same program starts again.
  */
 #ifndef HC_UNWIND_TABLES_H
 #define HC_UNWIND_TABLES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +63,17 @@ int unwind_tables__objs_fd(const struct unwind_tables *ut);
  * 0, -ESRCH if the process is gone, or -errno.
  */
 int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid);
+
+struct procmaps;
+/*
+ * The same with @tgid's executable mappings already read by the caller.
+ * Without @build, only tables already loaded are used and the mappings of
+ * other objects are left to frame pointers: a cheap first registration for
+ * a process that may be gone in a moment (call again with @build later).
+ * Returns the number of mappings so left (0 with @build), or -errno.
+ */
+int unwind_tables__add_process_maps(struct unwind_tables *ut, uint32_t tgid,
+				    const struct procmaps *pm, bool build);
 
 /*
  * Build, and keep for the whole run, the tables of the C runtime objects this

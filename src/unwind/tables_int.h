@@ -53,6 +53,8 @@ struct uproc {
 	size_t nr_maps;		/* executable mappings seen at the last read */
 	struct uobj **objs;	/* distinct objects it references (one ref each) */
 	size_t nr_objs;
+	bool build;		/* build missing tables (else leave their mappings to FP) */
+	size_t missing;		/* mappings left without a table to build */
 };
 
 struct unwind_tables {
@@ -77,7 +79,8 @@ uint64_t tables_mono_ns(void);
  * built on first sight or taken from the idle LRU. NULL only on ENOMEM.
  * The caller takes its reference (refs++), released with uobj_put().
  */
-struct uobj *uobj_get(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m);
+struct uobj *uobj_get(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m,
+		      bool build);
 /* The same for the vdso, read from @tgid's memory. */
 struct uobj *uobj_get_vdso(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m);
 /* Drop one reference; the last one makes @ob idle (its table stays loaded). */

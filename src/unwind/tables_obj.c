@@ -392,8 +392,12 @@ struct uobj *uobj_get_vdso(struct unwind_tables *ut, uint32_t tgid, const struct
 	return ob;
 }
 
-/* The object of a file mapping, built on first sight. NULL only on ENOMEM. */
-struct uobj *uobj_get(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m)
+/*
+ * The object of a file mapping, built on first sight if @build (else NULL:
+ * its mappings are left to frame pointers for now). NULL also on ENOMEM.
+ */
+struct uobj *uobj_get(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m,
+		      bool build)
 {
 	uint64_t key_a = (uint64_t)m->dev_major << 32 | m->dev_minor, v;
 	struct uobj *ob;
@@ -410,6 +414,8 @@ struct uobj *uobj_get(struct unwind_tables *ut, uint32_t tgid, const struct proc
 		if (ob)
 			return ob;
 	}
+	if (!build)
+		return NULL;
 	ob = calloc(1, sizeof(*ob));
 	if (!ob)
 		return NULL;

@@ -217,6 +217,44 @@ static void reads_the_maps_of_this_process(void **state)
 	procmaps__free(pm);
 }
 
+/* The ioctl (Linux 6.11+) and the text give the same executable mappings. */
+static void query_and_text_agree_on_this_process(void **state)
+{
+	struct procmaps *q, *t;
+	size_t nt;
+	FILE *f;
+
+	(void)state;
+	q = procmaps__load("/proc/self/maps", PROCMAPS_EXEC_ONLY);
+	f = fopen("/proc/self/maps", "r");
+	assert_non_null(q);
+	assert_non_null(f);
+	t = procmaps__parse(f, PROCMAPS_EXEC_ONLY);
+	fclose(f);
+	assert_non_null(t);
+	/* [vsyscall] is no VMA (the gate area): the ioctl cannot find it, and it names nothing */
+	nt = procmaps__nr(t);
+	if (nt && !strcmp(procmaps__entry(t, nt - 1)->path, "[vsyscall]"))
+		nt--;
+	assert_int_equal(procmaps__nr(q), nt);
+	for (size_t i = 0; i < procmaps__nr(q); i++) {
+		const struct procmap *a = procmaps__entry(q, i), *b = procmaps__entry(t, i);
+
+		assert_int_equal(a->start, b->start);
+		assert_int_equal(a->end, b->end);
+		assert_int_equal(a->pgoff, b->pgoff);
+		assert_int_equal(a->inode, b->inode);
+		assert_int_equal(a->dev_major, b->dev_major);
+		assert_int_equal(a->dev_minor, b->dev_minor);
+		assert_int_equal(a->perms, b->perms);
+		assert_int_equal(a->kind, b->kind);
+		assert_int_equal(a->deleted, b->deleted);
+		assert_string_equal(a->path, b->path);
+	}
+	procmaps__free(q);
+	procmaps__free(t);
+}
+
 static void missing_file_fails_with_errno(void **state)
 {
 	(void)state;
@@ -259,6 +297,7 @@ int main(void)
 		cmocka_unit_test(loads_only_executable_mappings_sorted),
 		cmocka_unit_test(loads_every_mapping_without_the_exec_filter),
 		cmocka_unit_test(reads_the_maps_of_this_process),
+		cmocka_unit_test(query_and_text_agree_on_this_process),
 		cmocka_unit_test(missing_file_fails_with_errno),
 		cmocka_unit_test(random_bytes_do_not_crash_the_parser),
 	};

@@ -494,6 +494,96 @@ static void names_are_truncated_to_the_buffer(void **state)
 	symbolizer__free(s);
 }
 
+static void trim_frees_the_objects_of_exited_processes_and_reuses_their_ids(void **state)
+{
+	struct symbolizer *s = new_fake(3);
+	struct symbolizer_stats st;
+	struct sym_ufr f, g;
+
+	(void)state;
+	/* libfx.so, other.so, gone.so, code.bin: one over the limit of 3 */
+	assert_int_equal(symbolizer__add_process(s, FAKE_PID), 0);
+	symbolizer__normalize(s, FAKE_PID, LIB_BASE + lib_off("lib_a"), &f);
+	assert_true(f.obj > 0);
+	/* a live process keeps its objects */
+	assert_int_equal(symbolizer__trim(s), 0);
+	assert_user(s, &f, "lib_a", 0, 0);
+	symbolizer__stats(s, &st);
+	assert_int_equal(st.objects_live, 3);
+	assert_int_equal(st.procs_live, 1);
+	/*
+	 * After its exit nothing refers to them: freed once unused for a whole
+	 * interval (libfx.so was named in this one: freed at the next trim)
+	 */
+	symbolizer__forget_process(s, FAKE_PID);
+	assert_user(s, &f, "lib_a", 0, 0);
+	assert_int_equal(symbolizer__trim(s), 2);
+	assert_int_equal(symbolizer__trim(s), 1);
+	symbolizer__stats(s, &st);
+	assert_int_equal(st.objects_live, 0);
+	assert_int_equal(st.objects_evicted, 3);
+	assert_user(s, &f, "[unknown]", SYM_F_UNKNOWN, -ENOENT);
+	/* the process seen again: its objects are reopened under the freed ids */
+	symbolizer__normalize(s, FAKE_PID, LIB_BASE + lib_off("lib_c"), &g);
+	assert_int_equal(g.obj, f.obj);
+	assert_user(s, &g, "lib_c", 0, 0);
+	symbolizer__stats(s, &st);
+	assert_int_equal(st.objects_live, 3);
+	symbolizer__free(s);
+}
+
+static void trim_forgets_processes_that_exited_unannounced(void **state)
+{
+	struct symbolizer *s = new_fake(0);
+	struct symbolizer_stats st;
+	struct sym_ufr f;
+
+	(void)state;
+	/* a copy of the fake process (hard links: same inodes) whose exit record is lost */
+	assert_int_equal(fx_sh("cp -al %s/%d %s/%d", fake_root, FAKE_PID, fake_root, FAKE_PID + 9),
+			 0);
+	symbolizer__normalize(s, FAKE_PID + 9, LIB_BASE + lib_off("lib_a"), &f);
+	symbolizer__normalize(s, FAKE_PID, LIB_BASE + lib_off("lib_a"), &f);
+	assert_int_equal(fx_sh("rm -rf %s/%d", fake_root, FAKE_PID + 9), 0);
+	assert_int_equal(symbolizer__trim(s), 0);	/* FAKE_PID still maps them */
+	symbolizer__stats(s, &st);
+	assert_int_equal(st.procs_pruned, 1);
+	assert_int_equal(st.procs_live, 1);
+	assert_user(s, &f, "lib_a", 0, 0);
+	symbolizer__free(s);
+}
+
+static void a_miss_rereads_the_maps_only_for_an_ip_newer_than_the_snapshot(void **state)
+{
+	struct symbolizer *s = new_fake(0);
+	struct symbolizer_stats st;
+	struct sym_ufr f;
+	int pid = FAKE_PID + 10;
+
+	(void)state;
+	/* a process that maps only libfx.so, then other.so as well (dlopen) */
+	assert_int_equal(fx_sh("cp -al %s/%d %s/%d && rm %s/%d/maps && grep libfx %s/%d/maps > "
+			       "%s/%d/maps", fake_root, FAKE_PID, fake_root, pid, fake_root, pid,
+			       fake_root, FAKE_PID, fake_root, pid), 0);
+	assert_int_equal(symbolizer__add_process(s, pid), 0);
+	assert_int_equal(fx_sh("grep -e libfx -e other.so %s/%d/maps > %s/%d/maps.new && mv "
+			       "%s/%d/maps.new %s/%d/maps", fake_root, FAKE_PID, fake_root, pid,
+			       fake_root, pid, fake_root, pid), 0);
+	/* on the stack before the snapshot was taken: stale, not worth a read */
+	symbolizer__normalize_at(s, pid, OTHER_BASE + lib_off("lib_a"), 0, &f);
+	assert_int_equal(f.obj, 0);
+	symbolizer__stats(s, &st);
+	assert_int_equal(st.rereads, 0);
+	/* after it: the mapping may be new */
+	symbolizer__normalize_at(s, pid, OTHER_BASE + lib_off("lib_a"), UINT64_MAX, &f);
+	assert_true(f.obj > 0);
+	assert_user(s, &f, "lib_a", 0, 0);
+	symbolizer__stats(s, &st);
+	assert_int_equal(st.rereads, 1);
+	symbolizer__free(s);
+	fx_sh("rm -rf %s/%d", fake_root, pid);
+}
+
 static void free_accepts_null(void **state)
 {
 	(void)state;
@@ -554,6 +644,9 @@ int main(void)
 		cmocka_unit_test(no_demangle_keeps_mangled_names),
 		cmocka_unit_test(missing_kallsyms_gives_unknown_and_the_error),
 		cmocka_unit_test(names_are_truncated_to_the_buffer),
+		cmocka_unit_test(trim_frees_the_objects_of_exited_processes_and_reuses_their_ids),
+		cmocka_unit_test(trim_forgets_processes_that_exited_unannounced),
+		cmocka_unit_test(a_miss_rereads_the_maps_only_for_an_ip_newer_than_the_snapshot),
 		cmocka_unit_test(free_accepts_null),
 		cmocka_unit_test(keymap_matches_a_reference_under_random_puts_and_deletes),
 	};

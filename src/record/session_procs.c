@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The session's processes: what a new one costs (its maps for the symbolizer
+ * and the unwinder, once), snapshots at exec, CFI tables built late for
+ * processes that outlive the deferral, and the run-queue time that carries
+ * no stack. Split from session.c, which keeps the lifecycle and the drain.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "record/session.h"
+#include "record/session_int.h"
+#include "sym/procmaps.h"
+#include "unwind/tables.h"
+
+#define now_ns() session_clock_ns(CLOCK_MONOTONIC)
+#define cpu_ns() session_clock_ns(CLOCK_THREAD_CPUTIME_ID)
+
+/* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
+void session_add_process(struct session *s, uint32_t tgid)
+{
+	struct procmaps *pm;
+	char path[64];
+	uint64_t t = now_ns(), c = cpu_ns(), seen;
+	int err;
+
+	/* one read of the maps for both: the biggest per-process cost under churn */
+	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
+	pm = s->ut ? procmaps__load(path, PROCMAPS_EXEC_ONLY) : NULL;
+	if (!pm) {
+		/* no unwinder, or gone (counted) or unreadable: the symbolizer's own path */
+		err = symbolizer__add_process(s->sym, tgid);
+		if (err == -ESRCH)
+			s->procs_late++;
+		s->work.add_ns += cpu_ns() - c;
+		s->work.adds++;
+		return;
+	}
+	symbolizer__add_process_maps(s->sym, tgid, pm, t);
+	/*
+	 * The record that showed it was walked by frame pointer; the next ones
+	 * get CFI. A failure here is counted in the unwind summary. With a
+	 * deferral, only tables already loaded are used now: most processes of
+	 * a build or a shell loop are gone before their libraries' tables would
+	 * pay off (libLLVM alone is ~1M rows, most of a second to build).
+	 */
+	err = unwind_tables__add_process_maps(s->ut, tgid, pm, !s->o->unwind_defer_ns);
+	seen = (uint64_t)tgid << 32 | (uint32_t)(t / 1000000000);
+	if (err > 0 && keymap__put(&s->deferred, tgid, 0, seen))
+		unwind_tables__add_process(s->ut, tgid);	/* no memory to defer: now */
+	procmaps__free(pm);
+	s->work.add_ns += cpu_ns() - c;
+	s->work.adds++;
+}
+
+/* Build the tables deferred for processes that have lived long enough by now. */
+void session_refresh_unwind(struct session *s, uint32_t tgid)
+{
+	uint64_t c;
+
+	/*
+	 * A deferred process's walks end in the mappings left to frame pointers
+	 * by design: a refresh would build their tables at once (it did, most of
+	 * the agent's table builds). They come with the deferred build.
+	 */
+	if (keymap__get(&s->deferred, tgid, 0, NULL))
+		return;
+	c = cpu_ns();
+	unwind_tables__refresh(s->ut, tgid);
+	s->work.add_ns += cpu_ns() - c;
+}
+
+void session_build_deferred(struct session *s)
+{
+	uint32_t due[64], now_s = (uint32_t)(now_ns() / 1000000000);
+	size_t it = 0, nr = 0;
+	uint64_t v, c;
+
+	/* collected first: the keymap must not change during the walk */
+	while (nr < sizeof(due) / sizeof(due[0]) && keymap__next(&s->deferred, &it, &v)) {
+		if ((uint64_t)(uint32_t)(now_s - (uint32_t)v) * 1000000000 >= s->o->unwind_defer_ns)
+			due[nr++] = (uint32_t)(v >> 32);
+	}
+	c = cpu_ns();
+	for (size_t i = 0; i < nr; i++) {
+		keymap__del(&s->deferred, due[i], 0, NULL);
+		if (unwind_tables__add_process(s->ut, due[i]) == -ESRCH)
+			s->deferred_gone++;
+		else
+			s->deferred_built++;
+	}
+	s->work.add_ns += cpu_ns() - c;
+}
+
+/*
+ * At exec, while the process surely lives, the new image's mappings for the
+ * symbolizer: a process that runs for a few milliseconds is often gone by
+ * the time its first sample is read. The executable itself and ld.so are
+ * mapped by then, libraries not yet (a miss on them re-reads, if it lives).
+ */
+void session_snapshot_exec(struct session *s, uint32_t tgid)
+{
+	struct procmaps *pm;
+	char path[64];
+	uint64_t c = cpu_ns();
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
+	pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
+	if (pm)
+		symbolizer__add_process_maps(s->sym, tgid, pm, now_ns());
+	procmaps__free(pm);
+	s->work.exec_ns += cpu_ns() - c;
+	s->work.execs++;
+}
+
+int session__fold_unstacked_runq(struct session *s)
+{
+	struct stack_key key;
+	uint64_t waits, ns, w, t;
+	int err;
+
+	if (!s->o->runq)
+		return 0;
+	err = runq_totals_read(&s->rqt, &waits, &ns);
+	if (err)
+		return err;
+	/*
+	 * Cumulative: a wait histogrammed whose stacked record is still in the
+	 * ring is counted twice for a moment; it evens out at the next fold.
+	 */
+	if (waits < s->rq_stacked_waits + s->rq_folded_waits ||
+	    ns < s->rq_stacked_ns + s->rq_folded_ns)
+		return 0;
+	w = waits - s->rq_stacked_waits - s->rq_folded_waits;
+	t = ns - s->rq_stacked_ns - s->rq_folded_ns;
+	if (!t)
+		return 0;
+	memset(&key, 0, sizeof(key));
+	key.kind = SAMPLE_RUNQ;
+	/* root frame "[no stack]": wakeup waits and preemptions below min_runq */
+	snprintf(key.comm, sizeof(key.comm), "[no stack]");
+	memcpy(key.pcomm, key.comm, sizeof(key.pcomm));
+	err = stack_agg__add(s->agg, &key, s->words, t);
+	if (err && err != -ENOSPC)
+		return err;
+	s->rq_folded_waits += w;
+	s->rq_folded_ns += t;
+	s->runq_ns += t;
+	s->runq_waits += w;
+	return 0;
+}
+

@@ -12,12 +12,15 @@
 #   - the history never exceeds the budget (checked every second);
 #   - in the last complete interval the storm's samples are named storm_work,
 #     not raw addresses.
-# usage: sudo bench/soak.sh [DURATION_S]
+# Storm samples in ld.so's start-up (handle_amd, init_cpu_features) are named
+# but lack storm_work: the [unknown] count is the raw-address one.
+# usage: sudo [HOTCOLD=BIN] [SOAK_FLAGS='--maps-at-exec'] bench/soak.sh [DURATION_S]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR=${1:-600}
 BUDGET=$((4 * 1024 * 1024))
 BIN=${HOTCOLD:-./.output/hotcold}
+SOAK_FLAGS=${SOAK_FLAGS:-}
 TMP=$(mktemp -d /tmp/hotcold-soak.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
@@ -45,7 +48,7 @@ int main(void) { storm_work(); return 0; }
 C
 cc -O2 -g -fno-omit-frame-pointer "$TMP/storm.c" -o "$TMP/storm"
 
-"$BIN" agent -o "$TMP/hist" --interval 30s -F 99 --off-cpu --max-bytes $BUDGET \
+"$BIN" agent -o "$TMP/hist" --interval 30s -F 99 --off-cpu --max-bytes $BUDGET $SOAK_FLAGS \
 	2>"$TMP/agent.err" &
 ag=$!
 pids+=($ag)

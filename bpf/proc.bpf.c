@@ -176,8 +176,19 @@ static __always_inline int on_exec(struct task_struct *p)
 		exec_rules(tgid);
 	if (!tgid_interesting(tgid))
 		return 0;
-	/* next sample is "new" again: the loader re-reads the new image's maps */
-	bpf_map_delete_elem(&proc_seen, &tgid);
+	if (cfg_exec_wakeup) {
+		/*
+		 * The loader reads the new image's maps on this record: the
+		 * process is seen, so its exit gets a record that releases them
+		 * even if it never produces a sample.
+		 */
+		__u32 one = 1;
+
+		bpf_map_update_elem(&proc_seen, &tgid, &one, BPF_ANY);
+	} else {
+		/* next sample is "new" again: the loader re-reads the new image's maps */
+		bpf_map_delete_elem(&proc_seen, &tgid);
+	}
 	emit_proc(HC_REC_EXEC, tgid, p);
 	return 0;
 }

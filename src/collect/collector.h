@@ -74,6 +74,13 @@ struct collector {
 /* Registry */
 extern const struct collector_ops oncpu_ops;
 extern const struct collector_ops sched_ops;	/* off-CPU time and run-queue latency */
+
+/*
+ * sched_ops: every run-queue wait so far, with a stack or not (the sums of
+ * its histograms; batches not yet flushed from task storage, up to 63 waits
+ * per thread, come later). 0, -EINVAL if @c is another collector.
+ */
+int sched_runq_totals(const struct collector *c, uint64_t *waits, uint64_t *ns);
 extern const struct collector_ops locks_ops;	/* futex waits and kernel lock contention */
 extern const struct collector_ops counters_ops;	/* record --counters: per-process counter sums */
 

@@ -402,6 +402,28 @@ static void offcpu_close(struct collector *c)
 	c->priv = NULL;
 }
 
+int sched_runq_totals(const struct collector *c, uint64_t *waits, uint64_t *ns)
+{
+	const struct offcpu *oc = c->priv;
+	struct hc_offcpu_thread key, next, *prev = NULL;
+	struct hc_runq_hist h;
+	int fd;
+
+	if (c->ops != &sched_ops || !oc->runq)
+		return -EINVAL;
+	fd = bpf_map__fd(oc->skel->maps.runq_hist);
+	*waits = *ns = 0;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (!bpf_map_lookup_elem(fd, &next, &h)) {
+			*waits += h.count;
+			*ns += h.total_ns;
+		}
+		key = next;
+		prev = &key;
+	}
+	return 0;
+}
+
 const struct collector_ops sched_ops = {
 	.name = "sched",
 	.report = runq_report,

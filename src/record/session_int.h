@@ -14,7 +14,6 @@
 
 #include "collect/collector.h"
 #include "collect/proc.h"
-#include "collect/runq_totals.h"
 #include "output/outfile.h"
 #include "record/emit.h"
 #include "record/opts.h"
@@ -57,7 +56,6 @@ struct session {
 	uint64_t off_ns, off_blocks;		/* off-CPU blocks with stacks */
 	uint64_t short_ns, short_blocks;	/* off-CPU blocks below --min-block */
 	uint64_t runq_ns, runq_waits;		/* run-queue waits with stacks */
-	struct runq_totals rqt;			/* all waits, from the histogram */
 	uint64_t rq_stacked_ns, rq_stacked_waits;	/* with stacks, since open */
 	uint64_t rq_folded_ns, rq_folded_waits;		/* without, already folded in */
 	uint64_t procs_late;	/* first sample arrived after the process exited */

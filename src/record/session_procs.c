@@ -122,7 +122,10 @@ int session__fold_unstacked_runq(struct session *s)
 
 	if (!s->o->runq)
 		return 0;
-	err = runq_totals_read(&s->rqt, &waits, &ns);
+	err = -ENOENT;
+	for (size_t i = 0; err == -ENOENT && i < s->nr_cols; i++)
+		if (s->cols[i].ops == &sched_ops)
+			err = sched_runq_totals(&s->cols[i], &waits, &ns);
 	if (err)
 		return err;
 	/*

@@ -31,30 +31,32 @@ static void label(FILE *out, const char *s)
 	}
 }
 
+/* One counter family labelled by collector and @what (the second label's name). */
+static void write_labelled(FILE *out, const char *name, const char *help, const char *what,
+			   const struct metrics_loss *v, size_t nr)
+{
+	head(out, name, "counter", help);
+	for (size_t i = 0; i < nr; i++) {
+		fprintf(out, "hotcold_%s{collector=\"", name);
+		label(out, v[i].group);
+		fprintf(out, "\",%s=\"", what);
+		label(out, v[i].name);
+		fprintf(out, "\"} %llu\n", (unsigned long long)v[i].value);
+	}
+}
+
 static void write_losses(const struct metrics *m, FILE *out)
 {
-	head(out, "lost_total", "counter",
-	     "Data lost by reason (BPF maps and rings full, aggregation limits, ...).");
-	for (size_t i = 0; i < m->nr_loss; i++) {
-		fputs("hotcold_lost_total{collector=\"", out);
-		label(out, m->loss[i].group);
-		fputs("\",reason=\"", out);
-		label(out, m->loss[i].name);
-		fprintf(out, "\"} %llu\n", (unsigned long long)m->loss[i].value);
-	}
+	write_labelled(out, "lost_total",
+		       "Data lost by reason (BPF maps and rings full, aggregation limits, ...).",
+		       "reason", m->loss, m->nr_loss);
 }
 
 static void write_work(const struct metrics *m, FILE *out)
 {
-	head(out, "events_total", "counter",
-	     "Work done by collector (samples, unwind tables built or reused, ...).");
-	for (size_t i = 0; i < m->nr_work; i++) {
-		fputs("hotcold_events_total{collector=\"", out);
-		label(out, m->work[i].group);
-		fputs("\",what=\"", out);
-		label(out, m->work[i].name);
-		fprintf(out, "\"} %llu\n", (unsigned long long)m->work[i].value);
-	}
+	write_labelled(out, "events_total",
+		       "Work done by collector (samples, unwind tables built or reused, ...).",
+		       "what", m->work, m->nr_work);
 }
 
 static void write_progs(const struct metrics *m, FILE *out)

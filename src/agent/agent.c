@@ -18,6 +18,7 @@
 #include "agent/store.h"
 #include "record/session.h"
 #include "sym/symbolizer.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 /* A slice of polling: how late a SIGHUP or an HTTP request may be served. */
@@ -41,30 +42,6 @@ struct agent {
 	uint64_t start_ns;	/* the same, monotonic */
 	bool runq_warned;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static int64_t unix_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void opts_from_config(struct record_opts *o, const struct agent_config *c)
 {
@@ -132,8 +109,8 @@ static int agent_rotate(struct agent *a, bool partial)
 	struct session_counts c;
 	struct split_out so = { 0 };
 	struct profile *p;
-	int64_t end_ms = unix_ms();
-	uint64_t end_ns = mono_ns(), c0 = cpu_ns();
+	int64_t end_ms = clock_unix_ms();
+	uint64_t end_ns = clock_mono_ns(), c0 = clock_thread_cpu_ns();
 	int err;
 
 	err = session__fold_unstacked_runq(a->s);
@@ -162,7 +139,7 @@ static int agent_rotate(struct agent *a, bool partial)
 	 */
 	symbolizer__trim(session__symbolizer(a->s));
 	malloc_trim(0);
-	a->m.write_ns += cpu_ns() - c0;
+	a->m.write_ns += clock_thread_cpu_ns() - c0;
 	a->m.intervals++;
 	metrics_update(&a->m, a->s, &c, a->st, (end_ns - a->start_ns) / 1e9);
 	metrics_log(&a->m);
@@ -204,8 +181,8 @@ static int agent_loop(struct agent *a, agent_reload_fn reload, void *arg)
 
 	while (!err && !done) {
 		until = a->start_ns + a->cfg.interval_ns;
-		if (mono_ns() + AGENT_SLICE_NS < until)
-			until = mono_ns() + AGENT_SLICE_NS;
+		if (clock_mono_ns() + AGENT_SLICE_NS < until)
+			until = clock_mono_ns() + AGENT_SLICE_NS;
 		err = session__poll(a->s, until, &done);
 		if (err)
 			break;
@@ -215,7 +192,7 @@ static int agent_loop(struct agent *a, agent_reload_fn reload, void *arg)
 			agent_reload(a, reload, arg);
 		if (done || session__stopping())
 			break;
-		if (mono_ns() >= a->start_ns + a->cfg.interval_ns) {
+		if (clock_mono_ns() >= a->start_ns + a->cfg.interval_ns) {
 			err = session__flush(a->s);
 			if (!err)
 				err = agent_rotate(a, false);
@@ -269,8 +246,8 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 		if (err)
 			goto out;
 	}
-	a->start_ms = unix_ms();
-	a->start_ns = mono_ns();
+	a->start_ms = clock_unix_ms();
+	a->start_ns = clock_mono_ns();
 	pr_info("agent: writing every %.3f s to '%s'\n", c->interval_ns / 1e9, c->dir);
 	err = agent_loop(a, reload, arg);
 out:

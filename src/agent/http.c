@@ -16,6 +16,7 @@
 #include "cli/parse.h"
 #include "output/pprof.h"
 #include "output/svg.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 struct http {
@@ -30,14 +31,6 @@ struct reply {
 	unsigned int status;
 	const char *type;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static const char *arg(struct MHD_Connection *c, const char *key)
 {
@@ -76,7 +69,7 @@ static bool arg_window(struct MHD_Connection *c, int back, struct view_window *w
 	}
 	if (parse_u64(m ? m : "10", 1, 525600, &min))
 		return false;
-	w->to_ms = now_ms() - back * (int64_t)min * 60000;
+	w->to_ms = clock_unix_ms() - back * (int64_t)min * 60000;
 	w->from_ms = w->to_ms - (int64_t)min * 60000;
 	return true;
 }
@@ -200,7 +193,7 @@ static void serve_debug_pprof(struct http *h, struct MHD_Connection *c, struct r
 	if (!err && s && parse_u64(s, 1, 31536000, &sec))
 		err = -EINVAL;
 	if (!err) {
-		w.to_ms = now_ms() + 1;
+		w.to_ms = clock_unix_ms() + 1;
 		w.from_ms = w.to_ms - (int64_t)sec * 1000;
 		profile__set_period_ns(p, h->src.period_ns);
 		err = view_load(h->src.st, -1, &w, p);

@@ -25,6 +25,7 @@
 #include "pmu/events.h"
 #include "pmu/perf_event.h"
 #include "record/target.h"
+#include "util/clock.h"
 #include "util/compiler.h"
 #include "util/log.h"
 
@@ -63,14 +64,6 @@ static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig)
 {
 	stop_signal = sig;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 /* Small groups: software; cycles+instructions; branches; cache; LLC (SEEDS §2). */
@@ -327,7 +320,7 @@ static int stat_start(struct stat_run *r)
 		return err;
 	pr_info("stat: counting %s%s; Ctrl-C to stop\n", r->target,
 		r->tc ? " with per-process sums from sched_switch" : "");
-	r->t0 = now_ns();
+	r->t0 = clock_mono_ns();
 	if (r->o->cmd_argv) {
 		err = target_child_release(&r->child);
 		if (err) {
@@ -462,7 +455,7 @@ static int stat_loop(struct stat_run *r)
 	int err;
 
 	while (!stop_signal) {
-		t = now_ns();
+		t = clock_mono_ns();
 		if (t >= end || targets_gone(r))
 			break;
 		if (t >= next_iv) {
@@ -490,7 +483,7 @@ static int stat_loop(struct stat_run *r)
 		nanosleep(&ts, NULL);	/* a signal cuts it short: checked above */
 	}
 	/* what is left: the last (partial) interval, or the whole run */
-	t = now_ns();
+	t = clock_mono_ns();
 	err = pmu_counters__read(r->pc, r->delta, r->total);
 	if (err)
 		return err;
@@ -576,7 +569,7 @@ int stat_run(const struct stat_opts *o, int *cmd_status)
 		err = stat_start(&r);
 	if (!err)
 		err = stat_loop(&r);
-	seconds = (now_ns() - r.t0) / 1e9;
+	seconds = (clock_mono_ns() - r.t0) / 1e9;
 	if (!err && r.tc)
 		err = write_procs(&r, seconds);
 	if (!err) {

@@ -27,6 +27,7 @@
 #include "counters.skel.h"
 #include "pmu/counters.h"
 #include "pmu/perf_event.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 _Static_assert(sizeof(struct hc_counters_proc) == 128, "hc_counters_proc ABI changed");
@@ -355,14 +356,6 @@ struct counters_col {
 	uint64_t t_last;	/* of the last counters_collector_interval(), 0: none */
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* With a PMU the classifier's inputs; without, what software can say. */
 static void pick_events(struct counters_col *cc, const struct collector_env *env)
 {
@@ -412,7 +405,7 @@ static int counters_start(struct collector *c)
 {
 	struct counters_col *cc = c->priv;
 
-	cc->t0 = mono_ns();
+	cc->t0 = clock_mono_ns();
 	return task_counters__start(cc->tc);
 }
 
@@ -420,7 +413,7 @@ static int counters_stop(struct collector *c)
 {
 	struct counters_col *cc = c->priv;
 
-	cc->t1 = mono_ns();
+	cc->t1 = clock_mono_ns();
 	return task_counters__stop(cc->tc);
 }
 
@@ -428,7 +421,7 @@ int counters_collector_interval(struct collector *c, FILE *out)
 {
 	struct counters_col *cc = c->priv;
 	struct counters_proc_table t;
-	uint64_t now = mono_ns();
+	uint64_t now = clock_mono_ns();
 	int err;
 
 	if (c->ops != &counters_ops)

@@ -21,6 +21,7 @@
 #include "record/session_int.h"
 #include "record/wakers.h"
 #include "unwind/tables.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -41,23 +42,6 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* CPU time of this thread: what the loader's work costs, blocked or preempted time excluded. */
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 static int on_seen(uint32_t tgid, void *arg)
@@ -379,14 +363,14 @@ static bool targets_gone(struct session *s)
 /* In-kernel aggregates (off-CPU short blocks) into the same aggregation as ring samples. */
 static int session_drain(struct session *s)
 {
-	uint64_t c = cpu_ns();
+	uint64_t c = clock_thread_cpu_ns();
 	int err = 0;
 
 	for (size_t i = 0; !err && i < s->nr_cols; i++) {
 		if (s->cols[i].ops->drain)
 			err = s->cols[i].ops->drain(&s->cols[i], on_sample, s);
 	}
-	s->work.drain_ns += cpu_ns() - c;
+	s->work.drain_ns += clock_thread_cpu_ns() - c;
 	return err;
 }
 
@@ -404,7 +388,7 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 	*done = true;
 	h.arg = s;
 	while (!stop_signal) {
-		uint64_t t = now_ns();
+		uint64_t t = clock_mono_ns();
 		int timeout = SESSION_POLL_MS;
 
 		if (t >= end)
@@ -416,15 +400,15 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 		limit = until_ns && until_ns < end ? until_ns : end;
 		if (limit - t < (uint64_t)SESSION_POLL_MS * 1000000)
 			timeout = (limit - t) / 1000000 + 1;
-		c = cpu_ns();
+		c = clock_thread_cpu_ns();
 		err = proc_tracker__poll(s->pt, timeout, &h);
-		s->work.ring_ns += cpu_ns() - c;
+		s->work.ring_ns += clock_thread_cpu_ns() - c;
 		s->work.polls++;
 		if (err && err != -EINTR) {
 			pr_warn("record: reading the event ring failed: %s\n", strerror(-err));
 			return err;
 		}
-		if (now_ns() >= s->next_drain_ns) {
+		if (clock_mono_ns() >= s->next_drain_ns) {
 			err = session_drain(s);
 			if (err)
 				return err;
@@ -436,7 +420,7 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 			pr_debug("record: targets exited\n");
 			return 0;
 		}
-		if (log_get_level() >= LOG_DEBUG && now_ns() >= s->next_report_ns) {
+		if (log_get_level() >= LOG_DEBUG && clock_mono_ns() >= s->next_report_ns) {
 			session_report_stats(s, false);
 			s->next_report_ns += s->o->drain_interval_ns;
 		}
@@ -493,7 +477,7 @@ int session__open(struct session **out, const struct record_opts *o)
 		session__close(s, NULL);
 		return err;
 	}
-	t = now_ns();
+	t = clock_mono_ns();
 	s->end_ns = o->duration_ns ? t + o->duration_ns : UINT64_MAX;
 	s->next_drain_ns = s->next_report_ns = t + o->drain_interval_ns;
 	session_describe(s);

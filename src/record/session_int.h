@@ -75,15 +75,6 @@ struct session {
 	uint64_t next_report_ns;	/* monotonic: next -v loss report */
 };
 
-/* CLOCK_MONOTONIC or CLOCK_THREAD_CPUTIME_ID in ns. */
-static inline uint64_t session_clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* session_procs.c */
 /* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
 void session_add_process(struct session *s, uint32_t tgid);

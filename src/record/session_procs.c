@@ -13,16 +13,15 @@
 #include "record/session_int.h"
 #include "sym/procmaps.h"
 #include "unwind/tables.h"
+#include "util/clock.h"
 
-#define now_ns() session_clock_ns(CLOCK_MONOTONIC)
-#define cpu_ns() session_clock_ns(CLOCK_THREAD_CPUTIME_ID)
 
 /* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
 void session_add_process(struct session *s, uint32_t tgid)
 {
 	struct procmaps *pm;
 	char path[64];
-	uint64_t t = now_ns(), c = cpu_ns(), seen;
+	uint64_t t = clock_mono_ns(), c = clock_thread_cpu_ns(), seen;
 	int err;
 
 	/* one read of the maps for both: the biggest per-process cost under churn */
@@ -33,7 +32,7 @@ void session_add_process(struct session *s, uint32_t tgid)
 		err = symbolizer__add_process(s->sym, tgid);
 		if (err == -ESRCH)
 			s->procs_late++;
-		s->work.add_ns += cpu_ns() - c;
+		s->work.add_ns += clock_thread_cpu_ns() - c;
 		s->work.adds++;
 		return;
 	}
@@ -50,7 +49,7 @@ void session_add_process(struct session *s, uint32_t tgid)
 	if (err > 0 && keymap__put(&s->deferred, tgid, 0, seen))
 		unwind_tables__add_process(s->ut, tgid);	/* no memory to defer: now */
 	procmaps__free(pm);
-	s->work.add_ns += cpu_ns() - c;
+	s->work.add_ns += clock_thread_cpu_ns() - c;
 	s->work.adds++;
 }
 
@@ -66,14 +65,14 @@ void session_refresh_unwind(struct session *s, uint32_t tgid)
 	 */
 	if (keymap__get(&s->deferred, tgid, 0, NULL))
 		return;
-	c = cpu_ns();
+	c = clock_thread_cpu_ns();
 	unwind_tables__refresh(s->ut, tgid);
-	s->work.add_ns += cpu_ns() - c;
+	s->work.add_ns += clock_thread_cpu_ns() - c;
 }
 
 void session_build_deferred(struct session *s)
 {
-	uint32_t due[64], now_s = (uint32_t)(now_ns() / 1000000000);
+	uint32_t due[64], now_s = (uint32_t)(clock_mono_ns() / 1000000000);
 	size_t it = 0, nr = 0;
 	uint64_t v, c;
 
@@ -82,7 +81,7 @@ void session_build_deferred(struct session *s)
 		if ((uint64_t)(uint32_t)(now_s - (uint32_t)v) * 1000000000 >= s->o->unwind_defer_ns)
 			due[nr++] = (uint32_t)(v >> 32);
 	}
-	c = cpu_ns();
+	c = clock_thread_cpu_ns();
 	for (size_t i = 0; i < nr; i++) {
 		keymap__del(&s->deferred, due[i], 0, NULL);
 		if (unwind_tables__add_process(s->ut, due[i]) == -ESRCH)
@@ -90,7 +89,7 @@ void session_build_deferred(struct session *s)
 		else
 			s->deferred_built++;
 	}
-	s->work.add_ns += cpu_ns() - c;
+	s->work.add_ns += clock_thread_cpu_ns() - c;
 }
 
 /*
@@ -103,14 +102,14 @@ void session_snapshot_exec(struct session *s, uint32_t tgid)
 {
 	struct procmaps *pm;
 	char path[64];
-	uint64_t c = cpu_ns();
+	uint64_t c = clock_thread_cpu_ns();
 
 	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
 	pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
 	if (pm)
-		symbolizer__add_process_maps(s->sym, tgid, pm, now_ns());
+		symbolizer__add_process_maps(s->sym, tgid, pm, clock_mono_ns());
 	procmaps__free(pm);
-	s->work.exec_ns += cpu_ns() - c;
+	s->work.exec_ns += clock_thread_cpu_ns() - c;
 	s->work.execs++;
 }
 

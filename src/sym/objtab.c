@@ -19,6 +19,7 @@
 #include "sym/keymap.h"
 #include "sym/perfmap.h"
 #include "sym/symbolizer.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 #define OBJTAB_RELOAD_NS	1000000000ull	/* perf map reload on a miss, at most */
@@ -66,14 +67,6 @@ struct objtab {
 	struct keymap ids;	/* (dev, inode) -> id; vdso: (0, size) -> id */
 	struct objtab_stats st;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static const char *basename_of(const char *path)
 {
@@ -357,7 +350,7 @@ static const char *jit_lookup(struct objtab *ot, struct obj *o, uint64_t ip)
 
 	if (name)
 		return name;
-	now = now_ns();
+	now = clock_mono_ns();
 	if (o->pm_checked_ns && now - o->pm_checked_ns < OBJTAB_RELOAD_NS)
 		return NULL;
 	o->pm_checked_ns = now;

@@ -19,6 +19,7 @@
 #include "sym/keymap.h"
 #include "sym/objtab.h"
 #include "sym/procmaps.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 #define SYM_DEFAULT_MAX_OBJECTS 4096
@@ -71,14 +72,6 @@ struct symbolizer {
 	int ks_err;		/* nonzero: kallsyms could not be loaded; not retried */
 	struct symbolizer_stats st;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- process snapshots -------------------------------------------------- */
 
@@ -192,7 +185,7 @@ static int proc_read_maps(struct symbolizer *s, struct sym_proc *p)
 	char path[4096];
 	int err;
 
-	p->read_ns = now_ns();
+	p->read_ns = clock_mono_ns();
 	snprintf(path, sizeof(path), "%s/%u/maps", s->proc_root, p->tgid);
 	pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
 	if (!pm) {
@@ -325,7 +318,7 @@ void symbolizer__normalize_at(struct symbolizer *s, uint32_t tgid, uint64_t ip, 
 	 * is in it, so the ip is stale (from before an exec) or garbage.
 	 */
 	if (p && !m && ip && ip < SYM_USER_ADDR_END && when_ns >= p->read_ns &&
-	    now_ns() - p->read_ns >= p->reread_gap_ns) {
+	    clock_mono_ns() - p->read_ns >= p->reread_gap_ns) {
 		s->st.rereads++;
 		if (!proc_read_maps(s, p))
 			m = proc_find_map(p, ip);

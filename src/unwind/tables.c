@@ -18,17 +18,10 @@
 #include <bpf/bpf.h>
 
 #include "unwind/tables_int.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 _Static_assert(sizeof(struct hc_unwind_map) == 32, "hc_unwind_map ABI changed");
-
-uint64_t tables_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 int unwind_tables__new(struct unwind_tables **out, const struct unwind_tables_opts *o)
 {
@@ -208,7 +201,7 @@ int unwind_tables__add_process_maps(struct unwind_tables *ut, uint32_t tgid,
 	if (!p)
 		return -ENOMEM;
 	p->tgid = tgid;
-	p->read_ns = tables_mono_ns();
+	p->read_ns = clock_mono_ns();
 	p->nr_maps = procmaps__nr(pm);
 	p->build = build;
 	err = publish_proc(ut, p, pm);
@@ -296,7 +289,7 @@ int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid)
 	if (!keymap__get(&ut->procs, tgid, 0, &v))
 		return 0;	/* not registered (yet): its first sight registers it */
 	p = (struct uproc *)(uintptr_t)v;
-	if (tables_mono_ns() - p->read_ns < p->gap_ns)
+	if (clock_mono_ns() - p->read_ns < p->gap_ns)
 		return 0;
 	ut->st.refreshes++;
 	return unwind_tables__add_process(ut, tgid);

@@ -72,7 +72,6 @@ struct unwind_tables {
 	struct unwind_tables_stats st;
 };
 
-uint64_t tables_mono_ns(void);
 
 /*
  * The object of mapping @m of @tgid (a file, keyed by device and inode),

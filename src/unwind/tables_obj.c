@@ -23,6 +23,7 @@
 #include "sym/elf_debug.h"
 #include "unwind/cfi.h"
 #include "unwind/cfi_tree.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 /*
@@ -276,7 +277,7 @@ static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf,
 			   const struct obj_src *src)
 {
 	struct cfi_table t, d;
-	uint64_t t0 = tables_mono_ns();
+	uint64_t t0 = clock_mono_ns();
 	int err;
 
 	if (elf_kind(elf) != ELF_K_ELF) {
@@ -326,7 +327,7 @@ static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf,
 release:
 	cfi_table_release(&t);
 out:
-	ut->st.build_ns += tables_mono_ns() - t0;
+	ut->st.build_ns += clock_mono_ns() - t0;
 	return err;
 }
 
@@ -475,7 +476,7 @@ void uobj_put(struct unwind_tables *ut, struct uobj *ob)
 		ut->idle_head = ob;
 	ut->idle_tail = ob;
 	ut->idle_rows += ob->nr_rows;
-	ob->idle_ns = tables_mono_ns();
+	ob->idle_ns = clock_mono_ns();
 	ut->st.objects_idle++;
 	while ((ut->idle_rows > ut->o.max_idle_rows || ut->st.objects_idle > UT_MAX_IDLE_OBJS) &&
 	       idle_evict_oldest(ut))
@@ -484,7 +485,7 @@ void uobj_put(struct unwind_tables *ut, struct uobj *ob)
 
 void uobj_expire_idle(struct unwind_tables *ut)
 {
-	uint64_t now = tables_mono_ns();
+	uint64_t now = clock_mono_ns();
 
 	/* the list is in idle order: only its head can have expired */
 	while (ut->idle_head && now - ut->idle_head->idle_ns > UT_IDLE_TTL_NS)

@@ -88,3 +88,60 @@ fmt() { # fmt PRINTF-FORMAT "median min max n" -> "M | MIN–MAX"
 }
 
 med() { awk '{print $1}' <<<"$1"; }
+
+# stats_hold: keep BPF run-time stats on with a held BPF_ENABLE_STATS fd. The
+# kernel.bpf_stats_enabled sysctl is one global switch others on the machine
+# flip (and "restore" to 0 in their traps); the fd keeps stats on until it is
+# closed, whatever the sysctl. Sets HOLD_PID; "" if it could not be held.
+HOLD_PID=""
+stats_hold() {
+	command -v python3 >/dev/null 2>&1 || { log "no python3: bpf_stats only through the sysctl"; return 0; }
+	python3 -c '
+import ctypes, os, signal
+libc = ctypes.CDLL(None, use_errno=True)
+attr = ctypes.create_string_buffer(128)   # union bpf_attr; enable_stats.type = BPF_STATS_RUN_TIME (0)
+nr = {"x86_64": 321, "aarch64": 280}.get(os.uname().machine, -1)
+fd = libc.syscall(nr, 32, attr, 128) if nr > 0 else -1                 # SYS_bpf, BPF_ENABLE_STATS
+print("held" if fd >= 0 else "failed: " + os.strerror(ctypes.get_errno()), flush=True)
+if fd >= 0:
+    signal.pause()' >"$TMP/stats_hold" 2>&1 &
+	HOLD_PID=$!
+	local i
+	for ((i = 0; i < 50; i++)); do [[ -s $TMP/stats_hold ]] && break; sleep 0.1; done
+	if grep -q '^held' "$TMP/stats_hold" 2>/dev/null; then
+		log "BPF_ENABLE_STATS fd held"
+	else
+		log "could not hold a BPF_ENABLE_STATS fd ($(cat "$TMP/stats_hold" 2>/dev/null)); relying on the sysctl alone"
+		stats_release
+	fi
+}
+stats_release() {
+	[[ -n $HOLD_PID ]] || return 0
+	kill "$HOLD_PID" 2>/dev/null || true
+	wait "$HOLD_PID" 2>/dev/null || true
+	HOLD_PID=""
+}
+
+# stop_tool PID: SIGINT, up to 5 s, then SIGKILL (cleanup traps)
+stop_tool() {
+	local pid=$1 i
+	[[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 0
+	log "cleanup: stopping tool pid $pid"
+	kill -INT "$pid" 2>/dev/null || true
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+# tracefs_unmount: undo our mount of /sys/kernel/tracing, if it is still only ours
+tracefs_unmount() {
+	# a mount stacked on it later is someone else's
+	if (($(awk '$2 == "/sys/kernel/tracing"' /proc/mounts | wc -l) == 1)); then
+		umount /sys/kernel/tracing 2>/dev/null || log "cleanup: could not unmount /sys/kernel/tracing (busy?)"
+	else
+		log "cleanup: left /sys/kernel/tracing mounted (someone else mounted tracefs on it too)"
+	fi
+}

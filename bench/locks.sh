@@ -136,23 +136,13 @@ STATS_TOUCHED=0
 MOUNTED_TRACEFS=0
 WL_PID=""
 TOOL_PID=""
-HOLD_PID=""		# holds a BPF_ENABLE_STATS fd during the stats pass
 NICE_CMD=()
 ((NICE == 0)) || NICE_CMD=(nice -n "$NICE")
 
 cleanup() {
 	local rc=$? i
 	trap - EXIT INT TERM
-	if [[ -n $TOOL_PID ]] && kill -0 "$TOOL_PID" 2>/dev/null; then
-		log "cleanup: stopping tool pid $TOOL_PID"
-		kill -INT "$TOOL_PID" 2>/dev/null || true
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$TOOL_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$TOOL_PID" 2>/dev/null || true
-		wait "$TOOL_PID" 2>/dev/null || true
-	fi
+	stop_tool "$TOOL_PID"
 	if [[ -n $WL_PID ]] && kill -0 "$WL_PID" 2>/dev/null; then
 		kill -KILL "$WL_PID" 2>/dev/null || true
 		wait "$WL_PID" 2>/dev/null || true
@@ -161,9 +151,7 @@ cleanup() {
 	if ((STATS_TOUCHED)); then
 		sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS" || true
 	fi
-	if ((MOUNTED_TRACEFS)); then
-		umount /sys/kernel/tracing 2>/dev/null || log "cleanup: could not unmount /sys/kernel/tracing (busy?)"
-	fi
+	((MOUNTED_TRACEFS)) && tracefs_unmount
 	if ((KEEP)); then log "kept $TMP"; else rm -rf "$TMP"; fi
 	exit "$rc"
 }
@@ -172,27 +160,6 @@ cleanup() {
 # So besides the sysctl, the stats pass holds a BPF_ENABLE_STATS fd (the
 # kernel's own reference count on the same static key): run time is
 # accounted while it is open, whatever the sysctl says.
-stats_hold() {
-	command -v python3 >/dev/null 2>&1 || { log "no python3: bpf_stats only through the sysctl"; return 0; }
-	python3 -c '
-import ctypes, os, signal, struct, sys
-libc = ctypes.CDLL(None, use_errno=True)
-attr = ctypes.create_string_buffer(struct.pack("I", 0) + bytes(124))   # BPF_STATS_RUN_TIME
-nr = {"x86_64": 321, "aarch64": 280}.get(os.uname().machine, -1)
-fd = libc.syscall(nr, 32, attr, 128) if nr > 0 else -1                 # BPF_ENABLE_STATS
-print("held" if fd >= 0 else "failed: " + os.strerror(ctypes.get_errno()), flush=True)
-signal.pause()' >"$TMP/stats_hold" 2>&1 &
-	HOLD_PID=$!
-	local i
-	for ((i = 0; i < 50; i++)); do [[ -s $TMP/stats_hold ]] && break; sleep 0.1; done
-	log "BPF_ENABLE_STATS fd: $(cat "$TMP/stats_hold" 2>/dev/null || echo '?')"
-}
-stats_release() {
-	[[ -n $HOLD_PID ]] || return 0
-	kill "$HOLD_PID" 2>/dev/null || true
-	wait "$HOLD_PID" 2>/dev/null || true
-	HOLD_PID=""
-}
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM

@@ -147,7 +147,6 @@ STATS_TOUCHED=0
 MOUNTED_TRACEFS=0
 WL_PID=""
 TOOL_PID=""
-HOLDER_PID=""
 NICE_CMD=()
 ((NICE == 0)) || NICE_CMD=(nice -n "$NICE")
 [[ $FIFO =~ ^[0-9]+$ && $FIFO -le 99 ]] || die "--fifo must be an integer in 1..99"
@@ -157,35 +156,16 @@ WL_CMD=("${NICE_CMD[@]}")
 cleanup() {
 	local rc=$? i
 	trap - EXIT INT TERM
-	if [[ -n $TOOL_PID ]] && kill -0 "$TOOL_PID" 2>/dev/null; then
-		log "cleanup: stopping tool pid $TOOL_PID"
-		kill -INT "$TOOL_PID" 2>/dev/null || true
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$TOOL_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$TOOL_PID" 2>/dev/null || true
-		wait "$TOOL_PID" 2>/dev/null || true
-	fi
+	stop_tool "$TOOL_PID"
 	if [[ -n $WL_PID ]] && kill -0 "$WL_PID" 2>/dev/null; then
 		kill -KILL "$WL_PID" 2>/dev/null || true
 		wait "$WL_PID" 2>/dev/null || true
 	fi
-	if [[ -n $HOLDER_PID ]]; then
-		kill "$HOLDER_PID" 2>/dev/null || true
-		wait "$HOLDER_PID" 2>/dev/null || true
-	fi
+	stats_release
 	if ((STATS_TOUCHED)); then
 		sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS" || true
 	fi
-	if ((MOUNTED_TRACEFS)); then
-		# only if ours is the only one: a mount stacked on it later is someone else's
-		if (($(awk '$2 == "/sys/kernel/tracing"' /proc/mounts | wc -l) == 1)); then
-			umount /sys/kernel/tracing 2>/dev/null || log "cleanup: could not unmount /sys/kernel/tracing (busy?)"
-		else
-			log "cleanup: left /sys/kernel/tracing mounted (someone else mounted tracefs on it too)"
-		fi
-	fi
+	((MOUNTED_TRACEFS)) && tracefs_unmount
 	if ((KEEP)); then log "kept $TMP"; else rm -rf "$TMP"; fi
 	exit "$rc"
 }
@@ -604,28 +584,7 @@ if ((STATS_RUNS > 0 && ${#STATS_ARMS[@]} > 0)); then
 	log "bpf_stats pass: kernel.bpf_stats_enabled=1 (was $PREV_BPF_STATS), ${STATS_RUNS} run(s) of: base ${STATS_ARMS[*]}"
 	STATS_TOUCHED=1
 	sysctl -qw kernel.bpf_stats_enabled=1
-	# The sysctl is one global switch others on this machine also flip (and
-	# "restore" to 0 in their own traps): also hold a BPF_ENABLE_STATS fd,
-	# which keeps run-time stats on until it is closed, whatever the sysctl.
-	python3 -c '
-import ctypes, signal, sys
-libc = ctypes.CDLL(None, use_errno=True)
-attr = ctypes.create_string_buffer(128)   # union bpf_attr, enable_stats.type = BPF_STATS_RUN_TIME (0)
-fd = libc.syscall(321, 32, attr, 128)     # SYS_bpf (x86-64), BPF_ENABLE_STATS
-if fd < 0:
-    sys.exit("BPF_ENABLE_STATS failed: errno %d" % ctypes.get_errno())
-print("held", flush=True)
-signal.pause()' >"$TMP/holder.out" 2>"$TMP/holder.err" &
-	HOLDER_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -q held "$TMP/holder.out" 2>/dev/null && break
-		kill -0 "$HOLDER_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	if ! grep -q held "$TMP/holder.out" 2>/dev/null; then
-		log "could not hold a BPF_ENABLE_STATS fd ($(cat "$TMP/holder.err")); relying on the sysctl alone"
-		HOLDER_PID=""
-	fi
+	stats_hold
 	for ((r = 1; r <= STATS_RUNS; r++)); do
 		for arm in base "${STATS_ARMS[@]}"; do
 			run_arm stats "$r" "$arm"
@@ -633,11 +592,7 @@ signal.pause()' >"$TMP/holder.out" 2>"$TMP/holder.err" &
 			sleep "$GAP"
 		done
 	done
-	if [[ -n $HOLDER_PID ]]; then
-		kill "$HOLDER_PID" 2>/dev/null || true
-		wait "$HOLDER_PID" 2>/dev/null || true
-		HOLDER_PID=""
-	fi
+	stats_release
 	sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS"
 	STATS_TOUCHED=0
 fi

@@ -145,3 +145,24 @@ tracefs_unmount() {
 		log "cleanup: left /sys/kernel/tracing mounted (someone else mounted tracefs on it too)"
 	fi
 }
+
+# bench_cleanup: the EXIT trap of a side-by-side benchmark: stop the tool and
+# the workload, release BPF stats (fd and sysctl as found), unmount a tracefs
+# we mounted, drop TMP unless KEEP. Uses TOOL_PID, WL_PID, STATS_TOUCHED,
+# PREV_BPF_STATS, MOUNTED_TRACEFS, KEEP and TMP.
+bench_cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	stop_tool "$TOOL_PID"
+	if [[ -n $WL_PID ]] && kill -0 "$WL_PID" 2>/dev/null; then
+		kill -KILL "$WL_PID" 2>/dev/null || true
+		wait "$WL_PID" 2>/dev/null || true
+	fi
+	stats_release
+	if ((STATS_TOUCHED)); then
+		sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS" || true
+	fi
+	((MOUNTED_TRACEFS)) && tracefs_unmount
+	if ((KEEP)); then log "kept $TMP"; else rm -rf "$TMP"; fi
+	exit "$rc"
+}

@@ -139,28 +139,12 @@ TOOL_PID=""
 NICE_CMD=()
 ((NICE == 0)) || NICE_CMD=(nice -n "$NICE")
 
-cleanup() {
-	local rc=$? i
-	trap - EXIT INT TERM
-	stop_tool "$TOOL_PID"
-	if [[ -n $WL_PID ]] && kill -0 "$WL_PID" 2>/dev/null; then
-		kill -KILL "$WL_PID" 2>/dev/null || true
-		wait "$WL_PID" 2>/dev/null || true
-	fi
-	stats_release
-	if ((STATS_TOUCHED)); then
-		sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS" || true
-	fi
-	((MOUNTED_TRACEFS)) && tracefs_unmount
-	if ((KEEP)); then log "kept $TMP"; else rm -rf "$TMP"; fi
-	exit "$rc"
-}
 # Other benchmarks on a shared machine set and restore kernel.bpf_stats_enabled
 # too; one restoring 0 in the middle of our stats pass would zero our numbers.
 # So besides the sysctl, the stats pass holds a BPF_ENABLE_STATS fd (the
 # kernel's own reference count on the same static key): run time is
 # accounted while it is open, whatever the sysctl says.
-trap cleanup EXIT
+trap bench_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 

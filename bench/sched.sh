@@ -153,23 +153,7 @@ NICE_CMD=()
 WL_CMD=("${NICE_CMD[@]}")
 ((FIFO == 0)) || WL_CMD=(chrt -f "$FIFO")
 
-cleanup() {
-	local rc=$? i
-	trap - EXIT INT TERM
-	stop_tool "$TOOL_PID"
-	if [[ -n $WL_PID ]] && kill -0 "$WL_PID" 2>/dev/null; then
-		kill -KILL "$WL_PID" 2>/dev/null || true
-		wait "$WL_PID" 2>/dev/null || true
-	fi
-	stats_release
-	if ((STATS_TOUCHED)); then
-		sysctl -qw kernel.bpf_stats_enabled="$PREV_BPF_STATS" || true
-	fi
-	((MOUNTED_TRACEFS)) && tracefs_unmount
-	if ((KEEP)); then log "kept $TMP"; else rm -rf "$TMP"; fi
-	exit "$rc"
-}
-trap cleanup EXIT
+trap bench_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 

@@ -166,3 +166,29 @@ bench_cleanup() {
 	if ((KEEP)); then log "kept $TMP"; else rm -rf "$TMP"; fi
 	exit "$rc"
 }
+
+# hotcold_snapshot: copy $HOTCOLD into $TMP (a rebuild during the run changes
+# nothing) and describe it: HOTCOLD_SRC (the original), HOTCOLD (the copy),
+# HOTCOLD_ID (hash, build time, commit).
+hotcold_snapshot() {
+	local commit
+	HOTCOLD_SRC=$HOTCOLD
+	cp "$HOTCOLD_SRC" "$TMP/hotcold"
+	HOTCOLD=$TMP/hotcold
+	HOTCOLD_ID="sha256 $(sha256sum "$HOTCOLD" | cut -c1-12), built $(date -r "$HOTCOLD_SRC" '+%F %T')"
+	if commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null); then
+		HOTCOLD_ID+=", tree at commit $commit (plus any uncommitted changes)"
+	fi
+}
+
+# build NAME: bench/workloads/NAME.c -> $BUILD/NAME (bench/.build), if out of date
+BUILD=$ROOT/bench/.build
+build() {
+	local src=$ROOT/bench/workloads/$1.c bin=$BUILD/$1
+	if [[ ! -x $bin || $src -nt $bin ]]; then
+		mkdir -p "$BUILD"
+		log "building $bin"
+		cc -O2 -g -fno-omit-frame-pointer -Wall -Wextra -pthread -o "$bin.tmp.$$" "$src"
+		mv "$bin.tmp.$$" "$bin"
+	fi
+}

@@ -240,24 +240,12 @@ HOTCOLD_SRC=$HOTCOLD
 HOTCOLD_ID=""
 for a in "${ARMS[@]}"; do
 	if is_hc_arm "$a"; then
-		cp "$HOTCOLD_SRC" "$TMP/hotcold"
-		HOTCOLD=$TMP/hotcold
-		HOTCOLD_ID="sha256 $(sha256sum "$HOTCOLD" | cut -c1-12), built $(date -r "$HOTCOLD_SRC" '+%F %T')"
-		if commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null); then
-			HOTCOLD_ID+=", tree at commit $commit (plus any uncommitted changes)"
-		fi
+		hotcold_snapshot
 		break
 	fi
 done
-BUILD=$ROOT/bench/.build
+build lockbench
 WL=$BUILD/lockbench
-WL_SRC=$ROOT/bench/workloads/lockbench.c
-if [[ ! -x $WL || $WL_SRC -nt $WL ]]; then
-	mkdir -p "$BUILD"
-	log "building $WL"
-	cc -O2 -g -fno-omit-frame-pointer -Wall -Wextra -pthread -o "$WL.tmp.$$" "$WL_SRC"
-	mv "$WL.tmp.$$" "$WL"
-fi
 
 # ---- helpers ------------------------------------------------------------------------------
 # BPF programs a process holds (program fds and link fds both name a prog_id).

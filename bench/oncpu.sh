@@ -223,28 +223,12 @@ HOTCOLD_SRC=$HOTCOLD
 HOTCOLD_ID=""
 for a in "${ARMS[@]}"; do
 	if [[ $a == hotcold* ]]; then
-		cp "$HOTCOLD_SRC" "$TMP/hotcold"
-		HOTCOLD=$TMP/hotcold
-		HOTCOLD_ID="sha256 $(sha256sum "$HOTCOLD" | cut -c1-12), built $(date -r "$HOTCOLD_SRC" '+%F %T')"
-		if commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null); then
-			HOTCOLD_ID+=", tree at commit $commit (plus any uncommitted changes)"
-		fi
+		hotcold_snapshot
 		break
 	fi
 done
 
 # ---- workload and helpers ----------------------------------------------------------
-BUILD=$ROOT/bench/.build
-# build NAME: bench/workloads/NAME.c -> bench/.build/NAME, if out of date
-build() {
-	local src=$ROOT/bench/workloads/$1.c bin=$BUILD/$1
-	if [[ ! -x $bin || $src -nt $bin ]]; then
-		mkdir -p "$BUILD"
-		log "building $bin"
-		cc -O2 -g -fno-omit-frame-pointer -Wall -Wextra -pthread -o "$bin.tmp.$$" "$src"
-		mv "$bin.tmp.$$" "$bin"
-	fi
-}
 build spin
 WL=$BUILD/spin
 

@@ -18,6 +18,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile bool cfg_filter = false;		/* false: system-wide */
 const volatile bool cfg_follow_children = false; /* `-- CMD`: new processes of a target are targets */
 const volatile bool cfg_exec_wakeup = false;	/* the loader reads maps at exec: wake it at once */
+const volatile bool cfg_exit_maps = false;	/* HC_REC_MAPS for young processes (user stacks) */
 
 /*
  * Target rules (--cgroup, --comm): a process is a target when it is in one
@@ -35,6 +36,7 @@ const volatile char cfg_comms[HC_MAX_TARGET_RULES][HC_COMM_LEN] = {};
 const volatile __u8 cfg_comm_len[HC_MAX_TARGET_RULES] = {};	/* bytes compared; 16: exact */
 
 #include "proc_maps.bpf.h"
+#include "lib/vmas.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -182,9 +184,9 @@ static __always_inline int on_exec(struct task_struct *p)
 		 * process is seen, so its exit gets a record that releases them
 		 * even if it never produces a sample.
 		 */
-		__u32 one = 1;
+		__u32 now = seen_stamp();
 
-		bpf_map_update_elem(&proc_seen, &tgid, &one, BPF_ANY);
+		bpf_map_update_elem(&proc_seen, &tgid, &now, BPF_ANY);
 	} else {
 		/* next sample is "new" again: the loader re-reads the new image's maps */
 		bpf_map_delete_elem(&proc_seen, &tgid);
@@ -193,15 +195,55 @@ static __always_inline int on_exec(struct task_struct *p)
 	return 0;
 }
 
-static __always_inline int on_exit(struct task_struct *p)
+/*
+ * A process the loader saw for the first time less than HC_MAPS_WINDOW ago
+ * may have been gone before it read /proc/PID/maps: leave its executable
+ * mappings in the ring, ahead of its exit record. @p is current.
+ */
+static __always_inline void emit_exit_maps(struct task_struct *p, __u32 tgid, __u32 seen)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid);
+	struct hc_maps_rec *r;
+	bool ok;
+
+	if (seen_stamp() - seen >= HC_MAPS_WINDOW)
+		return;
+	r = bpf_ringbuf_reserve(&proc_events, sizeof(*r), 0);
+	if (!r) {
+		stat_inc(&proc_stats, HC_STAT_MAPS_ERR);
+		return;
+	}
+	r->hdr.type = HC_REC_MAPS;
+	r->hdr.size = sizeof(*r);
+	r->tgid = tgid;
+	r->pad = 0;
+	ok = vma_read_exec(r, p);
+	if (!ok)
+		stat_inc(&proc_stats, HC_STAT_MAPS_ERR);
+	if (r->flags & HC_MAPS_PARTIAL)
+		stat_inc(&proc_stats, HC_STAT_MAPS_PARTIAL);
+	if (!ok || !r->nr) {
+		bpf_ringbuf_discard(r, 0);
+		return;
+	}
+	bpf_ringbuf_submit(r, 0);
+}
+
+/* @maps: tp_btf only; a raw_tp program may not call the VMA iterator */
+static __always_inline int on_exit(struct task_struct *p, bool maps)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid), *seen, stamp;
 
 	if (!task_group_dead(p))
 		return 0;
 	/* only processes the loader holds state for need an exit record */
+	seen = bpf_map_lookup_elem(&proc_seen, &tgid);
+	if (!seen)
+		goto out;
+	stamp = *seen;
 	if (bpf_map_delete_elem(&proc_seen, &tgid))
 		goto out;
+	if (maps && cfg_exit_maps)
+		emit_exit_maps(p, tgid, stamp);
 	emit_proc(HC_REC_EXIT, tgid, p);
 out:
 	/* an exited target leaves the filter: a process that reuses its pid is no target */
@@ -225,7 +267,7 @@ int BPF_PROG(proc_exec, struct task_struct *p)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(proc_exit, struct task_struct *p)
 {
-	return on_exit(p);
+	return on_exit(p, true);
 }
 
 /* raw_tp twins for kernels without tp_btf; the loader autoloads one set */
@@ -244,5 +286,5 @@ int BPF_PROG(proc_exec_raw, struct task_struct *p)
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(proc_exit_raw, struct task_struct *p)
 {
-	return on_exit(p);
+	return on_exit(p, false);
 }

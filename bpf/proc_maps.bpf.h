@@ -16,8 +16,10 @@ struct {
 } proc_targets SEC(".maps");
 
 /*
- * tgids that already produced a record. The first record of a tgid wakes the
- * loader so it reads /proc/PID/maps while the process still exists. LRU: a
+ * tgids that already produced a record -> seen_stamp() of the first. The
+ * first record of a tgid wakes the loader so it reads /proc/PID/maps while
+ * the process still exists; one that exits within HC_MAPS_WINDOW of it
+ * leaves its mappings in an HC_REC_MAPS record in case it did not. LRU: a
  * forgotten tgid only costs one extra early wakeup.
  */
 struct {
@@ -26,6 +28,12 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } proc_seen SEC(".maps");
+
+/* Now in units of 2^20 ns (~1.05 ms); never 0. Wraps in ~52 days: compare by difference. */
+static __always_inline __u32 seen_stamp(void)
+{
+	return (__u32)(bpf_ktime_get_ns() >> 20) | 1;
+}
 
 /* The one ring for all collectors: keeps exec/exit ordered with samples. */
 struct {

@@ -104,11 +104,12 @@ static __always_inline void scratch_put(void)
 /* True if @tgid had no record yet; marks it seen (LRU: an evicted tgid wakes us once more). */
 static __always_inline bool first_sight(__u32 tgid)
 {
-	__u32 one = 1;
+	__u32 now;
 
 	if (bpf_map_lookup_elem(&proc_seen, &tgid))
 		return false;
-	bpf_map_update_elem(&proc_seen, &tgid, &one, BPF_NOEXIST);
+	now = seen_stamp();
+	bpf_map_update_elem(&proc_seen, &tgid, &now, BPF_NOEXIST);
 	return true;
 }
 

@@ -23,6 +23,7 @@ enum hc_rec_type {
 	HC_REC_EXEC = 2,	/* a target process exec'd: its mappings changed */
 	HC_REC_EXIT = 3,	/* a target process exited: after its last sample */
 	HC_REC_SEEN = 4,	/* first sight of a process (off-CPU): read its maps now */
+	HC_REC_MAPS = 5,	/* a young process's executable mappings at exit (hc_maps_rec) */
 };
 
 /* hc_stack_rec::kind: which collector produced the sample */
@@ -54,6 +55,33 @@ enum hc_sample_kind {
 #define HC_SF_SHORT		0x100	/* off-CPU: sum of blocks below the stack threshold, no stack */
 #define HC_SF_UNWIND_UNMAPPED	0x200	/* the CFI walk met a pc in no published mapping (dlopen?) */
 
+/*
+ * Exit maps (HC_REC_MAPS): a process first seen less than HC_MAPS_WINDOW
+ * before its exit gets, just before its HC_REC_EXIT, a record of its
+ * executable mappings, read by BPF in the exit tracepoint while the mm is
+ * still there. A process of a few milliseconds is often gone before the
+ * loader can read /proc/PID/maps; the loader holds such a process's
+ * records until this one and names their frames from the (dev, inode) of
+ * files it knows (other processes map the same binary and libc).
+ */
+#define HC_MAX_EXIT_VMAS	64
+#define HC_MAPS_WINDOW		1024	/* units of 2^20 ns (proc_maps.bpf.h): ~1.07 s */
+
+enum hc_vma_kind {
+	HC_VMA_FILE = 1,	/* dev and ino name the file */
+	HC_VMA_VDSO = 2,	/* the vdso image: its size names it */
+	HC_VMA_ANON = 3,	/* no file (JIT, heap): named by perf map, if at all */
+};
+
+struct hc_vma {
+	__u64 start;		/* [start, end) */
+	__u64 end;
+	__u64 pgoff;		/* file offset of start, in bytes */
+	__u64 ino;
+	__u32 dev;		/* the kernel's dev_t: major << 20 | minor */
+	__u32 kind;		/* enum hc_vma_kind */
+};
+
 /* record_opts -> cfg_unwind */
 enum hc_unwind_mode {
 	HC_UNWIND_FP = 0,	/* frame pointers only (bpf_get_stack) */
@@ -72,6 +100,16 @@ struct hc_proc_rec {
 	__u32 pad;
 	char comm[HC_COMM_LEN];
 };
+
+struct hc_maps_rec {
+	struct hc_rec_hdr hdr;
+	__u32 tgid;
+	__u32 nr;		/* vmas used; the record is cut after them */
+	__u32 flags;		/* HC_MAPS_* */
+	__u32 pad;
+	struct hc_vma vmas[HC_MAX_EXIT_VMAS];
+};
+#define HC_MAPS_PARTIAL		0x1	/* more executable mappings than HC_MAX_EXIT_VMAS */
 
 /*
  * A stack sample, built in a per-CPU scratch buffer and copied to the ring
@@ -122,6 +160,8 @@ enum hc_stat {
 	HC_STAT_LOCK_NEST_LOST,	/* locks: kernel contention nested too deep or unmatched */
 	HC_STAT_DEFER_FAIL,	/* off-CPU: no task work for a long block: user stack at next switch-out */
 	HC_STAT_USTACK_MOVED,	/* off-CPU: user registers moved before the deferred walk: no user stack */
+	HC_STAT_MAPS_PARTIAL,	/* exit maps: more than HC_MAX_EXIT_VMAS executable mappings */
+	HC_STAT_MAPS_ERR,	/* exit maps: not read (ring full, mmap lock busy) */
 	HC_STAT_NR,
 };
 

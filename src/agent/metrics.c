@@ -126,8 +126,13 @@ void metrics_update(struct metrics *m, struct session *s, const struct session_c
 	session__stats(s, on_stat, m);
 	m->stacks_dropped_total += c->stacks_dropped;
 	on_stat("user", "stacks over the aggregation limit", m->stacks_dropped_total, true, m);
-	on_stat("user", "processes gone before their maps were read", c->procs_late, true, m);
 	symbolizer__stats(session__symbolizer(s), &ss);
+	on_stat("user", "processes gone before their maps were read", c->procs_late, false, m);
+	on_stat("user", "... of them named from the maps BPF read at their exit", ss.procs_hinted,
+		false, m);
+	on_stat("user", "... of them left unnamed (no exit maps)",
+		c->procs_late > ss.procs_hinted ? c->procs_late - ss.procs_hinted : 0, true, m);
+	on_stat("user", "records not held for exit maps (limit)", c->held_dropped, true, m);
 	on_stat("symbolizer", "objects over the object limit (frames unknown)", ss.objects_dropped,
 		true, m);
 	m->sym_procs = ss.procs;

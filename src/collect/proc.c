@@ -3,6 +3,7 @@
 #include "collect/proc.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,20 +15,23 @@
 #include "proc.skel.h"
 #include "record/opts.h"
 #include "record/target_rules.h"
+#include "sym/procmaps.h"
 #include "util/log.h"
 
 _Static_assert(sizeof(struct hc_stack_rec) == 96 + 2 * HC_MAX_STACK_DEPTH * 8,
 	       "hc_stack_rec ABI changed");
+_Static_assert(sizeof(struct hc_vma) == 40, "hc_vma ABI changed");
+_Static_assert(sizeof(struct hc_maps_rec) == 24 + HC_MAX_EXIT_VMAS * 40, "hc_maps_rec ABI changed");
 _Static_assert(sizeof(struct hc_proc_rec) == 32, "hc_proc_rec ABI changed");
 
 /* Bytes of a stack record up to its last used ip. */
-#define STACK_REC_SIZE(nr_ips) (sizeof(struct hc_stack_rec) - 2 * HC_MAX_STACK_DEPTH * 8 + \
-				(size_t)(nr_ips) * 8)
+#define STACK_REC_SIZE(nr_ips) (offsetof(struct hc_stack_rec, ips) + (size_t)(nr_ips) * 8)
 
 struct proc_tracker {
 	struct proc_bpf *skel;
 	struct ring_buffer *rb;
 	const struct proc_handlers *h;	/* valid during poll/consume */
+	struct procmap vmas[HC_MAX_EXIT_VMAS];	/* the HC_REC_MAPS being decoded */
 	int nr_cpus;
 	uint64_t bad_records;		/* malformed ring records (never expected) */
 	struct target_rules rules;	/* --cgroup/--comm: scanned at start */
@@ -72,6 +76,22 @@ int collector_reuse_maps(const struct collector_env *env, struct bpf_map *target
 	if (!err && env->unwind_cfi)
 		err = bpf_map__reuse_fd(unwind_objs, env->unwind_objs_fd);
 	return err;
+}
+
+/* The kernel's dev_t (MAJOR: bits 20+, MINOR: 0-19), as /proc/PID/maps prints it. */
+static void decode_vma(const struct hc_vma *h, struct procmap *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->start = h->start;
+	m->end = h->end;
+	m->pgoff = h->pgoff;
+	m->inode = h->ino;
+	m->dev_major = h->dev >> 20;
+	m->dev_minor = h->dev & 0xfffff;
+	m->perms = PROCMAP_R | PROCMAP_X;
+	m->kind = h->kind == HC_VMA_FILE ? PROCMAP_FILE :
+		  h->kind == HC_VMA_VDSO ? PROCMAP_VDSO : PROCMAP_ANON;
+	m->path = "";
 }
 
 static int decode_stack(struct proc_tracker *pt, const struct hc_stack_rec *r, size_t size)
@@ -119,6 +139,18 @@ static int decode_stack(struct proc_tracker *pt, const struct hc_stack_rec *r, s
 	return pt->h->sample ? pt->h->sample(&v, pt->h->arg) : 0;
 }
 
+static int decode_maps(struct proc_tracker *pt, const struct hc_maps_rec *r, size_t size)
+{
+	if (size < offsetof(struct hc_maps_rec, vmas) || r->nr > HC_MAX_EXIT_VMAS ||
+	    size < offsetof(struct hc_maps_rec, vmas) + r->nr * sizeof(r->vmas[0])) {
+		pt->bad_records++;
+		return 0;
+	}
+	for (size_t i = 0; i < r->nr; i++)
+		decode_vma(&r->vmas[i], &pt->vmas[i]);
+	return pt->h->maps ? pt->h->maps(r->tgid, pt->vmas, r->nr, pt->h->arg) : 0;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct proc_tracker *pt = ctx;
@@ -133,6 +165,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	switch (hdr->type) {
 	case HC_REC_STACK:
 		return decode_stack(pt, data, size);
+	case HC_REC_MAPS:
+		return decode_maps(pt, data, size);
 	case HC_REC_EXEC:
 	case HC_REC_EXIT:
 	case HC_REC_SEEN:
@@ -215,6 +249,8 @@ static int configure(struct proc_tracker *pt, const struct record_opts *o, uint3
 	}
 	pt->rules = *r;
 	skel->rodata->cfg_exec_wakeup = o->snapshot_at_exec;
+	/* HOTCOLD_NO_EXIT_MAPS=1: the negative control of t_exit_maps */
+	skel->rodata->cfg_exit_maps = !getenv("HOTCOLD_NO_EXIT_MAPS");
 	choose_attach_flavour(skel);
 	err = bpf_map__set_max_entries(skel->maps.proc_targets, o->max_targets);
 	if (!err)
@@ -343,6 +379,10 @@ void proc_tracker__stats(const struct proc_tracker *pt, struct collector_stats *
 						   v[HC_STAT_PROC_RB_FULL], true };
 	st->s[st->nr++] = (struct collector_stat){ "children not followed (target map full)",
 						   v[HC_STAT_TARGET_FULL], true };
+	st->s[st->nr++] = (struct collector_stat){ "exit maps not read (ring full or lock busy)",
+						   v[HC_STAT_MAPS_ERR], true };
+	st->s[st->nr++] = (struct collector_stat){ "exit maps cut short (over 64 code mappings)",
+						   v[HC_STAT_MAPS_PARTIAL], true };
 	st->s[st->nr++] = (struct collector_stat){ "malformed ring records", pt->bad_records,
 						   true };
 }

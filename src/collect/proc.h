@@ -12,6 +12,7 @@
 #include "collect/collector.h"
 
 struct proc_tracker;
+struct procmap;
 
 struct proc_handlers {
 	/* return non-zero to stop consuming (propagated) */
@@ -19,6 +20,8 @@ struct proc_handlers {
 	int (*exec)(uint32_t tgid, const char *comm, void *arg);
 	int (*exit)(uint32_t tgid, void *arg);
 	int (*seen)(uint32_t tgid, void *arg);	/* first sight without a sample */
+	/* a young process's executable mappings, just before its exit (path "") */
+	int (*maps)(uint32_t tgid, const struct procmap *m, size_t n, void *arg);
 	void *arg;
 };
 

@@ -88,7 +88,7 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 	return n;
 }
 
-static int sample_one(struct session *s, const struct sample_view *v)
+int session_sample(struct session *s, const struct sample_view *v)
 {
 	struct waker_stack wk;
 	struct stack_key key;
@@ -100,6 +100,9 @@ static int sample_one(struct session *s, const struct sample_view *v)
 	/* a CFI walk that ended early may have met a library mapped since (dlopen) */
 	else if (v->unwind_unmapped && s->ut)
 		session_refresh_unwind(s, v->tgid);
+	/* gone before its maps were read: named when its exit maps come */
+	if (session_hold(s, v))
+		return 0;
 	if (v->kind == SAMPLE_WAKER) {
 		/* the waker's stack waits for the record of the block it ended */
 		if (s->wakers) {
@@ -161,13 +164,15 @@ static int on_sample(const struct sample_view *v, void *arg)
 	struct session *s = arg;
 
 	s->work.records++;
-	return sample_one(s, v);
+	return session_sample(s, v);
 }
 
 static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
 {
 	struct session *s = arg;
 
+	/* the old image's held records: no exit maps will come for it */
+	session_gone_exit(s, tgid);
 	/* the next sample is flagged new and re-reads the new image's maps */
 	symbolizer__forget_process(s->sym, tgid);
 	if (s->ut)
@@ -179,9 +184,17 @@ static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
 	return 0;
 }
 
+static int on_proc_maps(uint32_t tgid, const struct procmap *m, size_t n, void *arg)
+{
+	session_exit_maps(arg, tgid, m, n);
+	return 0;
+}
+
 static int on_proc_exit(uint32_t tgid, void *arg)
 {
 	struct session *s = arg;
+
+	session_gone_exit(s, tgid);
 
 	/* ring order: every sample of @tgid was normalized before this record */
 	symbolizer__forget_process(s->sym, tgid);
@@ -197,6 +210,7 @@ static const struct proc_handlers handlers_proto = {
 	.exec = on_proc_exec,
 	.exit = on_proc_exit,
 	.seen = on_seen,
+	.maps = on_proc_maps,
 };
 
 static bool cfi_supported(void)
@@ -440,6 +454,7 @@ static void session_close(struct session *s)
 	symbolizer__free(s->sym);
 	unwind_tables__free(s->ut);
 	keymap__release(&s->deferred);
+	session_free_held(s);
 	stack_agg__free(s->agg);
 	wakers__free(s->wakers);
 	locknames__free(s->locknames);
@@ -469,6 +484,7 @@ int session__open(struct session **out, const struct record_opts *o)
 	if (!s)
 		return -ENOMEM;
 	s->o = o;
+	s->held_tail = &s->held_head;
 	install_signals();
 	err = session_open(s);
 	if (!err)
@@ -500,6 +516,7 @@ int session__stop(struct session *s)
 	/* what the programs wrote before detach is still in the ring */
 	h.arg = s;
 	err = proc_tracker__consume(s->pt, &h);
+	session_release_held(s);
 	if (!err)
 		err = session_drain(s);
 	return err;
@@ -512,6 +529,7 @@ int session__flush(struct session *s)
 
 	h.arg = s;
 	err = proc_tracker__consume(s->pt, &h);
+	session_release_held(s);
 	if (!err)
 		err = session_drain(s);
 	return err;
@@ -552,6 +570,7 @@ void session__counts(const struct session *s, struct session_counts *c)
 	c->stacks = stack_agg__nr_entries(s->agg);
 	c->stacks_dropped = stack_agg__dropped(s->agg);
 	c->procs_late = s->procs_late;
+	c->held_dropped = s->held_dropped;
 }
 
 void session__stats(struct session *s, session_stat_fn fn, void *arg)

@@ -65,6 +65,7 @@ struct session_counts {
 	uint64_t stacks;			/* distinct stacks aggregated */
 	uint64_t stacks_dropped;		/* refused: max_stacks reached */
 	uint64_t procs_late;			/* cumulative: gone before their maps were read */
+	uint64_t held_dropped;			/* cumulative: their records not held (limit) */
 };
 void session__counts(const struct session *s, struct session_counts *c);
 

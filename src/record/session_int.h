@@ -31,6 +31,10 @@ struct locknames;
 /* kernel ips + user frames of EMIT_UFR_WORDS each, for the stack and its waker */
 #define SESSION_MAX_WORDS (2 * (128 + 128 * EMIT_UFR_WORDS))
 #define SESSION_WAKER_SLOTS 4096
+#define SESSION_MAX_HELD 4096	/* records held for exit maps (session_held.c) */
+
+struct held_rec;
+struct procmap;
 
 struct session {
 	const struct record_opts *o;
@@ -59,6 +63,11 @@ struct session {
 	uint64_t rq_stacked_ns, rq_stacked_waits;	/* with stacks, since open */
 	uint64_t rq_folded_ns, rq_folded_waits;		/* without, already folded in */
 	uint64_t procs_late;	/* first sample arrived after the process exited */
+	struct keymap gone;		/* (tgid, 0): gone before its maps were read */
+	struct held_rec *held_head;	/* their records, in ring order */
+	struct held_rec **held_tail;
+	size_t nr_held;
+	uint64_t held_replayed, held_dropped;
 	struct {			/* thread CPU time (ns) by activity */
 		uint64_t polls, ring_ns;	/* ring polls: records, new processes */
 		uint64_t records;
@@ -74,6 +83,23 @@ struct session {
 	uint64_t next_drain_ns;		/* monotonic: next drain of in-kernel aggregates */
 	uint64_t next_report_ns;	/* monotonic: next -v loss report */
 };
+
+/* session.c: one decoded record into the aggregation */
+int session_sample(struct session *s, const struct sample_view *v);
+
+/* session_held.c */
+/* @tgid was gone before its maps were read: hold its records for its exit maps. */
+void session_mark_gone(struct session *s, uint32_t tgid);
+/* Keep @v (of a process marked gone) for later; false: process it now. */
+bool session_hold(struct session *s, const struct sample_view *v);
+/* HC_REC_MAPS: @tgid's executable mappings at exit. */
+void session_exit_maps(struct session *s, uint32_t tgid, const struct procmap *m, size_t n);
+/* @tgid exited (or exec'd): replay its held records. */
+void session_gone_exit(struct session *s, uint32_t tgid);
+/* Replay every held record (interval end, stop): their exits may never come. */
+void session_release_held(struct session *s);
+/* Free them unreplayed (close). */
+void session_free_held(struct session *s);
 
 /* session_procs.c */
 /* First sight of a process: its maps for naming and, with CFI, its unwind tables. */

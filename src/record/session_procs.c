@@ -27,11 +27,18 @@ void session_add_process(struct session *s, uint32_t tgid)
 	/* one read of the maps for both: the biggest per-process cost under churn */
 	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
 	pm = s->ut ? procmaps__load(path, PROCMAPS_EXEC_ONLY) : NULL;
+	/* a zombie's maps read empty: as gone as a reaped process */
+	if (pm && !procmaps__nr(pm)) {
+		procmaps__free(pm);
+		pm = NULL;
+	}
 	if (!pm) {
 		/* no unwinder, or gone (counted) or unreadable: the symbolizer's own path */
 		err = symbolizer__add_process(s->sym, tgid);
-		if (err == -ESRCH)
+		if (err == -ESRCH) {
 			s->procs_late++;
+			session_mark_gone(s, tgid);
+		}
 		s->work.add_ns += clock_thread_cpu_ns() - c;
 		s->work.adds++;
 		return;

@@ -60,10 +60,19 @@ void session_report_stats(struct session *s, bool final)
 	symbolizer__stats(s->sym, &ss);
 	st.s[st.nr++] = (struct collector_stat){ "stacks over the aggregation limit",
 						 stack_agg__dropped(s->agg), true };
-	st.s[st.nr++] = (struct collector_stat){ "processes gone before their maps were read",
-						 s->procs_late, true };
+	/* gone early but named from the maps BPF read at their exit: not a loss */
+	st.s[st.nr++] = (struct collector_stat){ "processes gone before their maps were read "
+						 "and without exit maps", s->procs_late > ss.procs_hinted ?
+						 s->procs_late - ss.procs_hinted : 0, true };
+	st.s[st.nr++] = (struct collector_stat){ "records not held for exit maps (limit)",
+						 s->held_dropped, true };
 	st.s[st.nr++] = (struct collector_stat){ "objects unreadable", ss.object_errors, true };
 	print_stat_group("lost", &st, final);
+	if (final && s->procs_late)
+		pr_info("symbolizer: %llu processes gone before their maps were read, %llu named "
+			"from the maps BPF read at their exit (%llu records held for them)\n",
+			(unsigned long long)s->procs_late, (unsigned long long)ss.procs_hinted,
+			(unsigned long long)s->held_replayed);
 	if (s->ut && final)
 		report_unwind(s->ut);
 }

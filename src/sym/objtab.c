@@ -235,6 +235,28 @@ uint32_t objtab__file(struct objtab *ot, uint32_t tgid, const struct procmap *m,
 	return (uint32_t)id;
 }
 
+uint32_t objtab__known(struct objtab *ot, const struct procmap *m, bool *not_elf)
+{
+	uint64_t a = (uint64_t)m->dev_major << 32 | m->dev_minor, b = m->inode, id;
+	struct obj *o;
+
+	if (m->kind == PROCMAP_VDSO) {
+		a = 0;
+		b = m->end - m->start;
+	} else if (m->kind != PROCMAP_FILE) {
+		return 0;
+	}
+	if (!keymap__get(&ot->ids, a, b, &id))
+		return 0;
+	o = obj_get(ot, (uint32_t)id);
+	if (!o)
+		return 0;
+	o->touched = true;
+	if (not_elf)
+		*not_elf = o->err == -ENOEXEC;
+	return (uint32_t)id;
+}
+
 /* The vdso is the same image in every process of one ABI: cache it by size. */
 uint32_t objtab__vdso(struct objtab *ot, uint32_t tgid, const struct procmap *m)
 {

@@ -58,7 +58,8 @@ struct sym_proc {
 	size_t nr_maps;
 	uint64_t read_ns;	/* last read attempt */
 	uint64_t reread_gap_ns;	/* backoff before the next miss-driven re-read */
-	bool snapshot;		/* maps were read at least once */
+	bool snapshot;		/* maps were read at least once (or hinted) */
+	bool hinted;		/* ... only from BPF mapping hints: partial */
 	bool status_read;	/* uid and nspid are known (read on the first JIT frame) */
 };
 
@@ -175,6 +176,7 @@ static int proc_set_maps(struct symbolizer *s, struct sym_proc *p, const struct 
 	p->maps = maps;
 	p->nr_maps = n;
 	p->snapshot = true;
+	p->hinted = false;
 	return 0;
 }
 
@@ -192,6 +194,11 @@ static int proc_read_maps(struct symbolizer *s, struct sym_proc *p)
 		if (errno == ENOENT || errno == ESRCH)
 			return -ESRCH;
 		return errno ? -errno : -EIO;
+	}
+	/* a zombie (past exit_mm) reads empty; a live process maps code */
+	if (!procmaps__nr(pm)) {
+		procmaps__free(pm);
+		return -ESRCH;
 	}
 	err = proc_set_maps(s, p, pm);
 	procmaps__free(pm);
@@ -280,6 +287,57 @@ int symbolizer__add_process_maps(struct symbolizer *s, uint32_t tgid, const stru
 	if (!err)
 		s->st.procs++;
 	return err;
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct sym_map *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int symbolizer__add_process_hints(struct symbolizer *s, uint32_t tgid, const struct procmap *maps,
+				  size_t n)
+{
+	struct sym_proc *p = proc_find(s, tgid);
+	struct sym_map *sm;
+	bool not_elf;
+
+	if (p && p->snapshot && !p->hinted)
+		return 0;
+	p = proc_get(s, tgid);
+	if (!p)
+		return -ENOMEM;
+	sm = realloc(p->maps, (p->nr_maps + n + 1) * sizeof(*sm));
+	if (!sm)
+		return -ENOMEM;
+	p->maps = sm;
+	for (size_t i = 0; i < n; i++) {
+		const struct procmap *m = &maps[i];
+		struct sym_map *x = &p->maps[p->nr_maps];
+
+		/* hints overlap across records; a later mmap over the range is not expected */
+		if (m->start >= m->end || proc_find_map(p, m->start))
+			continue;
+		x->start = m->start;
+		x->end = m->end;
+		x->pgoff = m->kind == PROCMAP_VDSO ? 0 : m->pgoff;
+		x->kind = MAP_OBJ;
+		not_elf = false;
+		x->obj = m->kind == PROCMAP_ANON ? 0 : objtab__known(s->objs, m, &not_elf);
+		if (m->kind == PROCMAP_ANON || not_elf)
+			x->kind = MAP_ANON;
+		else if (!x->obj)
+			x->kind = MAP_NONE;
+		/* sorted at once: the overlap check above searches them */
+		p->nr_maps++;
+		qsort(p->maps, p->nr_maps, sizeof(*p->maps), map_cmp);
+	}
+	if (!p->snapshot)
+		s->st.procs_hinted++;
+	p->snapshot = true;
+	p->hinted = true;
+	return 0;
 }
 
 void symbolizer__forget_process(struct symbolizer *s, uint32_t tgid)

@@ -46,6 +46,7 @@ struct sym_ufr {
 struct symbolizer_stats {
 	uint64_t procs;		/* processes snapshotted */
 	uint64_t procs_gone;	/* add_process() on a pid that had already exited */
+	uint64_t procs_hinted;	/* ... whose snapshot was built from mapping hints */
 	uint64_t objects;	/* ELF objects opened */
 	uint64_t object_errors;	/* objects that could not be opened or parsed */
 	uint64_t unmapped;	/* normalize(): ip in no mapping even after a re-read */
@@ -69,6 +70,7 @@ void symbolizer__free(struct symbolizer *s);	/* NULL is a no-op */
 int symbolizer__add_process(struct symbolizer *s, uint32_t tgid);
 
 struct procmaps;
+struct procmap;
 /*
  * The same with @pm, @tgid's executable mappings read by the caller at
  * CLOCK_MONOTONIC @read_ns (one read shared with the unwinder); replaces a
@@ -76,6 +78,16 @@ struct procmaps;
  */
 int symbolizer__add_process_maps(struct symbolizer *s, uint32_t tgid, const struct procmaps *pm,
 				 uint64_t read_ns);
+
+/*
+ * For a process that was gone before its maps could be read: add the
+ * mappings @maps[0..@n) (the BPF mapping hints of its records, path "") to
+ * its snapshot, naming only files and vdso images some other process
+ * already brought into the table. Ignored when a snapshot read from
+ * /proc exists. 0 or -ENOMEM.
+ */
+int symbolizer__add_process_hints(struct symbolizer *s, uint32_t tgid, const struct procmap *maps,
+				  size_t n);
 
 /* Drop @tgid's snapshot (exec or exit). Objects stay: frames refer to them. */
 void symbolizer__forget_process(struct symbolizer *s, uint32_t tgid);

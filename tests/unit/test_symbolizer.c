@@ -5,6 +5,7 @@
  * this process, kernel names from a kallsyms fixture. Also the keymap.
  */
 #include "sym/symbolizer.h"
+#include "sym/procmaps.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -340,6 +341,60 @@ static void falls_back_to_the_process_root_when_map_files_is_unavailable(void **
 	symbolizer__free(s);
 }
 
+/*
+ * A process gone before its maps were read (no /proc entry) is named from
+ * its records' mapping hints, but only through files another process
+ * brought into the table; a hint never overrides a snapshot read from /proc.
+ */
+static void mapping_hints_name_a_gone_process_through_known_files(void **state)
+{
+	struct symbolizer *s = new_fake(0);
+	struct symbolizer_stats st;
+	struct procmap h[3];
+	char path[256];
+	struct stat lib;
+	struct sym_ufr f;
+	const uint64_t base = 0x7f0000000000ull, gone = 999999;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/%d/root/lib/libfx.so", fake_root, FAKE_PID);
+	assert_int_equal(stat(path, &lib), 0);
+	memset(h, 0, sizeof(h));
+	/* libfx.so (fd:01, its inode) at another base, and a file nobody maps */
+	h[0] = (struct procmap){ .start = base, .end = base + 0x10000, .inode = lib.st_ino,
+				 .dev_major = 0xfd, .dev_minor = 1, .kind = PROCMAP_FILE, .path = "" };
+	h[1] = (struct procmap){ .start = base + 0x20000, .end = base + 0x21000, .inode = 4242,
+				 .dev_major = 0xfd, .dev_minor = 1, .kind = PROCMAP_FILE, .path = "" };
+	/* before anyone mapped libfx.so: a hint alone opens nothing */
+	assert_int_equal(symbolizer__add_process_hints(s, gone, h, 2), 0);
+	symbolizer__normalize(s, gone, base + lib_off("lib_static_b") + 3, &f);
+	assert_int_equal(f.obj, 0);
+	symbolizer__forget_process(s, gone);
+
+	assert_int_equal(symbolizer__add_process(s, FAKE_PID), 0);
+	assert_int_equal(symbolizer__add_process_hints(s, gone, h, 1), 0);
+	/* a later record's hints add to the earlier ones, overlaps skipped */
+	assert_int_equal(symbolizer__add_process_hints(s, gone, h, 2), 0);
+	symbolizer__normalize(s, gone, base + lib_off("lib_static_b") + 3, &f);
+	assert_true(f.obj > 0);
+	assert_int_equal(f.addr, lib_off("lib_static_b") + 3);
+	assert_user(s, &f, "lib_static_b", 0, 0);
+	symbolizer__normalize(s, gone, base + 0x20010, &f);
+	assert_int_equal(f.obj, 0);
+	symbolizer__stats(s, &st);
+	assert_int_equal(st.procs_hinted, 2);
+
+	/* a snapshot from /proc wins: FAKE_PID's libfx.so stays at LIB_BASE */
+	assert_int_equal(symbolizer__add_process_hints(s, FAKE_PID, h, 2), 0);
+	symbolizer__normalize(s, FAKE_PID, LIB_BASE + lib_off("lib_static_b"), &f);
+	assert_user(s, &f, "lib_static_b", 0, 0);
+	symbolizer__normalize(s, FAKE_PID, base + lib_off("lib_static_b"), &f);
+	assert_int_equal(f.obj, 0);
+	symbolizer__stats(s, &st);
+	assert_int_equal(st.procs_hinted, 2);
+	symbolizer__free(s);
+}
+
 static void offset_outside_every_symbol_is_named_basename_plus_offset(void **state)
 {
 	struct symbolizer *s = new_fake(0);
@@ -647,6 +702,7 @@ int main(void)
 		cmocka_unit_test(trim_frees_the_objects_of_exited_processes_and_reuses_their_ids),
 		cmocka_unit_test(trim_forgets_processes_that_exited_unannounced),
 		cmocka_unit_test(a_miss_rereads_the_maps_only_for_an_ip_newer_than_the_snapshot),
+		cmocka_unit_test(mapping_hints_name_a_gone_process_through_known_files),
 		cmocka_unit_test(free_accepts_null),
 		cmocka_unit_test(keymap_matches_a_reference_under_random_puts_and_deletes),
 	};

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Records of processes that were gone before their maps could be read
+ * (a shell loop's children live a few milliseconds; the loader reads maps
+ * on a wakeup that may come later). Their user frames cannot be normalized
+ * yet: they are held, in ring order, until the process's exit maps
+ * (HC_REC_MAPS, read by BPF in the exit tracepoint) and exit record arrive,
+ * then replayed against a snapshot built from those maps. Bounded: past
+ * SESSION_MAX_HELD records a new one is processed at once (its frames stay
+ * unknown) and counted.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/session_int.h"
+#include "sym/symbolizer.h"
+
+struct held_rec {
+	struct held_rec *next;
+	struct sample_view v;	/* pointers into the tail below */
+	char comm[16];
+	char pcomm[16];
+	uint64_t ips[];		/* kernel ips, then user ips */
+};
+
+void session_mark_gone(struct session *s, uint32_t tgid)
+{
+	/* no memory: its records are named now, as far as they can be */
+	keymap__put(&s->gone, tgid, 0, 1);
+}
+
+bool session_hold(struct session *s, const struct sample_view *v)
+{
+	struct held_rec *h;
+	size_t n = v->nr_kips + v->nr_uips;
+
+	if (!s->gone.nr || v->kind == SAMPLE_WAKER || !v->nr_uips ||
+	    !keymap__get(&s->gone, v->tgid, 0, NULL))
+		return false;
+	if (s->nr_held >= SESSION_MAX_HELD) {
+		s->held_dropped++;
+		return false;
+	}
+	h = malloc(sizeof(*h) + n * sizeof(h->ips[0]));
+	if (!h) {
+		s->held_dropped++;
+		return false;
+	}
+	h->next = NULL;
+	h->v = *v;
+	memcpy(h->ips, v->kips, v->nr_kips * sizeof(h->ips[0]));
+	memcpy(&h->ips[v->nr_kips], v->uips, v->nr_uips * sizeof(h->ips[0]));
+	strncpy(h->comm, v->comm, sizeof(h->comm) - 1);
+	h->comm[sizeof(h->comm) - 1] = '\0';
+	strncpy(h->pcomm, v->pcomm, sizeof(h->pcomm) - 1);
+	h->pcomm[sizeof(h->pcomm) - 1] = '\0';
+	h->v.kips = h->ips;
+	h->v.uips = &h->ips[v->nr_kips];
+	h->v.comm = h->comm;
+	h->v.pcomm = h->pcomm;
+	h->v.new_tgid = false;
+	*s->held_tail = h;
+	s->held_tail = &h->next;
+	s->nr_held++;
+	return true;
+}
+
+void session_exit_maps(struct session *s, uint32_t tgid, const struct procmap *m, size_t n)
+{
+	if (keymap__get(&s->gone, tgid, 0, NULL))
+		symbolizer__add_process_hints(s->sym, tgid, m, n);
+}
+
+/* Replay the held records of @tgid (every tgid: all == true), in ring order. */
+static void replay(struct session *s, uint32_t tgid, bool all)
+{
+	struct held_rec **pp = &s->held_head, *h;
+
+	while ((h = *pp)) {
+		if (!all && h->v.tgid != tgid) {
+			pp = &h->next;
+			continue;
+		}
+		*pp = h->next;
+		s->nr_held--;
+		session_sample(s, &h->v);
+		s->held_replayed++;
+		free(h);
+	}
+	s->held_tail = pp;	/* the loop ends on the last link */
+}
+
+void session_gone_exit(struct session *s, uint32_t tgid)
+{
+	if (!s->gone.nr || !keymap__del(&s->gone, tgid, 0, NULL))
+		return;
+	replay(s, tgid, false);
+}
+
+void session_release_held(struct session *s)
+{
+	if (!s->held_head)
+		return;
+	/* exits not seen yet (still running a moment ago, or lost): name what we can */
+	keymap__release(&s->gone);
+	keymap__init(&s->gone);
+	replay(s, 0, true);
+}
+
+void session_free_held(struct session *s)
+{
+	struct held_rec *h;
+
+	while ((h = s->held_head)) {
+		s->held_head = h->next;
+		free(h);
+	}
+	s->held_tail = &s->held_head;
+	s->nr_held = 0;
+	keymap__release(&s->gone);
+}

@@ -176,10 +176,10 @@ static int on_record(void *ctx, void *data, size_t size)
 		}
 		if (hdr->type == HC_REC_EXIT)
 			return pt->h->exit ? pt->h->exit(p->tgid, pt->h->arg) : 0;
-		if (hdr->type == HC_REC_SEEN)
-			return pt->h->seen ? pt->h->seen(p->tgid, pt->h->arg) : 0;
 		memcpy(comm, p->comm, HC_COMM_LEN);
 		comm[HC_COMM_LEN] = '\0';
+		if (hdr->type == HC_REC_SEEN)
+			return pt->h->seen ? pt->h->seen(p->tgid, comm, pt->h->arg) : 0;
 		return pt->h->exec ? pt->h->exec(p->tgid, comm, pt->h->arg) : 0;
 	default:
 		pt->bad_records++;

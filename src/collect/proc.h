@@ -19,7 +19,7 @@ struct proc_handlers {
 	int (*sample)(const struct sample_view *s, void *arg);
 	int (*exec)(uint32_t tgid, const char *comm, void *arg);
 	int (*exit)(uint32_t tgid, void *arg);
-	int (*seen)(uint32_t tgid, void *arg);	/* first sight without a sample */
+	int (*seen)(uint32_t tgid, const char *comm, void *arg);	/* first sight, no sample */
 	/* a young process's executable mappings, just before its exit (path "") */
 	int (*maps)(uint32_t tgid, const struct procmap *m, size_t n, void *arg);
 	void *arg;

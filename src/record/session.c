@@ -44,9 +44,9 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static int on_seen(uint32_t tgid, void *arg)
+static int on_seen(uint32_t tgid, const char *comm, void *arg)
 {
-	session_add_process(arg, tgid);
+	session_seen(arg, tgid, comm);
 	return 0;
 }
 
@@ -68,21 +68,20 @@ static uint64_t stack_time(const struct sample_view *v)
 static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_view *v,
 			  uint64_t *w, uint16_t *nr_kernel)
 {
-	uint64_t when = stack_time(v);
-	struct sym_ufr f;
-	size_t n = 0;
+	struct sym_ufr f[SESSION_MAX_UFRAMES];
+	size_t n = 0, nu = v->nr_uips < SESSION_MAX_UFRAMES ? v->nr_uips : SESSION_MAX_UFRAMES;
 
 	for (size_t i = 0; i < v->nr_kips; i++)
 		w[n++] = v->kips[i];
 	*nr_kernel = n;
-	for (size_t i = 0; i < v->nr_uips; i++) {
-		/*
-		 * Frames above the leaf are return addresses: ip - 1 lies in the
-		 * call instruction, so a call to a noreturn function at the very end
-		 * of a function is not named after the next function.
-		 */
-		symbolizer__normalize_at(s->sym, tgid, i ? v->uips[i] - 1 : v->uips[i], when, &f);
-		emit_ufr_pack(&f, &w[n]);
+	/*
+	 * Frames above the leaf are return addresses, normalized as ip - 1: that
+	 * lies in the call instruction, so a call to a noreturn function at the
+	 * very end of a function is not named after the next function.
+	 */
+	symbolizer__normalize_stack(s->sym, tgid, v->uips, nu, stack_time(v), f);
+	for (size_t i = 0; i < nu; i++) {
+		emit_ufr_pack(&f[i], &w[n]);
 		n += EMIT_UFR_WORDS;
 	}
 	return n;
@@ -95,7 +94,8 @@ int session_sample(struct session *s, const struct sample_view *v)
 	uint16_t nk;
 	size_t n;
 
-	if (v->new_tgid && !v->kthread)
+	/* new, or first seen without a stack and not read then (session_seen) */
+	if (!v->kthread && (v->new_tgid || (v->nr_uips && !symbolizer__knows(s->sym, v->tgid))))
 		session_add_process(s, v->tgid);
 	/* a CFI walk that ended early may have met a library mapped since (dlopen) */
 	else if (v->unwind_unmapped && s->ut)
@@ -454,6 +454,7 @@ static void session_close(struct session *s)
 	symbolizer__free(s->sym);
 	unwind_tables__free(s->ut);
 	keymap__release(&s->deferred);
+	keymap__release(&s->comm_read);
 	session_free_held(s);
 	stack_agg__free(s->agg);
 	wakers__free(s->wakers);
@@ -605,6 +606,8 @@ void session__stats(struct session *s, session_stat_fn fn, void *arg)
 	fn("loader", "cpu ns in ring polls (records and new processes)", s->work.ring_ns, false,
 	   arg);
 	fn("loader", "new processes read", s->work.adds, false, arg);
+	fn("loader", "first sights left to a process's first stack", s->seen_lazy, false, arg);
+	fn("loader", "records held for exit maps and replayed", s->held_replayed, false, arg);
 	fn("loader", "cpu ns reading new processes (maps, tables)", s->work.add_ns, false, arg);
 	fn("loader", "cpu ns draining in-kernel maps", s->work.drain_ns, false, arg);
 	fn("loader", "execs snapshotted", s->work.execs, false, arg);

@@ -28,10 +28,13 @@ struct locknames;
 
 #define SESSION_MAX_COLLECTORS 4
 #define SESSION_POLL_MS 100
+#define SESSION_MAX_UFRAMES 128	/* user frames of a record (the ring's depth limit is 127) */
 /* kernel ips + user frames of EMIT_UFR_WORDS each, for the stack and its waker */
 #define SESSION_MAX_WORDS (2 * (128 + 128 * EMIT_UFR_WORDS))
 #define SESSION_WAKER_SLOTS 4096
 #define SESSION_MAX_HELD 4096	/* records held for exit maps (session_held.c) */
+#define SESSION_MAX_COMMS 4096	/* names in the discovery cache (session_seen) */
+#define SESSION_COMM_REREAD_NS (10 * 1000000000ull)
 
 struct held_rec;
 struct procmap;
@@ -64,6 +67,8 @@ struct session {
 	uint64_t rq_folded_ns, rq_folded_waits;		/* without, already folded in */
 	uint64_t procs_late;	/* first sample arrived after the process exited */
 	struct keymap gone;		/* (tgid, 0): gone before its maps were read */
+	struct keymap comm_read;	/* (comm hash, 0) -> when a process of that name was read */
+	uint64_t seen_lazy;		/* first sights not read at once (session_seen) */
 	struct held_rec *held_head;	/* their records, in ring order */
 	struct held_rec **held_tail;
 	size_t nr_held;
@@ -102,8 +107,11 @@ void session_release_held(struct session *s);
 void session_free_held(struct session *s);
 
 /* session_procs.c */
+/* First sight of @tgid without a stack: read its maps now, or at its first stack. */
+void session_seen(struct session *s, uint32_t tgid, const char *comm);
 /* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
-void session_add_process(struct session *s, uint32_t tgid);
+/* true if its maps were read (false: gone or unreadable) */
+bool session_add_process(struct session *s, uint32_t tgid);
 /* At exec (snapshot_at_exec): the new image's maps for the symbolizer. */
 void session_snapshot_exec(struct session *s, uint32_t tgid);
 /* A CFI walk of @tgid met unknown code: re-read its mappings (not while deferred). */

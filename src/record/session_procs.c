@@ -17,7 +17,7 @@
 
 
 /* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
-void session_add_process(struct session *s, uint32_t tgid)
+bool session_add_process(struct session *s, uint32_t tgid)
 {
 	struct procmaps *pm;
 	char path[64];
@@ -41,7 +41,7 @@ void session_add_process(struct session *s, uint32_t tgid)
 		}
 		s->work.add_ns += clock_thread_cpu_ns() - c;
 		s->work.adds++;
-		return;
+		return !err;
 	}
 	symbolizer__add_process_maps(s->sym, tgid, pm, t);
 	/*
@@ -58,6 +58,46 @@ void session_add_process(struct session *s, uint32_t tgid)
 	procmaps__free(pm);
 	s->work.add_ns += clock_thread_cpu_ns() - c;
 	s->work.adds++;
+	return true;
+}
+
+/* FNV-1a of a comm: the key of the discovery cache below. */
+static uint64_t comm_hash(const char *comm)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *comm; comm++)
+		h = (h ^ (unsigned char)*comm) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * First sight of @tgid without a stack (it blocked). Reading its maps now
+ * costs ~20 us (most of it opening /proc/PID/maps) and, under process churn
+ * (a shell loop's /bin/true, sleep), is wasted: most such processes exit
+ * without a single stack record. What a read buys: the files opened while
+ * the process is alive, so that later instances, gone before a read, are
+ * named through the maps BPF reads at their exit (session_held.c). So read
+ * the first process of each name, and again every SESSION_COMM_REREAD_NS;
+ * the others are read at their first stack record, if they have one.
+ */
+void session_seen(struct session *s, uint32_t tgid, const char *comm)
+{
+	uint64_t h = comm_hash(comm), now = clock_mono_ns(), t;
+
+	if (s->o->snapshot_at_exec ||
+	    !keymap__get(&s->comm_read, h, 0, &t) || now - t >= SESSION_COMM_REREAD_NS) {
+		/* bounded: a name storm only costs reads again */
+		if (s->comm_read.nr >= SESSION_MAX_COMMS) {
+			keymap__release(&s->comm_read);
+			keymap__init(&s->comm_read);
+		}
+		/* a name is known once one of its processes was read alive */
+		if (session_add_process(s, tgid))
+			keymap__put(&s->comm_read, h, 0, now);
+		return;
+	}
+	s->seen_lazy++;
 }
 
 /* Build the tables deferred for processes that have lived long enough by now. */

@@ -340,6 +340,11 @@ int symbolizer__add_process_hints(struct symbolizer *s, uint32_t tgid, const str
 	return 0;
 }
 
+bool symbolizer__knows(const struct symbolizer *s, uint32_t tgid)
+{
+	return proc_find(s, tgid) != NULL;
+}
+
 void symbolizer__forget_process(struct symbolizer *s, uint32_t tgid)
 {
 	uint64_t v;
@@ -354,19 +359,28 @@ void symbolizer__normalize(struct symbolizer *s, uint32_t tgid, uint64_t ip,
 	symbolizer__normalize_at(s, tgid, ip, UINT64_MAX, out);
 }
 
-void symbolizer__normalize_at(struct symbolizer *s, uint32_t tgid, uint64_t ip, uint64_t when_ns,
-			      struct sym_ufr *out)
+/*
+ * normalize_at() for @tgid's entry *@pp (looked up, and created, if NULL).
+ * Returns the mapping @ip was found in, valid until the next call (a re-read
+ * replaces the table).
+ */
+static const struct sym_map *normalize_in(struct symbolizer *s, struct sym_proc **pp,
+					  uint32_t tgid, uint64_t ip, uint64_t when_ns,
+					  struct sym_ufr *out)
 {
 	const struct sym_map *m = NULL;
-	struct sym_proc *p;
+	struct sym_proc *p = *pp;
 
 	out->obj = 0;
 	out->tgid = 0;
 	out->addr = ip;
-	p = proc_find(s, tgid);
 	if (!p) {
-		symbolizer__add_process(s, tgid);
 		p = proc_find(s, tgid);
+		if (!p) {
+			symbolizer__add_process(s, tgid);
+			p = proc_find(s, tgid);
+		}
+		*pp = p;
 	}
 	if (p)
 		m = proc_find_map(p, ip);
@@ -389,7 +403,7 @@ void symbolizer__normalize_at(struct symbolizer *s, uint32_t tgid, uint64_t ip, 
 	}
 	if (!m) {
 		s->st.unmapped++;
-		return;
+		return NULL;
 	}
 	switch (m->kind) {
 	case MAP_OBJ:
@@ -409,6 +423,35 @@ void symbolizer__normalize_at(struct symbolizer *s, uint32_t tgid, uint64_t ip, 
 		break;
 	case MAP_NONE:
 		break;
+	}
+	return m;
+}
+
+void symbolizer__normalize_at(struct symbolizer *s, uint32_t tgid, uint64_t ip, uint64_t when_ns,
+			      struct sym_ufr *out)
+{
+	struct sym_proc *p = NULL;
+
+	normalize_in(s, &p, tgid, ip, when_ns, out);
+}
+
+void symbolizer__normalize_stack(struct symbolizer *s, uint32_t tgid, const uint64_t *ips,
+				 size_t n, uint64_t when_ns, struct sym_ufr *out)
+{
+	const struct sym_map *last = NULL;
+	struct sym_proc *p = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ip = i ? ips[i] - 1 : ips[i];
+
+		/* callers are mostly in the caller's object: no search for those */
+		if (last && last->kind == MAP_OBJ && ip >= last->start && ip < last->end) {
+			out[i].obj = last->obj;
+			out[i].tgid = 0;
+			out[i].addr = ip - last->start + last->pgoff;
+			continue;
+		}
+		last = normalize_in(s, &p, tgid, ip, when_ns, &out[i]);
 	}
 }
 

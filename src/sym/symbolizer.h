@@ -89,6 +89,9 @@ int symbolizer__add_process_maps(struct symbolizer *s, uint32_t tgid, const stru
 int symbolizer__add_process_hints(struct symbolizer *s, uint32_t tgid, const struct procmap *maps,
 				  size_t n);
 
+/* True if @tgid has a snapshot or a failed attempt at one (it was gone). */
+bool symbolizer__knows(const struct symbolizer *s, uint32_t tgid);
+
 /* Drop @tgid's snapshot (exec or exit). Objects stay: frames refer to them. */
 void symbolizer__forget_process(struct symbolizer *s, uint32_t tgid);
 
@@ -112,6 +115,14 @@ void symbolizer__normalize(struct symbolizer *s, uint32_t tgid, uint64_t ip,
  */
 void symbolizer__normalize_at(struct symbolizer *s, uint32_t tgid, uint64_t ip, uint64_t when_ns,
 			      struct sym_ufr *out);
+
+/*
+ * A whole user stack, leaf first: ips[0] as is, the others (return
+ * addresses) as ip - 1, into @out[0..@n). One process lookup, and no
+ * search for a frame in the same mapping as the one before it.
+ */
+void symbolizer__normalize_stack(struct symbolizer *s, uint32_t tgid, const uint64_t *ips,
+				 size_t n, uint64_t when_ns, struct sym_ufr *out);
 
 /*
  * Name a user frame into @buf (always NUL-terminated, truncated to @len).

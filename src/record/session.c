@@ -94,9 +94,11 @@ int session_sample(struct session *s, const struct sample_view *v)
 	uint16_t nk;
 	size_t n;
 
-	/* new, or first seen without a stack and not read then (session_seen) */
-	if (!v->kthread && (v->new_tgid || (v->nr_uips && !symbolizer__knows(s->sym, v->tgid))))
+	if (v->new_tgid && !v->kthread)
 		session_add_process(s, v->tgid);
+	/* first seen without a stack and not read then (session_seen): after this batch */
+	else if (v->nr_uips && !v->kthread && !symbolizer__knows(s->sym, v->tgid))
+		session_defer_read(s, v->tgid);
 	/* a CFI walk that ended early may have met a library mapped since (dlopen) */
 	else if (v->unwind_unmapped && s->ut)
 		session_refresh_unwind(s, v->tgid);
@@ -416,6 +418,8 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 			timeout = (limit - t) / 1000000 + 1;
 		c = clock_thread_cpu_ns();
 		err = proc_tracker__poll(s->pt, timeout, &h);
+		if (s->to_read.nr)
+			session_read_deferred(s);
 		s->work.ring_ns += clock_thread_cpu_ns() - c;
 		s->work.polls++;
 		if (err && err != -EINTR) {
@@ -455,6 +459,7 @@ static void session_close(struct session *s)
 	unwind_tables__free(s->ut);
 	keymap__release(&s->deferred);
 	keymap__release(&s->comm_read);
+	keymap__release(&s->to_read);
 	session_free_held(s);
 	stack_agg__free(s->agg);
 	wakers__free(s->wakers);

@@ -66,12 +66,6 @@ bool session_hold(struct session *s, const struct sample_view *v)
 	return true;
 }
 
-void session_exit_maps(struct session *s, uint32_t tgid, const struct procmap *m, size_t n)
-{
-	if (keymap__get(&s->gone, tgid, 0, NULL))
-		symbolizer__add_process_hints(s->sym, tgid, m, n);
-}
-
 /* Replay the held records of @tgid (every tgid: all == true), in ring order. */
 static void replay(struct session *s, uint32_t tgid, bool all)
 {
@@ -90,6 +84,42 @@ static void replay(struct session *s, uint32_t tgid, bool all)
 	}
 	s->held_tail = pp;	/* the loop ends on the last link */
 }
+
+void session_defer_read(struct session *s, uint32_t tgid)
+{
+	/* no memory: read now */
+	if (keymap__put(&s->to_read, tgid, 0, tgid) || keymap__put(&s->gone, tgid, 0, 1)) {
+		keymap__del(&s->to_read, tgid, 0, NULL);
+		session_add_process(s, tgid);
+	}
+}
+
+void session_read_deferred(struct session *s)
+{
+	uint32_t due[256];
+	size_t it = 0, nr = 0;
+	uint64_t v;
+
+	/* collected first: the keymap must not change during the walk */
+	while (nr < sizeof(due) / sizeof(due[0]) && keymap__next(&s->to_read, &it, &v))
+		due[nr++] = (uint32_t)v;
+	for (size_t i = 0; i < nr; i++) {
+		keymap__del(&s->to_read, due[i], 0, NULL);
+		/* exited in this batch: replayed already, with its exit maps */
+		if (!keymap__del(&s->gone, due[i], 0, NULL))
+			continue;
+		if (session_add_process(s, due[i]))
+			replay(s, due[i], false);
+		/* gone after all: marked again, its exit maps will come */
+	}
+}
+
+void session_exit_maps(struct session *s, uint32_t tgid, const struct procmap *m, size_t n)
+{
+	if (keymap__get(&s->gone, tgid, 0, NULL))
+		symbolizer__add_process_hints(s->sym, tgid, m, n);
+}
+
 
 void session_gone_exit(struct session *s, uint32_t tgid)
 {

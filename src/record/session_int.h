@@ -68,6 +68,7 @@ struct session {
 	uint64_t procs_late;	/* first sample arrived after the process exited */
 	struct keymap gone;		/* (tgid, 0): gone before its maps were read */
 	struct keymap comm_read;	/* (comm hash, 0) -> when a process of that name was read */
+	struct keymap to_read;		/* (tgid, 0): read after this batch (session_defer_read) */
 	uint64_t seen_lazy;		/* first sights not read at once (session_seen) */
 	struct held_rec *held_head;	/* their records, in ring order */
 	struct held_rec **held_tail;
@@ -101,6 +102,14 @@ bool session_hold(struct session *s, const struct sample_view *v);
 void session_exit_maps(struct session *s, uint32_t tgid, const struct procmap *m, size_t n);
 /* @tgid exited (or exec'd): replay its held records. */
 void session_gone_exit(struct session *s, uint32_t tgid);
+/*
+ * A stack record of @tgid, first seen without a stack and not read then:
+ * hold its records and read its maps after the batch of records in hand,
+ * unless its exit (and exit maps) came in that batch: no failed read.
+ */
+void session_defer_read(struct session *s, uint32_t tgid);
+/* End of a batch: read the deferred processes still alive and replay their records. */
+void session_read_deferred(struct session *s);
 /* Replay every held record (interval end, stop): their exits may never come. */
 void session_release_held(struct session *s);
 /* Free them unreplayed (close). */

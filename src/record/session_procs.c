@@ -22,19 +22,22 @@ bool session_add_process(struct session *s, uint32_t tgid)
 	struct procmaps *pm;
 	char path[64];
 	uint64_t t = clock_mono_ns(), c = clock_thread_cpu_ns(), seen;
+	bool gone;
 	int err;
 
 	/* one read of the maps for both: the biggest per-process cost under churn */
 	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
 	pm = s->ut ? procmaps__load(path, PROCMAPS_EXEC_ONLY) : NULL;
+	gone = s->ut && !pm && (errno == ENOENT || errno == ESRCH);
 	/* a zombie's maps read empty: as gone as a reaped process */
 	if (pm && !procmaps__nr(pm)) {
 		procmaps__free(pm);
 		pm = NULL;
+		gone = true;
 	}
 	if (!pm) {
 		/* no unwinder, or gone (counted) or unreadable: the symbolizer's own path */
-		err = symbolizer__add_process(s->sym, tgid);
+		err = gone ? symbolizer__add_gone(s->sym, tgid) : symbolizer__add_process(s->sym, tgid);
 		if (err == -ESRCH) {
 			s->procs_late++;
 			session_mark_gone(s, tgid);

@@ -340,6 +340,20 @@ int symbolizer__add_process_hints(struct symbolizer *s, uint32_t tgid, const str
 	return 0;
 }
 
+int symbolizer__add_gone(struct symbolizer *s, uint32_t tgid)
+{
+	struct sym_proc *p = proc_find(s, tgid);
+
+	if (p && p->snapshot)
+		return 0;
+	p = proc_get(s, tgid);
+	if (!p)
+		return -ENOMEM;
+	p->read_ns = clock_mono_ns();
+	s->st.procs_gone++;
+	return -ESRCH;
+}
+
 bool symbolizer__knows(const struct symbolizer *s, uint32_t tgid)
 {
 	return proc_find(s, tgid) != NULL;

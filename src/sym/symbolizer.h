@@ -89,6 +89,12 @@ int symbolizer__add_process_maps(struct symbolizer *s, uint32_t tgid, const stru
 int symbolizer__add_process_hints(struct symbolizer *s, uint32_t tgid, const struct procmap *maps,
 				  size_t n);
 
+/*
+ * The caller found @tgid gone (its maps unreadable: ENOENT): remember that
+ * without reading again, as add_process() would. Returns -ESRCH (or -ENOMEM).
+ */
+int symbolizer__add_gone(struct symbolizer *s, uint32_t tgid);
+
 /* True if @tgid has a snapshot or a failed attempt at one (it was gone). */
 bool symbolizer__knows(const struct symbolizer *s, uint32_t tgid);
 

@@ -186,14 +186,29 @@ static __always_inline __s32 task_syscall(struct task_struct *t)
 }
 
 /*
+ * Names whose first sight woke the loader lately -> seen_stamp(). The loader
+ * reads the maps of one process per name and HC_NAME_READ_WINDOW
+ * (session_seen()); a wakeup for the others would only cost it a context
+ * switch, so their records wait for its next timer drain.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, char[HC_COMM_LEN]);
+	__type(value, __u32);
+} offcpu_woken_names SEC(".maps");
+
+/*
  * A process's first switch-out: have the loader read its maps while it
- * sleeps. Its first record comes only after the block, when a short-lived
- * process may already be gone.
+ * sleeps, if it reads this name's. Its first record comes only after the
+ * block, when a short-lived process may already be gone.
  */
 static __always_inline void note_seen(struct task_struct *t, struct offcpu_task *ot)
 {
-	__u32 tgid = t->tgid;
+	char comm[HC_COMM_LEN] = {};
+	__u32 tgid = t->tgid, now, *last;
 	struct hc_proc_rec *r;
+	__u64 wake = 0;
 
 	/* once per task, not an LRU lookup per block */
 	if (ot->seen)
@@ -210,8 +225,15 @@ static __always_inline void note_seen(struct task_struct *t, struct offcpu_task 
 	r->hdr.size = sizeof(*r);
 	r->tgid = tgid;
 	r->pad = 0;
-	BPF_CORE_READ_STR_INTO(&r->comm, t, comm);
-	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+	BPF_CORE_READ_STR_INTO(&comm, t, comm);
+	__builtin_memcpy(r->comm, comm, sizeof(comm));
+	now = seen_stamp();
+	last = bpf_map_lookup_elem(&offcpu_woken_names, comm);
+	if (!last || now - *last >= HC_NAME_READ_WINDOW) {
+		bpf_map_update_elem(&offcpu_woken_names, comm, &now, BPF_ANY);
+		wake = BPF_RB_FORCE_WAKEUP;
+	}
+	bpf_ringbuf_submit(r, wake);
 }
 
 /*

@@ -66,6 +66,13 @@ enum hc_sample_kind {
  */
 #define HC_MAX_EXIT_VMAS	64
 #define HC_MAPS_WINDOW		1024	/* units of 2^20 ns (proc_maps.bpf.h): ~1.07 s */
+/*
+ * The loader reads the maps of one process per name (comm) in this window
+ * at its first sight without a stack (HC_REC_SEEN), the others lazily; BPF
+ * wakes it only for those. 9537 units of 2^20 ns: 10 s, the loader's
+ * SESSION_COMM_REREAD_NS.
+ */
+#define HC_NAME_READ_WINDOW	9537
 
 enum hc_vma_kind {
 	HC_VMA_FILE = 1,	/* dev and ino name the file */

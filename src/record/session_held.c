@@ -125,6 +125,9 @@ void session_gone_exit(struct session *s, uint32_t tgid)
 {
 	if (!s->gone.nr || !keymap__del(&s->gone, tgid, 0, NULL))
 		return;
+	/* exited (or exec'd a new image): no maps to read now, only exit maps */
+	if (!symbolizer__knows(s->sym, tgid))
+		symbolizer__add_gone(s->sym, tgid);
 	replay(s, tgid, false);
 }
 

@@ -337,6 +337,8 @@ int symbolizer__add_process_hints(struct symbolizer *s, uint32_t tgid, const str
 		s->st.procs_hinted++;
 	p->snapshot = true;
 	p->hinted = true;
+	/* the maps at exit: nothing newer to re-read for a miss */
+	p->read_ns = clock_mono_ns();
 	return 0;
 }
 

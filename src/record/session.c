@@ -69,7 +69,7 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 			  uint64_t *w, uint16_t *nr_kernel)
 {
 	struct sym_ufr f[SESSION_MAX_UFRAMES];
-	size_t n = 0, nu = v->nr_uips < SESSION_MAX_UFRAMES ? v->nr_uips : SESSION_MAX_UFRAMES;
+	size_t n = 0, nu = v->nr_uips < SESSION_MAX_UFRAMES ? v->nr_uips : SESSION_MAX_UFRAMES, keep;
 
 	for (size_t i = 0; i < v->nr_kips; i++)
 		w[n++] = v->kips[i];
@@ -79,7 +79,17 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 	 * lies in the call instruction, so a call to a noreturn function at the
 	 * very end of a function is not named after the next function.
 	 */
-	symbolizer__normalize_stack(s->sym, tgid, v->uips, nu, stack_time(v), f);
+	keep = symbolizer__normalize_stack(s->sym, tgid, v->uips, nu, stack_time(v), f);
+	/*
+	 * A frame-pointer walk through code built without them (ld.so, glibc)
+	 * goes on from a garbage %rbp: its first return address in no mapping
+	 * and all after it are noise, not frames to show as [unknown]. CFI
+	 * walks stop at such a pc themselves (and ask for a refresh).
+	 */
+	if (keep < nu && !v->unwind_cfi) {
+		s->fp_cut++;
+		nu = keep;
+	}
 	for (size_t i = 0; i < nu; i++) {
 		emit_ufr_pack(&f[i], &w[n]);
 		n += EMIT_UFR_WORDS;
@@ -613,6 +623,8 @@ void session__stats(struct session *s, session_stat_fn fn, void *arg)
 	fn("loader", "new processes read", s->work.adds, false, arg);
 	fn("loader", "first sights left to a process's first stack", s->seen_lazy, false, arg);
 	fn("loader", "records held for exit maps and replayed", s->held_replayed, false, arg);
+	fn("user", "frame-pointer stacks cut at a return address in no mapping", s->fp_cut, false,
+	   arg);
 	fn("loader", "cpu ns reading new processes (maps, tables)", s->work.add_ns, false, arg);
 	fn("loader", "cpu ns draining in-kernel maps", s->work.drain_ns, false, arg);
 	fn("loader", "execs snapshotted", s->work.execs, false, arg);

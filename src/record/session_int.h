@@ -70,6 +70,7 @@ struct session {
 	struct keymap comm_read;	/* (comm hash, 0) -> when a process of that name was read */
 	struct keymap to_read;		/* (tgid, 0): read after this batch (session_defer_read) */
 	uint64_t seen_lazy;		/* first sights not read at once (session_seen) */
+	uint64_t fp_cut;		/* FP-walked stacks cut at an unmapped return address */
 	struct held_rec *held_head;	/* their records, in ring order */
 	struct held_rec **held_tail;
 	size_t nr_held;

@@ -68,6 +68,10 @@ void session_report_stats(struct session *s, bool final)
 						 s->held_dropped, true };
 	st.s[st.nr++] = (struct collector_stat){ "objects unreadable", ss.object_errors, true };
 	print_stat_group("lost", &st, final);
+	if (final && s->fp_cut)
+		pr_info("user: %llu frame-pointer stacks cut at a return address in no mapping "
+			"(code without frame pointers; the rest was noise)\n",
+			(unsigned long long)s->fp_cut);
 	if (final && s->procs_late)
 		pr_info("symbolizer: %llu processes gone before their maps were read, %llu named "
 			"from the maps BPF read at their exit (%llu records held for them)\n",

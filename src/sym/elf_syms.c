@@ -390,13 +390,19 @@ static int read_symtab(struct elf_syms *es, Elf *elf, Elf_Scn *scn, const GElf_S
 		if (!gelf_getsym(data, (int)i, &sym))
 			break;
 		type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		/*
+		 * Untyped size-0 symbols in code are assembly entry labels (ld.so's
+		 * _start): kept, they only name what no sized function encloses.
+		 */
+		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		    (type != STT_NOTYPE || sym.st_size))
 			continue;
 		if (sym.st_shndx == SHN_UNDEF ||
 		    (sym.st_shndx >= SHN_LORESERVE && sym.st_shndx != SHN_XINDEX))
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name)
+		/* ".L" locals and ARM/AArch64 mapping symbols ("$x", "$d") are no names */
+		if (!name || !*name || (type == STT_NOTYPE && (*name == '.' || *name == '$')))
 			continue;
 		err = elf_syms__push(es, &sym, name);
 		if (err)

@@ -451,11 +451,12 @@ void symbolizer__normalize_at(struct symbolizer *s, uint32_t tgid, uint64_t ip, 
 	normalize_in(s, &p, tgid, ip, when_ns, out);
 }
 
-void symbolizer__normalize_stack(struct symbolizer *s, uint32_t tgid, const uint64_t *ips,
-				 size_t n, uint64_t when_ns, struct sym_ufr *out)
+size_t symbolizer__normalize_stack(struct symbolizer *s, uint32_t tgid, const uint64_t *ips,
+				   size_t n, uint64_t when_ns, struct sym_ufr *out)
 {
 	const struct sym_map *last = NULL;
 	struct sym_proc *p = NULL;
+	size_t mapped = n;
 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t ip = i ? ips[i] - 1 : ips[i];
@@ -468,7 +469,11 @@ void symbolizer__normalize_stack(struct symbolizer *s, uint32_t tgid, const uint
 			continue;
 		}
 		last = normalize_in(s, &p, tgid, ip, when_ns, &out[i]);
+		/* a return address in no mapping of a known address space */
+		if (!last && i && mapped == n && p && p->snapshot)
+			mapped = i;
 	}
+	return mapped;
 }
 
 /* ---- naming ------------------------------------------------------------- */

@@ -250,6 +250,22 @@ static void size_zero_symbol_ends_where_the_next_function_starts(void **state)
 	elf_syms__free(es);
 }
 
+/* ld.so's _start is such a label: named when nothing sized encloses it */
+static void untyped_assembly_label_is_named(void **state)
+{
+	struct elf_syms *es = open_fixture("libfx.so", "empty");
+	uint64_t off = 0, size = 0;
+	char path[256];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/libfx.so", tmp);
+	assert_true(fx_sym_off(path, "lib_label", &off, &size));
+	assert_string_equal(elf_syms__lookup_off(es, off + 1, NULL), "lib_label");
+	/* and it does not take over a sized function */
+	assert_fn(es, "libfx.so", "lib_d", "lib_d");
+	elf_syms__free(es);
+}
+
 static void cxx_names_demangle_to_namespace_method_and_template(void **state)
 {
 	struct elf_syms *es = open_fixture("cxx", "empty");
@@ -420,6 +436,7 @@ int main(void)
 		cmocka_unit_test(debuglink_file_with_wrong_crc_is_ignored),
 		cmocka_unit_test(stripped_library_never_names_a_static_function_after_an_export),
 		cmocka_unit_test(size_zero_symbol_ends_where_the_next_function_starts),
+		cmocka_unit_test(untyped_assembly_label_is_named),
 		cmocka_unit_test(cxx_names_demangle_to_namespace_method_and_template),
 		cmocka_unit_test(rust_names_demangle_without_the_hash),
 		cmocka_unit_test(demangling_leaves_c_names_and_truncates_safely),

@@ -395,6 +395,35 @@ static void mapping_hints_name_a_gone_process_through_known_files(void **state)
 	symbolizer__free(s);
 }
 
+/*
+ * normalize_stack(): leaf as is, callers as ip - 1, and the index of the
+ * first return address in no mapping of a known process (a frame-pointer
+ * walk gone astray); a process whose maps are unknown has none.
+ */
+static void normalize_stack_finds_the_first_unmapped_return_address(void **state)
+{
+	struct symbolizer *s = new_fake(0);
+	uint64_t off = lib_off("lib_static_b");
+	uint64_t ips[4] = { LIB_BASE + off + 3, LIB_BASE + off + 5, 0x10, LIB_BASE + off + 7 };
+	struct sym_ufr f[4];
+
+	(void)state;
+	assert_int_equal(symbolizer__add_process(s, FAKE_PID), 0);
+	assert_int_equal(symbolizer__normalize_stack(s, FAKE_PID, ips, 4, UINT64_MAX, f), 2);
+	assert_int_equal(f[0].addr, off + 3);
+	assert_int_equal(f[1].addr, off + 4);	/* a return address: ip - 1 */
+	assert_true(f[0].obj > 0 && f[1].obj == f[0].obj);
+	assert_int_equal(f[2].obj, 0);
+	assert_int_equal(f[3].addr, off + 6);
+	/* the leaf in no mapping is not a return address */
+	ips[0] = 0x10;
+	assert_int_equal(symbolizer__normalize_stack(s, FAKE_PID, ips, 2, UINT64_MAX, f), 2);
+	/* no snapshot (gone before a read): nothing known to be garbage */
+	assert_int_equal(symbolizer__add_gone(s, 999998), -ESRCH);
+	assert_int_equal(symbolizer__normalize_stack(s, 999998, ips, 4, UINT64_MAX, f), 4);
+	symbolizer__free(s);
+}
+
 static void offset_outside_every_symbol_is_named_basename_plus_offset(void **state)
 {
 	struct symbolizer *s = new_fake(0);
@@ -703,6 +732,7 @@ int main(void)
 		cmocka_unit_test(trim_forgets_processes_that_exited_unannounced),
 		cmocka_unit_test(a_miss_rereads_the_maps_only_for_an_ip_newer_than_the_snapshot),
 		cmocka_unit_test(mapping_hints_name_a_gone_process_through_known_files),
+		cmocka_unit_test(normalize_stack_finds_the_first_unmapped_return_address),
 		cmocka_unit_test(free_accepts_null),
 		cmocka_unit_test(keymap_matches_a_reference_under_random_puts_and_deletes),
 	};

@@ -83,8 +83,9 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 	/*
 	 * A frame-pointer walk through code built without them (ld.so, glibc)
 	 * goes on from a garbage %rbp: its first return address in no mapping
-	 * and all after it are noise, not frames to show as [unknown]. CFI
-	 * walks stop at such a pc themselves (and ask for a refresh).
+	 * and all after it are noise, not frames to show as [unknown]; so is a
+	 * leaf sampled inside execve (the replaced image's ip). CFI walks stop
+	 * at such a pc themselves (and ask for a refresh).
 	 */
 	if (keep < nu && !v->unwind_cfi) {
 		s->fp_cut++;
@@ -623,7 +624,7 @@ void session__stats(struct session *s, session_stat_fn fn, void *arg)
 	fn("loader", "new processes read", s->work.adds, false, arg);
 	fn("loader", "first sights left to a process's first stack", s->seen_lazy, false, arg);
 	fn("loader", "records held for exit maps and replayed", s->held_replayed, false, arg);
-	fn("user", "frame-pointer stacks cut at a return address in no mapping", s->fp_cut, false,
+	fn("user", "frame-pointer stacks cut at an address in no mapping", s->fp_cut, false,
 	   arg);
 	fn("loader", "cpu ns reading new processes (maps, tables)", s->work.add_ns, false, arg);
 	fn("loader", "cpu ns draining in-kernel maps", s->work.drain_ns, false, arg);

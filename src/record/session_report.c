@@ -69,8 +69,8 @@ void session_report_stats(struct session *s, bool final)
 	st.s[st.nr++] = (struct collector_stat){ "objects unreadable", ss.object_errors, true };
 	print_stat_group("lost", &st, final);
 	if (final && s->fp_cut)
-		pr_info("user: %llu frame-pointer stacks cut at a return address in no mapping "
-			"(code without frame pointers; the rest was noise)\n",
+		pr_info("user: %llu frame-pointer stacks cut at an address in no mapping "
+			"(code without frame pointers, execve; the rest was noise)\n",
 			(unsigned long long)s->fp_cut);
 	if (final && s->procs_late)
 		pr_info("symbolizer: %llu processes gone before their maps were read, %llu named "

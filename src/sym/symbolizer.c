@@ -469,8 +469,8 @@ size_t symbolizer__normalize_stack(struct symbolizer *s, uint32_t tgid, const ui
 			continue;
 		}
 		last = normalize_in(s, &p, tgid, ip, when_ns, &out[i]);
-		/* a return address in no mapping of a known address space */
-		if (!last && i && mapped == n && p && p->snapshot)
+		/* an ip in no mapping of a known address space */
+		if (!last && mapped == n && p && p->snapshot)
 			mapped = i;
 	}
 	return mapped;

@@ -126,9 +126,10 @@ void symbolizer__normalize_at(struct symbolizer *s, uint32_t tgid, uint64_t ip, 
  * A whole user stack, leaf first: ips[0] as is, the others (return
  * addresses) as ip - 1, into @out[0..@n). One process lookup, and no
  * search for a frame in the same mapping as the one before it. Returns the
- * index of the first return address that lies in no mapping of a process
- * whose mappings are known (@n if none): for a frame-pointer walk, where
- * that and what follows are garbage (code without frame pointers).
+ * index of the first ip that lies in no mapping of a process whose mappings
+ * are known (@n if none): for a frame-pointer walk, that and what follows
+ * are garbage (code without frame pointers; a leaf from the image an execve
+ * is replacing).
  */
 size_t symbolizer__normalize_stack(struct symbolizer *s, uint32_t tgid, const uint64_t *ips,
 				   size_t n, uint64_t when_ns, struct sym_ufr *out);

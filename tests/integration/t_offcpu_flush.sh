@@ -37,8 +37,8 @@ run_parked record --off-cpu --min-block 100000 -o "$TMP/out.folded"
 [ -s "$TMP/truth" ] || { bad "workload did not finish its blocks"; finish; }
 read -r n ns < "$TMP/truth"
 blocks=$(sed -n 's/.* in \([0-9]*\) short blocks.*/\1/p' "$TMP/err" | tail -1)
-[ "${blocks:-0}" -ge "$n" ] && ok "$blocks short blocks counted (the thread made $n)" ||
-	bad "${blocks:-0} short blocks counted, the thread made $n"
+[ "${blocks:-0}" -ge "$n" ] && ok "$blocks short blocks counted (the thread blocked $n times)" ||
+	bad "${blocks:-0} short blocks counted, the thread blocked $n times"
 got=$(awk '$0 ~ /\[short blocks\] [0-9]+$/ { t += $NF } END { print t + 0 }' "$TMP/out.folded")
 want=$((ns / 1000))
 awk -v g="$got" -v w="$want" -v n="$n" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 0.10 * w + 2 * n) }' &&

@@ -21,7 +21,7 @@ extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym __wea
 /* Fill @r with @task's executable mappings; false if they could not be read. */
 static __always_inline bool vma_read_exec(struct hc_maps_rec *r, struct task_struct *task)
 {
-	__u64 vdso = (__u64)BPF_CORE_READ(task, mm, context.vdso), n = 0;
+	__u64 vdso = (__u64)BPF_CORE_READ(task, mm, context.vdso), n;
 	struct bpf_iter_task_vma it;
 	struct vm_area_struct *vma;
 	struct hc_vma *h;
@@ -29,21 +29,28 @@ static __always_inline bool vma_read_exec(struct hc_maps_rec *r, struct task_str
 	bool ok;
 
 	r->flags = 0;
+	r->nr = 0;
 	/*
 	 * Open-coded, not in a bpf_loop() callback (the 6.18 verifier trips
-	 * on an iterator driven from a callback). Each n is one verifier
-	 * state, so the loop costs it HC_MAX_EXIT_VMAS passes of the body.
-	 * A busy lock makes next() return NULL at once.
+	 * on an iterator driven from a callback). A busy lock makes next()
+	 * return NULL at once.
 	 */
 	ok = !bpf_iter_task_vma_new(&it, task, 0);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
 		if (!(vma->vm_flags & VMA_EXEC))
 			continue;
+		/*
+		 * The count lives in the record, not in a register: a register
+		 * the verifier knows (0, 1, 2...) decides this branch, becomes
+		 * precise, and costs one verifier state per value (1.6 s to
+		 * load); read back from memory it is just some number, masked.
+		 */
+		n = r->nr;
 		if (n >= HC_MAX_EXIT_VMAS) {
 			r->flags |= HC_MAPS_PARTIAL;
 			break;
 		}
-		h = &r->vmas[n];
+		h = &r->vmas[n & (HC_MAX_EXIT_VMAS - 1)];
 		h->start = vma->vm_start;
 		h->end = vma->vm_end;
 		h->pgoff = vma->vm_pgoff << VMA_PAGE_SHIFT;
@@ -57,10 +64,9 @@ static __always_inline bool vma_read_exec(struct hc_maps_rec *r, struct task_str
 		} else {
 			h->kind = h->start == vdso ? HC_VMA_VDSO : HC_VMA_ANON;
 		}
-		n++;
+		r->nr = (__u32)n + 1;
 	}
 	bpf_iter_task_vma_destroy(&it);
-	r->nr = (__u32)n;
 	return ok;
 }
 

@@ -64,7 +64,7 @@ enum hc_sample_kind {
  * records until this one and names their frames from the (dev, inode) of
  * files it knows (other processes map the same binary and libc).
  */
-#define HC_MAX_EXIT_VMAS	64
+#define HC_MAX_EXIT_VMAS	64	/* a power of two (bpf/lib/vmas.bpf.h masks with it) */
 #define HC_MAPS_WINDOW		1024	/* units of 2^20 ns (proc_maps.bpf.h): ~1.07 s */
 /*
  * The loader reads the maps of one process per name (comm) in this window

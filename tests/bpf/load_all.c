@@ -60,6 +60,8 @@ static double now_ms(void)
 
 #define CFI(skel) ((skel)->rodata->cfg_unwind = HC_UNWIND_CFI)
 #define CFI_FILTER(skel) ((skel)->rodata->cfg_unwind = HC_UNWIND_CFI, (skel)->rodata->cfg_filter = true)
+/* as the loader runs it: rodata off would let the verifier skip the VMA walk as dead code */
+#define EXIT_MAPS(skel) ((skel)->rodata->cfg_exit_maps = true, (skel)->rodata->cfg_filter = true)
 
 int main(void)
 {
@@ -75,6 +77,7 @@ int main(void)
 	CHECK_SKEL(locks);
 	CHECK_SKEL(sched);
 	CHECK_SKEL(counters);
+	CHECK_SKEL_CFG(proc, " (exit maps, filtered)", EXIT_MAPS(skel));
 	CHECK_SKEL_CFG(oncpu, " (--unwind=cfi)", CFI(skel));
 	CHECK_SKEL_CFG(oncpu, " (--unwind=cfi, filtered)", CFI_FILTER(skel));
 	CHECK_SKEL_CFG(locks, " (--unwind=cfi, filtered)", CFI_FILTER(skel));

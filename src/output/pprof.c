@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "output/protobuf.h"
+#include "util/hash.h"
 
 /* Profile */
 #define PF_SAMPLE_TYPE		1
@@ -71,15 +72,6 @@ struct enc {
 	int err;
 };
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
 static int strings_grow(struct strings *st)
 {
 	size_t n = st->slots ? (st->mask + 1) * 2 : 256, i, pos;
@@ -88,7 +80,7 @@ static int strings_grow(struct strings *st)
 	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < st->nr; i++) {
-		for (pos = str_hash(st->v[i]) & (n - 1); slots[pos]; pos = (pos + 1) & (n - 1))
+		for (pos = hash_str(st->v[i]) & (n - 1); slots[pos]; pos = (pos + 1) & (n - 1))
 			;
 		slots[pos] = (uint32_t)i + 1;
 	}
@@ -109,7 +101,7 @@ static int64_t str_idx(struct enc *e, const char *s)
 		return 0;
 	if ((!st->slots || st->nr + 1 > (st->mask + 1) / 2) && strings_grow(st))
 		goto nomem;
-	for (pos = str_hash(s) & st->mask; st->slots[pos]; pos = (pos + 1) & st->mask) {
+	for (pos = hash_str(s) & st->mask; st->slots[pos]; pos = (pos + 1) & st->mask) {
 		if (!strcmp(st->v[st->slots[pos] - 1], s))
 			return st->slots[pos] - 1;
 	}

@@ -14,6 +14,7 @@
 #include "sym/procmaps.h"
 #include "unwind/tables.h"
 #include "util/clock.h"
+#include "util/hash.h"
 
 
 /* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
@@ -64,16 +65,6 @@ bool session_add_process(struct session *s, uint32_t tgid)
 	return true;
 }
 
-/* FNV-1a of a comm: the key of the discovery cache below. */
-static uint64_t comm_hash(const char *comm)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *comm; comm++)
-		h = (h ^ (unsigned char)*comm) * 0x100000001b3ull;
-	return h;
-}
-
 /*
  * First sight of @tgid without a stack (it blocked). Reading its maps now
  * costs ~20 us (most of it opening /proc/PID/maps) and, under process churn
@@ -86,7 +77,7 @@ static uint64_t comm_hash(const char *comm)
  */
 void session_seen(struct session *s, uint32_t tgid, const char *comm)
 {
-	uint64_t h = comm_hash(comm), now = clock_mono_ns(), t;
+	uint64_t h = hash_str(comm), now = clock_mono_ns(), t;
 
 	if (s->o->snapshot_at_exec ||
 	    !keymap__get(&s->comm_read, h, 0, &t) || now - t >= SESSION_COMM_REREAD_NS) {

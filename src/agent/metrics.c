@@ -128,10 +128,10 @@ void metrics_update(struct metrics *m, struct session *s, const struct session_c
 	on_stat("user", "stacks over the aggregation limit", m->stacks_dropped_total, true, m);
 	symbolizer__stats(session__symbolizer(s), &ss);
 	on_stat("user", "processes gone before their maps were read", c->procs_late, false, m);
-	on_stat("user", "... of them named from the maps BPF read at their exit", ss.procs_hinted,
+	on_stat("user", "... of them named from the maps BPF read at their exit", ss.procs_exit_maps,
 		false, m);
 	on_stat("user", "... of them left unnamed (no exit maps)",
-		c->procs_late > ss.procs_hinted ? c->procs_late - ss.procs_hinted : 0, true, m);
+		c->procs_late > ss.procs_exit_maps ? c->procs_late - ss.procs_exit_maps : 0, true, m);
 	on_stat("user", "records not held for exit maps (limit)", c->held_dropped, true, m);
 	on_stat("symbolizer", "objects over the object limit (frames unknown)", ss.objects_dropped,
 		true, m);

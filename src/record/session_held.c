@@ -117,7 +117,7 @@ void session_read_deferred(struct session *s)
 void session_exit_maps(struct session *s, uint32_t tgid, const struct procmap *m, size_t n)
 {
 	if (keymap__get(&s->gone, tgid, 0, NULL))
-		symbolizer__add_process_hints(s->sym, tgid, m, n);
+		symbolizer__add_exit_maps(s->sym, tgid, m, n);
 }
 
 

@@ -62,8 +62,8 @@ void session_report_stats(struct session *s, bool final)
 						 stack_agg__dropped(s->agg), true };
 	/* gone early but named from the maps BPF read at their exit: not a loss */
 	st.s[st.nr++] = (struct collector_stat){ "processes gone before their maps were read "
-						 "and without exit maps", s->procs_late > ss.procs_hinted ?
-						 s->procs_late - ss.procs_hinted : 0, true };
+						 "and without exit maps", s->procs_late > ss.procs_exit_maps ?
+						 s->procs_late - ss.procs_exit_maps : 0, true };
 	st.s[st.nr++] = (struct collector_stat){ "records not held for exit maps (limit)",
 						 s->held_dropped, true };
 	st.s[st.nr++] = (struct collector_stat){ "objects unreadable", ss.object_errors, true };
@@ -75,7 +75,7 @@ void session_report_stats(struct session *s, bool final)
 	if (final && s->procs_late)
 		pr_info("symbolizer: %llu processes gone before their maps were read, %llu named "
 			"from the maps BPF read at their exit (%llu records held for them)\n",
-			(unsigned long long)s->procs_late, (unsigned long long)ss.procs_hinted,
+			(unsigned long long)s->procs_late, (unsigned long long)ss.procs_exit_maps,
 			(unsigned long long)s->held_replayed);
 	if (s->ut && final)
 		report_unwind(s->ut);

@@ -50,8 +50,8 @@ uint32_t objtab__file(struct objtab *ot, uint32_t tgid, const struct procmap *m,
  * Id of an object the table already holds: the file (@m's dev, inode) or,
  * for a PROCMAP_VDSO @m, the vdso image of its size; 0 if unknown. Opens
  * nothing: for a process that is gone, whose mappings are known only from
- * the BPF mapping hints (abi/common.h) and whose files only through other
- * processes that map them. *@not_elf (optional) as for objtab__file().
+ * the maps BPF read at its exit (abi/common.h) and whose files only
+ * through other processes that map them. *@not_elf (optional) as for objtab__file().
  */
 uint32_t objtab__known(struct objtab *ot, const struct procmap *m, bool *not_elf);
 

@@ -58,8 +58,8 @@ struct sym_proc {
 	size_t nr_maps;
 	uint64_t read_ns;	/* last read attempt */
 	uint64_t reread_gap_ns;	/* backoff before the next miss-driven re-read */
-	bool snapshot;		/* maps were read at least once (or hinted) */
-	bool hinted;		/* ... only from BPF mapping hints: partial */
+	bool snapshot;		/* maps were read at least once (or came at exit) */
+	bool from_exit;		/* ... only from the maps BPF read at its exit */
 	bool status_read;	/* uid and nspid are known (read on the first JIT frame) */
 };
 
@@ -176,7 +176,7 @@ static int proc_set_maps(struct symbolizer *s, struct sym_proc *p, const struct 
 	p->maps = maps;
 	p->nr_maps = n;
 	p->snapshot = true;
-	p->hinted = false;
+	p->from_exit = false;
 	return 0;
 }
 
@@ -296,14 +296,15 @@ static int map_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-int symbolizer__add_process_hints(struct symbolizer *s, uint32_t tgid, const struct procmap *maps,
-				  size_t n)
+int symbolizer__add_exit_maps(struct symbolizer *s, uint32_t tgid, const struct procmap *maps,
+			      size_t n)
 {
 	struct sym_proc *p = proc_find(s, tgid);
 	struct sym_map *sm;
+	size_t added = 0;
 	bool not_elf;
 
-	if (p && p->snapshot && !p->hinted)
+	if (p && p->snapshot && !p->from_exit)
 		return 0;
 	p = proc_get(s, tgid);
 	if (!p)
@@ -314,9 +315,9 @@ int symbolizer__add_process_hints(struct symbolizer *s, uint32_t tgid, const str
 	p->maps = sm;
 	for (size_t i = 0; i < n; i++) {
 		const struct procmap *m = &maps[i];
-		struct sym_map *x = &p->maps[p->nr_maps];
+		struct sym_map *x = &p->maps[p->nr_maps + added];
 
-		/* hints overlap across records; a later mmap over the range is not expected */
+		/* searches only what an earlier call added; VMAs of one call never overlap */
 		if (m->start >= m->end || proc_find_map(p, m->start))
 			continue;
 		x->start = m->start;
@@ -329,14 +330,14 @@ int symbolizer__add_process_hints(struct symbolizer *s, uint32_t tgid, const str
 			x->kind = MAP_ANON;
 		else if (!x->obj)
 			x->kind = MAP_NONE;
-		/* sorted at once: the overlap check above searches them */
-		p->nr_maps++;
-		qsort(p->maps, p->nr_maps, sizeof(*p->maps), map_cmp);
+		added++;
 	}
+	p->nr_maps += added;
+	qsort(p->maps, p->nr_maps, sizeof(*p->maps), map_cmp);
 	if (!p->snapshot)
-		s->st.procs_hinted++;
+		s->st.procs_exit_maps++;
 	p->snapshot = true;
-	p->hinted = true;
+	p->from_exit = true;
 	/* the maps at exit: nothing newer to re-read for a miss */
 	p->read_ns = clock_mono_ns();
 	return 0;

@@ -46,7 +46,7 @@ struct sym_ufr {
 struct symbolizer_stats {
 	uint64_t procs;		/* processes snapshotted */
 	uint64_t procs_gone;	/* add_process() on a pid that had already exited */
-	uint64_t procs_hinted;	/* ... whose snapshot was built from mapping hints */
+	uint64_t procs_exit_maps;	/* ... whose snapshot was built from their exit maps */
 	uint64_t objects;	/* ELF objects opened */
 	uint64_t object_errors;	/* objects that could not be opened or parsed */
 	uint64_t unmapped;	/* normalize(): ip in no mapping even after a re-read */
@@ -80,14 +80,14 @@ int symbolizer__add_process_maps(struct symbolizer *s, uint32_t tgid, const stru
 				 uint64_t read_ns);
 
 /*
- * For a process that was gone before its maps could be read: add the
- * mappings @maps[0..@n) (the BPF mapping hints of its records, path "") to
- * its snapshot, naming only files and vdso images some other process
- * already brought into the table. Ignored when a snapshot read from
- * /proc exists. 0 or -ENOMEM.
+ * For a process that was gone before its maps could be read: add @maps[0..@n)
+ * (its executable mappings as BPF read them at its exit, path "") to its
+ * snapshot, naming only files and vdso images some other process already
+ * brought into the table. Ignored when a snapshot read from /proc exists.
+ * 0 or -ENOMEM.
  */
-int symbolizer__add_process_hints(struct symbolizer *s, uint32_t tgid, const struct procmap *maps,
-				  size_t n);
+int symbolizer__add_exit_maps(struct symbolizer *s, uint32_t tgid, const struct procmap *maps,
+			      size_t n);
 
 /*
  * The caller found @tgid gone (its maps unreadable: ENOENT): remember that

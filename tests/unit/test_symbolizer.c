@@ -343,10 +343,10 @@ static void falls_back_to_the_process_root_when_map_files_is_unavailable(void **
 
 /*
  * A process gone before its maps were read (no /proc entry) is named from
- * its records' mapping hints, but only through files another process
+ * the maps BPF read at its exit, but only through files another process
  * brought into the table; a hint never overrides a snapshot read from /proc.
  */
-static void mapping_hints_name_a_gone_process_through_known_files(void **state)
+static void exit_maps_name_a_gone_process_through_known_files(void **state)
 {
 	struct symbolizer *s = new_fake(0);
 	struct symbolizer_stats st;
@@ -366,15 +366,15 @@ static void mapping_hints_name_a_gone_process_through_known_files(void **state)
 	h[1] = (struct procmap){ .start = base + 0x20000, .end = base + 0x21000, .inode = 4242,
 				 .dev_major = 0xfd, .dev_minor = 1, .kind = PROCMAP_FILE, .path = "" };
 	/* before anyone mapped libfx.so: a hint alone opens nothing */
-	assert_int_equal(symbolizer__add_process_hints(s, gone, h, 2), 0);
+	assert_int_equal(symbolizer__add_exit_maps(s, gone, h, 2), 0);
 	symbolizer__normalize(s, gone, base + lib_off("lib_static_b") + 3, &f);
 	assert_int_equal(f.obj, 0);
 	symbolizer__forget_process(s, gone);
 
 	assert_int_equal(symbolizer__add_process(s, FAKE_PID), 0);
-	assert_int_equal(symbolizer__add_process_hints(s, gone, h, 1), 0);
-	/* a later record's hints add to the earlier ones, overlaps skipped */
-	assert_int_equal(symbolizer__add_process_hints(s, gone, h, 2), 0);
+	assert_int_equal(symbolizer__add_exit_maps(s, gone, h, 1), 0);
+	/* a second call adds to the first, overlaps skipped */
+	assert_int_equal(symbolizer__add_exit_maps(s, gone, h, 2), 0);
 	symbolizer__normalize(s, gone, base + lib_off("lib_static_b") + 3, &f);
 	assert_true(f.obj > 0);
 	assert_int_equal(f.addr, lib_off("lib_static_b") + 3);
@@ -382,16 +382,16 @@ static void mapping_hints_name_a_gone_process_through_known_files(void **state)
 	symbolizer__normalize(s, gone, base + 0x20010, &f);
 	assert_int_equal(f.obj, 0);
 	symbolizer__stats(s, &st);
-	assert_int_equal(st.procs_hinted, 2);
+	assert_int_equal(st.procs_exit_maps, 2);
 
 	/* a snapshot from /proc wins: FAKE_PID's libfx.so stays at LIB_BASE */
-	assert_int_equal(symbolizer__add_process_hints(s, FAKE_PID, h, 2), 0);
+	assert_int_equal(symbolizer__add_exit_maps(s, FAKE_PID, h, 2), 0);
 	symbolizer__normalize(s, FAKE_PID, LIB_BASE + lib_off("lib_static_b"), &f);
 	assert_user(s, &f, "lib_static_b", 0, 0);
 	symbolizer__normalize(s, FAKE_PID, base + lib_off("lib_static_b"), &f);
 	assert_int_equal(f.obj, 0);
 	symbolizer__stats(s, &st);
-	assert_int_equal(st.procs_hinted, 2);
+	assert_int_equal(st.procs_exit_maps, 2);
 	symbolizer__free(s);
 }
 
@@ -731,7 +731,7 @@ int main(void)
 		cmocka_unit_test(trim_frees_the_objects_of_exited_processes_and_reuses_their_ids),
 		cmocka_unit_test(trim_forgets_processes_that_exited_unannounced),
 		cmocka_unit_test(a_miss_rereads_the_maps_only_for_an_ip_newer_than_the_snapshot),
-		cmocka_unit_test(mapping_hints_name_a_gone_process_through_known_files),
+		cmocka_unit_test(exit_maps_name_a_gone_process_through_known_files),
 		cmocka_unit_test(normalize_stack_finds_the_first_unmapped_ip),
 		cmocka_unit_test(free_accepts_null),
 		cmocka_unit_test(keymap_matches_a_reference_under_random_puts_and_deletes),

@@ -120,7 +120,6 @@ void session_exit_maps(struct session *s, uint32_t tgid, const struct procmap *m
 		symbolizer__add_exit_maps(s->sym, tgid, m, n);
 }
 
-
 void session_gone_exit(struct session *s, uint32_t tgid)
 {
 	if (!s->gone.nr || !keymap__del(&s->gone, tgid, 0, NULL))
@@ -133,11 +132,15 @@ void session_gone_exit(struct session *s, uint32_t tgid)
 
 void session_release_held(struct session *s)
 {
-	if (!s->held_head)
-		return;
-	/* exits not seen yet (still running a moment ago, or lost): name what we can */
-	keymap__release(&s->gone);
-	keymap__init(&s->gone);
+	/*
+	 * Exits not seen yet (still running a moment ago, or their exit record
+	 * lost): name what we can. The set starts over, so lost exits do not
+	 * pile up in an agent that runs for months.
+	 */
+	if (s->gone.nr) {
+		keymap__release(&s->gone);
+		keymap__init(&s->gone);
+	}
 	replay(s, 0, true);
 }
 

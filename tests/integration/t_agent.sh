@@ -89,10 +89,13 @@ ag=$!
 wait_log 'agent: interval 1:' 20 "$TMP/agent2.err"
 oldest=$(head -1 "$D/index.jsonl" | cut -c1-40)
 max=0
-for i in $(seq 1 24); do
+# until the budget forced a deletion (how many 1 s intervals fit in 4K
+# depends on how many stacks a quiet machine gives), at least 6 s, at most 20
+for i in $(seq 1 80); do
 	sleep 0.25
 	b=$(du -b --apparent-size -c "$D"/* 2>/dev/null | tail -1 | cut -f1)
 	[ "${b:-0}" -gt "$max" ] && max=$b
+	[ "$i" -ge 24 ] && [ "$(head -1 "$D/index.jsonl" | cut -c1-40)" != "$oldest" ] && break
 done
 kill -TERM $ag
 wait $ag

@@ -208,7 +208,6 @@ static int on_proc_exit(uint32_t tgid, void *arg)
 	struct session *s = arg;
 
 	session_gone_exit(s, tgid);
-
 	/* ring order: every sample of @tgid was normalized before this record */
 	symbolizer__forget_process(s->sym, tgid);
 	if (s->ut)

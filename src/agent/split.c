@@ -44,38 +44,15 @@ int gzip_buffer(const void *data, size_t len, void **out, size_t *out_len)
 
 int profile_copy_kind(struct profile *dst, const struct profile *src, enum profile_kind kind)
 {
-	struct profile_frame_in *fin = NULL;
-	size_t cap = 0;
 	int err = 0;
 
-	profile__set_period_ns(dst, profile__period_ns(src));
+	profile__copy_meta(dst, src);
 	for (size_t i = 0; !err && i < profile__nr_stacks(src); i++) {
 		const struct profile_stack *s = profile__stack(src, i);
-		struct profile_stack_in in;
 
-		if (s->kind != kind)
-			continue;
-		if (s->nr_frames > cap) {
-			void *p = realloc(fin, s->nr_frames * sizeof(*fin));
-
-			if (!p) {
-				err = -ENOMEM;
-				break;
-			}
-			fin = p;
-			cap = s->nr_frames;
-		}
-		for (size_t j = 0; j < s->nr_frames; j++) {
-			const struct profile_frame *f = profile__frame(src, s->frames[j]);
-
-			fin[j] = (struct profile_frame_in){ f->name, f->module, f->build_id,
-							    f->flags };
-		}
-		in = (struct profile_stack_in){ fin, s->nr_frames, s->weight, s->kind,
-						s->pid, s->tid, s->comm, s->reason };
-		err = profile__add(dst, &in);
+		if (s->kind == kind)
+			err = profile__copy_stack(dst, src, s);
 	}
-	free(fin);
 	return err;
 }
 

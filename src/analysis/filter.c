@@ -58,37 +58,11 @@ static bool keep(const struct stack_filter *f, const char *text)
 	return !(f->has_exclude && !regexec(&f->exclude, text, 0, NULL, 0));
 }
 
-/* Re-add stack @s of @in to @out: same frames (by value), weight and labels. */
-static int copy_stack(const struct profile *in, const struct profile_stack *s,
-		      struct profile *out, struct profile_frame_in **fr, size_t *cap)
-{
-	struct profile_stack_in si = { .nr_frames = s->nr_frames, .weight = s->weight,
-				       .kind = s->kind, .pid = s->pid, .tid = s->tid,
-				       .comm = s->comm, .reason = s->reason };
-	const struct profile_frame *f;
-	size_t i;
-
-	if (s->nr_frames > *cap) {
-		free(*fr);
-		*fr = calloc(s->nr_frames, sizeof(**fr));
-		*cap = *fr ? s->nr_frames : 0;
-		if (!*fr)
-			return -ENOMEM;
-	}
-	for (i = 0; i < s->nr_frames; i++) {
-		f = profile__frame(in, s->frames[i]);
-		(*fr)[i] = (struct profile_frame_in){ f->name, f->module, f->build_id, f->flags };
-	}
-	si.frames = *fr;
-	return profile__add(out, &si);
-}
-
 int stack_filter__apply(const struct stack_filter *f, const struct profile *in,
 			struct profile **out)
 {
 	struct profile *p = profile__new();
-	struct profile_frame_in *fr = NULL;
-	size_t i, cap_text = 0, cap_fr = 0;
+	size_t i, cap_text = 0;
 	const struct profile_stack *s;
 	char *text = NULL;
 	int err = p ? 0 : -ENOMEM;
@@ -97,15 +71,14 @@ int stack_filter__apply(const struct stack_filter *f, const struct profile *in,
 		s = profile__stack(in, i);
 		err = profile_stack_text(in, s, &text, &cap_text);
 		if (!err && keep(f, text))
-			err = copy_stack(in, s, p, &fr, &cap_fr);
+			err = profile__copy_stack(p, in, s);
 	}
 	free(text);
-	free(fr);
 	if (err) {
 		profile__free(p);
 		return err;
 	}
-	profile__set_period_ns(p, profile__period_ns(in));
+	profile__copy_meta(p, in);
 	*out = p;
 	return 0;
 }

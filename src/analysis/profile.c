@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/types.h>
+
+#include "abi/common.h"
 
 #define HTAB_MIN_SLOTS	64
 #define PROFILE_UNKNOWN	"[unknown]"
@@ -49,6 +52,7 @@ struct profile {
 	struct htab stack_tab;
 	uint64_t totals[PROFILE_KIND_NR];
 	uint64_t period_ns;
+	uint64_t start_ns, duration_ns;
 	uint32_t *ids;			/* scratch: frame ids of the stack being added */
 	size_t cap_ids;
 };
@@ -89,6 +93,26 @@ int profile_kind_parse(const char *s, enum profile_kind *kind)
 		}
 	}
 	return -EINVAL;
+}
+
+int profile_kind_from_abi(unsigned int abi_kind, enum profile_kind *kind)
+{
+	switch (abi_kind) {
+	case HC_KIND_ONCPU:
+		*kind = PROFILE_KIND_ONCPU;
+		return 0;
+	case HC_KIND_OFFCPU:
+		*kind = PROFILE_KIND_OFFCPU;
+		return 0;
+	case HC_KIND_RUNQ:
+		*kind = PROFILE_KIND_RUNQ;
+		return 0;
+	case HC_KIND_LOCK:
+		*kind = PROFILE_KIND_LOCK;
+		return 0;
+	default:
+		return -EINVAL;
+	}
 }
 
 const char *profile_frame_suffix(unsigned int flags)
@@ -267,13 +291,13 @@ static bool frame_eq(const struct profile *p, uint32_t id, const void *key)
 	const struct profile_frame *a = &p->frames[id], *b = key;
 
 	return a->name == b->name && a->module == b->module && a->build_id == b->build_id &&
-	       a->flags == b->flags;
+	       a->flags == b->flags && a->addr == b->addr && a->line == b->line;
 }
 
 /* Id of the frame @in, created if new. An empty or NULL name is "[unknown]". */
 static int frame_id(struct profile *p, const struct profile_frame_in *in, uint32_t *id)
 {
-	struct profile_frame f = { .flags = in->flags };
+	struct profile_frame f = { .flags = in->flags, .addr = in->addr, .line = in->line };
 	bool unnamed = !in->name || !*in->name;
 	const char *name = unnamed ? PROFILE_UNKNOWN : in->name;
 	size_t pos;
@@ -286,6 +310,7 @@ static int frame_id(struct profile *p, const struct profile_frame_in *in, uint32
 	    intern_opt(p, in->build_id, &f.build_id))
 		return -ENOMEM;
 	h = (uint32_t)mix(hash_ptr(hash_ptr(hash_ptr(0, f.name), f.module), f.build_id), f.flags);
+	h = (uint32_t)mix(mix(h, f.addr), f.line);
 	pos = htab_find(p, &p->frame_tab, h, frame_eq, &f);
 	if (!p->frame_tab.slots[pos].id1) {
 		if (p->nr_frames >= UINT32_MAX - 1)
@@ -397,6 +422,37 @@ int profile__add_at(struct profile *p, const struct profile_stack_in *s, size_t 
 	return 0;
 }
 
+int profile__copy_stack(struct profile *dst, const struct profile *src,
+			const struct profile_stack *s)
+{
+	struct profile_stack_in si = { .nr_frames = s->nr_frames, .weight = s->weight,
+				       .kind = s->kind, .pid = s->pid, .tid = s->tid,
+				       .comm = s->comm, .reason = s->reason };
+	struct profile_frame_in *fr = calloc(s->nr_frames ? s->nr_frames : 1, sizeof(*fr));
+	int err;
+
+	if (!fr)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr_frames; i++) {
+		const struct profile_frame *f = &src->frames[s->frames[i]];
+
+		fr[i] = (struct profile_frame_in){ .name = f->name, .module = f->module,
+						   .build_id = f->build_id, .flags = f->flags,
+						   .addr = f->addr, .line = f->line };
+	}
+	si.frames = fr;
+	err = profile__add(dst, &si);
+	free(fr);
+	return err;
+}
+
+void profile__copy_meta(struct profile *dst, const struct profile *src)
+{
+	dst->period_ns = src->period_ns;
+	dst->start_ns = src->start_ns;
+	dst->duration_ns = src->duration_ns;
+}
+
 size_t profile__nr_stacks(const struct profile *p)
 {
 	return p->nr_stacks;
@@ -441,6 +497,31 @@ void profile__set_period_ns(struct profile *p, uint64_t ns)
 uint64_t profile__period_ns(const struct profile *p)
 {
 	return p->period_ns;
+}
+
+void profile__set_time(struct profile *p, uint64_t start_ns, uint64_t duration_ns)
+{
+	p->start_ns = start_ns;
+	p->duration_ns = duration_ns;
+}
+
+uint64_t profile__start_ns(const struct profile *p)
+{
+	return p->start_ns;
+}
+
+uint64_t profile__duration_ns(const struct profile *p)
+{
+	return p->duration_ns;
+}
+
+unsigned int profile__kinds(const struct profile *p)
+{
+	unsigned int m = 0;
+
+	for (size_t i = 0; i < p->nr_stacks; i++)
+		m |= 1u << p->stacks[i].kind;
+	return m;
 }
 
 /* ---- per-frame totals ----------------------------------------------------------- */

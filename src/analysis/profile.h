@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The in-memory profile every output and analysis works on: stacks of
+ * The one in-memory profile model, from BPF to every writer: stacks of
  * interned frames (root first) with an integer weight, a kind (what the
- * weight measures) and optional labels. Built by `record` from aggregated
- * samples, or read from a folded file.
+ * weight measures, in that kind's one unit: samples for on-CPU, nanoseconds
+ * for every time) and optional labels; per profile the sampling period, the
+ * start time and the duration; per frame its object (file name, build ID),
+ * address and flags as data. Built by `record` and the agent from aggregated
+ * samples (record/emit.c), or read from a folded file; consumed by the
+ * folded, pprof and SVG writers, report and diff.
  */
 #ifndef HC_ANALYSIS_PROFILE_H
 #define HC_ANALYSIS_PROFILE_H
@@ -13,7 +17,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* What a stack's weight measures. */
+/*
+ * What a stack's weight measures: THE kind enum. The BPF wire kinds
+ * (HC_KIND_*, abi/common.h) map onto it with profile_kind_from_abi().
+ */
 enum profile_kind {
 	PROFILE_KIND_ONCPU = 0,	/* samples; × profile.period_ns = CPU time */
 	PROFILE_KIND_OFFCPU,	/* nanoseconds blocked */
@@ -28,6 +35,8 @@ const char *profile_kind_name(enum profile_kind kind);
 const char *profile_kind_unit(enum profile_kind kind);
 /* Inverse of profile_kind_name(). 0 or -EINVAL. */
 int profile_kind_parse(const char *s, enum profile_kind *kind);
+/* HC_KIND_ONCPU/OFFCPU/RUNQ/LOCK (abi/common.h) -> kind; -EINVAL for others (waker). */
+int profile_kind_from_abi(unsigned int abi_kind, enum profile_kind *kind);
 
 /* Frame flags, mirrored by the folded suffixes. */
 #define FRAME_F_KERNEL	0x1	/* "_[k]" */
@@ -36,11 +45,22 @@ int profile_kind_parse(const char *s, enum profile_kind *kind);
 #define FRAME_F_WAKER	0x8	/* "_[w]" */
 #define FRAME_F_UNKNOWN	0x10	/* no symbol: "[unknown]" or "module+0x..." */
 
+/*
+ * A frame. Its object is (module, build_id); @addr is where in it: the file
+ * offset for a user object, the kernel address for a kernel frame (module
+ * NULL), 0 when unknown (frames read from folded text). Frames that differ
+ * only in addr are one function at several addresses: listings and graphs
+ * group by (name, flags); pprof keeps one location per address.
+ * @line is reserved for source lines (0 = unknown); an inlined frame is its
+ * own frame with FRAME_F_INLINE, leafward of the frame it was inlined into.
+ */
 struct profile_frame {
 	const char *name;	/* without suffix; interned, owned by the profile */
 	const char *module;	/* file name of the object, or NULL */
 	const char *build_id;	/* hex, or NULL */
 	unsigned int flags;	/* FRAME_F_* */
+	uint64_t addr;
+	uint32_t line;
 };
 
 struct profile_stack {
@@ -60,6 +80,8 @@ struct profile_frame_in {
 	const char *module;	/* may be NULL */
 	const char *build_id;	/* may be NULL */
 	unsigned int flags;
+	uint64_t addr;		/* 0: unknown */
+	uint32_t line;		/* 0: unknown */
 };
 
 struct profile_stack_in {
@@ -87,6 +109,15 @@ int profile__add(struct profile *p, const struct profile_stack_in *s);
 int profile__add_at(struct profile *p, const struct profile_stack_in *s, size_t *index);
 
 /*
+ * Re-add stack @s of @src to @dst: same frames (by value: names, objects,
+ * addresses, flags), weight, kind and labels. 0 or -errno.
+ */
+int profile__copy_stack(struct profile *dst, const struct profile *src,
+			const struct profile_stack *s);
+/* Period, start time and duration of @src onto @dst. */
+void profile__copy_meta(struct profile *dst, const struct profile *src);
+
+/*
  * Stacks in insertion order. The returned pointer (and its frames) stays valid
  * until the next profile__add(); NULL past the end.
  */
@@ -111,6 +142,12 @@ bool profile__has_kind(const struct profile *p, enum profile_kind kind);
 /* Metadata: sampling period for on-CPU weights (0 = unknown). */
 void profile__set_period_ns(struct profile *p, uint64_t ns);
 uint64_t profile__period_ns(const struct profile *p);
+/* When the recording started (ns since the Unix epoch) and how long it ran; 0 = unknown. */
+void profile__set_time(struct profile *p, uint64_t start_ns, uint64_t duration_ns);
+uint64_t profile__start_ns(const struct profile *p);
+uint64_t profile__duration_ns(const struct profile *p);
+/* Bit (1u << kind) for every kind with at least one stack. */
+unsigned int profile__kinds(const struct profile *p);
 
 /* ---- folded text ------------------------------------------------------------ */
 
@@ -123,21 +160,42 @@ uint64_t profile__period_ns(const struct profile *p);
 #define FOLDED_MAX_FRAMES_STR	"1048576"
 
 struct folded_read_stats {
-	uint64_t lines;		/* non-blank lines seen */
+	uint64_t lines;		/* non-blank lines seen (not headers or comments) */
 	uint64_t malformed;	/* skipped: no count, bad count, empty frame, ... */
 	uint64_t first_bad_line;/* line number of the first malformed line, 0 if none */
+	unsigned int header_kinds; /* (1u << kind) per hotcold header read; 0: none (the
+				    * file came from another tool) */
+	uint64_t binary_line;	/* reading stopped: a NUL byte here (not text), else 0 */
+	uint64_t bad_header_line; /* reading stopped: a hotcold header we cannot use */
 };
+
+/*
+ * The header line hotcold writes before each kind's lines. It starts with
+ * '#' and ends in a token that is not a bare number, so flamegraph.pl,
+ * inferno and speedscope (which take the count after the last space and
+ * skip lines without one) ignore it:
+ *   # hotcold folded v1 kind=offcpu unit=nanoseconds [period_ns=N] [start_ns=N] [duration_ns=N]
+ * unit: samples (on-CPU only), nanoseconds, or microseconds (read only: for
+ * older files whose user prepends a header; weights are scaled to ns). An
+ * on-CPU section in nanoseconds (a hot/cold file) needs period_ns and is
+ * read back as samples (count / period, rounded).
+ */
+#define FOLDED_HEADER_MAGIC	"# hotcold folded "
 
 /*
  * Read FlameGraph folded stacks (SEEDS.md §1): frames root->leaf joined by
  * ';', the count after the LAST space, surrounding whitespace ignored, blank
  * lines ignored, malformed lines skipped and counted (each reported with its
  * line number via pr_debug). Suffixes _[k] _[j] _[i] _[w] become flags.
- * Weights are @kind. 0 or -errno (-EIO on read error, -ENOMEM).
+ * Weights are @kind until a hotcold header says otherwise; a header also
+ * sets the period and times. Other lines starting with "# " are comments.
+ * 0 or -errno: -EIO on read error, -ENOMEM; -EPROTO for a header we cannot
+ * use (st->bad_header_line), -EILSEQ for a NUL byte (st->binary_line: the
+ * input is binary, not text; nothing is added past it).
  *
  * Details: a tab before the count separates like a space (flamegraph.pl's
  * \s); the count is decimal digits only (no sign, no fraction, at most
- * UINT64_MAX); a line with an empty frame ("a;;b 1"), a NUL byte, more than
+ * UINT64_MAX); a line with an empty frame ("a;;b 1"), more than
  * FOLDED_MAX_FRAMES frames, or a count that would take its kind's total past
  * UINT64_MAX is malformed. A count of 0 is a valid line that adds nothing.
  * "[unknown]" and "module+0xHEX" frames get FRAME_F_UNKNOWN.
@@ -146,12 +204,17 @@ int profile__read_folded(struct profile *p, FILE *in, enum profile_kind kind,
 			 struct folded_read_stats *st);
 
 /*
- * Write folded lines (suffixes restored), count desc then text asc; lines
- * with the same text merge (labels are not written). All kinds are written
- * together: a folded file has one unit, so give it a single-kind profile.
- * 0, -EIO, -ENOMEM, or -EOVERFLOW (kinds summed past UINT64_MAX).
+ * Write folded lines (suffixes restored), one section per kind, each after
+ * its header line (FOLDED_HEADER_MAGIC) and ordered count desc then text
+ * asc; lines with the same text merge (labels are not written). In a
+ * profile of several kinds on-CPU counts are written as nanoseconds (count x
+ * period, when known), so every count in the file is time.
+ * 0, -EIO, -ENOMEM, or -EOVERFLOW (a section's counts summed past UINT64_MAX).
  */
 int profile__write_folded(const struct profile *p, FILE *out);
+
+/* The unit of @kind's counts as profile__write_folded() writes them for @p. */
+const char *profile_folded_unit(const struct profile *p, enum profile_kind kind);
 
 /*
  * The folded text of stack @s without the count ("a;b;c_[k]"), NUL-terminated,

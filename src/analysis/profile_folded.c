@@ -57,8 +57,22 @@ static char **frame_texts(const struct profile *p, size_t nr)
 	return t;
 }
 
-static int sink_fill(const struct profile *p, char **texts, struct folded_sink *fs)
+/* How @kind is written for @p: on-CPU as time when it shares the file with time kinds. */
+static bool oncpu_as_ns(const struct profile *p, enum profile_kind kind)
 {
+	return kind == PROFILE_KIND_ONCPU && profile__period_ns(p) &&
+	       (profile__kinds(p) & ~(1u << PROFILE_KIND_ONCPU));
+}
+
+const char *profile_folded_unit(const struct profile *p, enum profile_kind kind)
+{
+	return oncpu_as_ns(p, kind) ? "nanoseconds" : profile_kind_unit(kind);
+}
+
+static int sink_fill(const struct profile *p, enum profile_kind kind, char **texts,
+		     struct folded_sink *fs)
+{
+	uint64_t mult = oncpu_as_ns(p, kind) ? profile__period_ns(p) : 1, w;
 	const struct profile_stack *s;
 	const char **line = NULL;
 	size_t cap = 0, i, j;
@@ -67,35 +81,70 @@ static int sink_fill(const struct profile *p, char **texts, struct folded_sink *
 
 	for (i = 0; i < profile__nr_stacks(p) && !err; i++) {
 		s = profile__stack(p, i);
+		if (s->kind != kind)
+			continue;
+		if (__builtin_mul_overflow(s->weight, mult, &w)) {
+			err = -EOVERFLOW;
+			break;
+		}
 		err = grow_array((void **)&line, &cap, s->nr_frames, sizeof(*line));
 		for (j = 0; !err && j < s->nr_frames; j++) {
 			id = s->frames[j];
 			line[j] = texts[id] ? texts[id] : profile__frame(p, id)->name;
 		}
 		if (!err)
-			err = folded_sink__add(fs, line, s->nr_frames, s->weight);
+			err = folded_sink__add(fs, line, s->nr_frames, w);
 	}
 	free(line);
 	return err;
 }
 
+/* The header line: no field is a bare number, so FlameGraph tools skip it (profile.h). */
+static int write_header(const struct profile *p, enum profile_kind kind, FILE *out)
+{
+	uint64_t period = profile__period_ns(p);
+
+	fprintf(out, FOLDED_HEADER_MAGIC "v1 kind=%s unit=%s", profile_kind_name(kind),
+		profile_folded_unit(p, kind));
+	if (kind == PROFILE_KIND_ONCPU && period)
+		fprintf(out, " period_ns=%" PRIu64, period);
+	if (profile__start_ns(p))
+		fprintf(out, " start_ns=%" PRIu64, profile__start_ns(p));
+	if (profile__duration_ns(p))
+		fprintf(out, " duration_ns=%" PRIu64, profile__duration_ns(p));
+	return fputc('\n', out) == EOF || ferror(out) ? -EIO : 0;
+}
+
 int profile__write_folded(const struct profile *p, FILE *out)
 {
 	size_t nr = profile__nr_frames(p), i;
-	struct folded_sink *fs = folded_sink__new();
+	unsigned int kinds = profile__kinds(p);
 	char **texts = frame_texts(p, nr);
-	int err = -ENOMEM;
+	struct folded_sink *fs = NULL;
+	int err = texts ? 0 : -ENOMEM;
 
-	if (fs && texts) {
+	/* an empty profile still says what it is: the kind it would hold is unknown */
+	if (!kinds)
+		kinds = 1u << PROFILE_KIND_ONCPU;
+	for (int k = 0; !err && k < PROFILE_KIND_NR; k++) {
+		if (!(kinds & (1u << k)))
+			continue;
+		fs = folded_sink__new();
+		if (!fs) {
+			err = -ENOMEM;
+			break;
+		}
 		/* the sink merges stacks that differ only in labels and sorts the lines */
-		err = sink_fill(p, texts, fs);
+		err = write_header(p, k, out);
+		if (!err)
+			err = sink_fill(p, k, texts, fs);
 		if (!err)
 			err = folded_sink__write(fs, out);
+		folded_sink__free(fs);
 	}
 	for (i = 0; texts && i < nr; i++)
 		free(texts[i]);
 	free(texts);
-	folded_sink__free(fs);
 	return err;
 }
 
@@ -191,9 +240,108 @@ static bool looks_unknown(const char *name, size_t len)
 struct folded_reader {
 	struct profile *p;
 	enum profile_kind kind;
+	uint64_t mult;		/* count -> the kind's unit: 1000 for microseconds */
+	uint64_t div;		/* on-CPU nanoseconds -> samples: the period */
 	struct profile_frame_in *frames;
 	size_t cap_frames;
 };
+
+/* "key=N" with a decimal N; false when @tok is another key. -EINVAL: a bad number. */
+static int header_num(const char *tok, const char *key, uint64_t *v, bool *hit)
+{
+	size_t n = strlen(key);
+
+	if (strncmp(tok, key, n) || tok[n] != '=')
+		return 0;
+	*hit = true;
+	return parse_count(tok + n + 1, strlen(tok + n + 1), v);
+}
+
+/* One header token into @r and the profile's metadata. 0 or -EPROTO. */
+static int header_token(struct folded_reader *r, const char *tok, const char **unit,
+			uint64_t *period, uint64_t *start, uint64_t *dur)
+{
+	bool hit = false;
+	int err;
+
+	if (!strncmp(tok, "kind=", 5))
+		return profile_kind_parse(tok + 5, &r->kind) ? -EPROTO : 0;
+	if (!strncmp(tok, "unit=", 5)) {
+		*unit = tok + 5;
+		return 0;
+	}
+	err = header_num(tok, "period_ns", period, &hit);
+	if (!hit)
+		err = header_num(tok, "start_ns", start, &hit);
+	if (!hit)
+		err = header_num(tok, "duration_ns", dur, &hit);
+	/* other keys: a later minor addition, ignored */
+	return err ? -EPROTO : 0;
+}
+
+/* Units a header may give for its kind, and the scaling they need. 0 or -EPROTO. */
+static int header_unit(struct folded_reader *r, const char *unit, uint64_t period)
+{
+	bool time_kind = r->kind != PROFILE_KIND_ONCPU;
+
+	r->mult = 1;
+	r->div = 1;
+	if (!unit)
+		return -EPROTO;
+	if (!strcmp(unit, "samples"))
+		return time_kind ? -EPROTO : 0;
+	if (!strcmp(unit, "microseconds"))
+		r->mult = 1000;
+	else if (strcmp(unit, "nanoseconds"))
+		return -EPROTO;
+	if (!time_kind) {
+		/* on-CPU as time (a hot/cold file): back to samples */
+		if (!period)
+			return -EPROTO;
+		r->div = period;
+	}
+	return 0;
+}
+
+/* "# hotcold folded v1 kind=K unit=U ...": switch @r to that section. 0 or -EPROTO. */
+static int parse_header(struct folded_reader *r, char *line, unsigned int *kinds)
+{
+	uint64_t period = 0, start = 0, dur = 0;
+	const char *unit = NULL;
+	char *save = NULL, *tok;
+	int err = 0, nr = 0;
+
+	r->kind = PROFILE_KIND_NR;
+	for (tok = strtok_r(line + strlen(FOLDED_HEADER_MAGIC), " \t\r\n", &save); tok && !err;
+	     tok = strtok_r(NULL, " \t\r\n", &save)) {
+		if (!nr++)
+			err = strcmp(tok, "v1") ? -EPROTO : 0;
+		else
+			err = header_token(r, tok, &unit, &period, &start, &dur);
+	}
+	if (!err && r->kind == PROFILE_KIND_NR)
+		err = -EPROTO;
+	if (!err)
+		err = header_unit(r, unit, period);
+	if (err)
+		return err;
+	*kinds |= 1u << r->kind;
+	if (period && r->kind == PROFILE_KIND_ONCPU)
+		profile__set_period_ns(r->p, period);
+	if (start || dur)
+		profile__set_time(r->p, start, dur);
+	return 0;
+}
+
+/* @count in the kind's unit: scaled by the section's header; -ERANGE past UINT64_MAX. */
+static int scale_count(const struct folded_reader *r, uint64_t count, uint64_t *out)
+{
+	if (__builtin_mul_overflow(count, r->mult, out))
+		return -ERANGE;
+	if (r->div > 1)
+		*out = *out / r->div + (*out % r->div >= (r->div + 1) / 2);
+	return 0;
+}
 
 /* Split @stack (NUL-terminated, trimmed) into frames and add it. 0, -EINVAL (malformed), -errno. */
 static int add_stack(struct folded_reader *r, char *stack, uint64_t count, const char **why)
@@ -241,15 +389,14 @@ static int parse_line(struct folded_reader *r, char *line, size_t n, const char 
 	uint64_t count;
 	int err;
 
-	if (memchr(line, '\0', n)) {
-		*why = "NUL byte";
-		return -EINVAL;
-	}
 	while (n && is_space(line[n - 1]))
 		n--;
 	while (n && is_space(*line))
 		line++, n--;
 	if (!n)
+		return 1;
+	/* "# ..." is a comment (the hotcold header is handled by the caller) */
+	if (n >= 2 && line[0] == '#' && line[1] == ' ')
 		return 1;
 	/* the count follows the last space: frames may contain spaces */
 	for (sep = n; sep && line[sep - 1] != ' ' && line[sep - 1] != '\t'; sep--)
@@ -259,6 +406,8 @@ static int parse_line(struct folded_reader *r, char *line, size_t n, const char 
 		return -EINVAL;
 	}
 	err = parse_count(line + sep, n - sep, &count);
+	if (!err)
+		err = scale_count(r, count, &count);
 	if (err) {
 		*why = err == -ERANGE ? "count above UINT64_MAX" : "count is not an integer";
 		return -EINVAL;
@@ -276,7 +425,7 @@ static int parse_line(struct folded_reader *r, char *line, size_t n, const char 
 int profile__read_folded(struct profile *p, FILE *in, enum profile_kind kind,
 			 struct folded_read_stats *st)
 {
-	struct folded_reader r = { .p = p, .kind = kind };
+	struct folded_reader r = { .p = p, .kind = kind, .mult = 1, .div = 1 };
 	struct folded_read_stats dummy;
 	uint64_t lineno = 0;
 	char *line = NULL;
@@ -294,6 +443,20 @@ int profile__read_folded(struct profile *p, FILE *in, enum profile_kind kind,
 	while ((n = getline(&line, &cap, in)) >= 0) {
 		lineno++;
 		why = NULL;
+		/* text has no NUL: a binary file whose bytes happen to form a "line" is refused */
+		if (memchr(line, '\0', (size_t)n)) {
+			st->binary_line = lineno;
+			err = -EILSEQ;
+			break;
+		}
+		if (!strncmp(line, FOLDED_HEADER_MAGIC, strlen(FOLDED_HEADER_MAGIC))) {
+			err = parse_header(&r, line, &st->header_kinds);
+			if (err) {
+				st->bad_header_line = lineno;
+				break;
+			}
+			continue;
+		}
 		err = parse_line(&r, line, (size_t)n, &why);
 		if (err == 1) {
 			err = 0;

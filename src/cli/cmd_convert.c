@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* `hotcold convert IN -o OUT`: folded -> pprof (gzip'd profile.proto) or folded. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +34,9 @@ static const struct cli_opt opts[] = {
 	{ { "format", required_argument, NULL, OPT_FORMAT }, 0, "FMT",
 	  "pprof | folded (default: by extension, .pb.gz/.pprof/.pb -> pprof, .folded -> folded)" },
 	{ { "period-ns", required_argument, NULL, OPT_PERIOD }, 0, "NS",
-	  "CPU time of one on-CPU sample (default 10101010 = 1 s / 99 Hz)" },
+	  "CPU time of one on-CPU sample (default: the file's header, else 10101010 = 99 Hz)" },
 	{ { "kind", required_argument, NULL, OPT_KIND }, 0, "KIND",
-	  "what the input counts are: oncpu (samples, default), offcpu, runq, lock (ns)" },
+	  "for files without a hotcold header: oncpu (samples, default), offcpu, runq, lock (ns)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "list malformed input lines" },
 	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only errors" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
@@ -44,8 +45,8 @@ static const struct cli_opt opts[] = {
 struct convert_args {
 	const char *input, *output;
 	enum convert_format format;
-	uint64_t period_ns;
-	enum profile_kind kind;
+	uint64_t period_ns;	/* 0: from the file's header, else the default */
+	int kind;		/* CLI_KIND_UNSET or --kind */
 };
 
 static void convert_usage(FILE *f)
@@ -171,10 +172,24 @@ static int write_out(const struct convert_args *a, const struct profile *p)
 	return EXIT_OK;
 }
 
+/* The CPU time of a sample: the file's, --period-ns (which must agree), or 99 Hz. */
+static int convert_period(const struct convert_args *a, struct profile *p)
+{
+	uint64_t have = profile__period_ns(p);
+
+	if (have && a->period_ns && have != a->period_ns) {
+		pr_warn("convert: '%s' was sampled every %" PRIu64 " ns (its header); --period-ns "
+			"%" PRIu64 " contradicts it\n", a->input, have, a->period_ns);
+		return EXIT_USAGE;
+	}
+	if (!have)
+		profile__set_period_ns(p, a->period_ns ? a->period_ns : CONVERT_DEFAULT_PERIOD_NS);
+	return EXIT_OK;
+}
+
 int cmd_convert(int argc, char **argv)
 {
-	struct convert_args a = { .period_ns = CONVERT_DEFAULT_PERIOD_NS,
-				  .kind = PROFILE_KIND_ONCPU };
+	struct convert_args a = { .kind = CLI_KIND_UNSET };
 	struct profile *p = NULL;
 	int ret;
 
@@ -182,12 +197,12 @@ int cmd_convert(int argc, char **argv)
 	ret = parse_args(argc, argv, &a);
 	if (ret >= 0)
 		return ret;
-	ret = cli_load_folded("convert", a.input, a.kind, &p, NULL);
+	ret = cli_load_folded("convert", a.input, &a.kind, &p, NULL);
 	if (ret != EXIT_OK)
 		return ret;
-	if (a.kind == PROFILE_KIND_ONCPU)
-		profile__set_period_ns(p, a.period_ns);
-	ret = write_out(&a, p);
+	ret = convert_period(&a, p);
+	if (ret == EXIT_OK)
+		ret = write_out(&a, p);
 	profile__free(p);
 	return ret;
 }

@@ -37,7 +37,7 @@ struct diff_args {
 	const char *a, *b, *output;
 	uint64_t top_n;
 	bool raw;
-	enum profile_kind kind;
+	int kind;		/* CLI_KIND_UNSET, --kind, then both files' kind */
 };
 
 static void diff_usage(FILE *f)
@@ -179,7 +179,7 @@ static int run(const struct diff_args *a, const struct profile *pa, const struct
 
 int cmd_diff(int argc, char **argv)
 {
-	struct diff_args a = { .top_n = 20, .kind = PROFILE_KIND_ONCPU };
+	struct diff_args a = { .top_n = 20, .kind = CLI_KIND_UNSET };
 	struct profile *pa = NULL, *pb = NULL;
 	int ret;
 
@@ -187,9 +187,9 @@ int cmd_diff(int argc, char **argv)
 	ret = parse_args(argc, argv, &a);
 	if (ret >= 0)
 		return ret;
-	ret = cli_load_folded("diff", a.a, a.kind, &pa, NULL);
+	ret = cli_load_folded("diff", a.a, &a.kind, &pa, NULL);
 	if (ret == EXIT_OK)
-		ret = cli_load_folded("diff", a.b, a.kind, &pb, NULL);
+		ret = cli_load_folded("diff", a.b, &a.kind, &pb, NULL);
 	if (ret == EXIT_OK)
 		ret = run(&a, pa, pb);
 	profile__free(pa);

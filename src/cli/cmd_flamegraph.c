@@ -43,7 +43,7 @@ static const struct cli_opt opts[] = {
 	{ { "min-width", required_argument, NULL, OPT_MIN_WIDTH }, 0, "PX",
 	  "omit narrower frames (default 0.1; weight kept in parent)" },
 	{ { "kind", required_argument, NULL, OPT_KIND }, 0, "KIND",
-	  "counts are oncpu samples (default), offcpu, runq, lock ns" },
+	  "for files without a hotcold header: oncpu samples (default), offcpu, runq, lock ns" },
 	{ { "freq", required_argument, NULL, 'F' }, 'F', "HZ",
 	  "sampling rate of on-CPU input; tooltips show CPU time" },
 	{ { "palette", required_argument, NULL, OPT_PALETTE }, 0, "NAME",
@@ -59,7 +59,7 @@ static const struct cli_opt opts[] = {
 struct fg_opts {
 	const char *in;
 	const char *out;
-	enum profile_kind kind;
+	int kind;		/* CLI_KIND_UNSET or --kind */
 	uint64_t freq_hz;
 	struct svg_opts svg;
 };
@@ -230,9 +230,33 @@ static int render(const struct fg_opts *o, const struct profile *p)
 	return EXIT_OK;
 }
 
+/* -F and --unit against what a hotcold header says. An exit status. */
+static int check_header(const struct fg_opts *o, struct profile *p,
+			const struct folded_read_stats *st)
+{
+	uint64_t period = o->freq_hz ? (1000000000ull + o->freq_hz / 2) / o->freq_hz : 0;
+	uint64_t have = profile__period_ns(p);
+
+	if (st->header_kinds && o->svg.unit) {
+		pr_warn("flamegraph: '%s' says its unit in its header; --unit %s contradicts it\n",
+			o->in, o->svg.unit);
+		return EXIT_USAGE;
+	}
+	if (period && have && period != have) {
+		pr_warn("flamegraph: '%s' was sampled every %llu ns (its header); -F %llu "
+			"contradicts it\n", o->in, (unsigned long long)have,
+			(unsigned long long)o->freq_hz);
+		return EXIT_USAGE;
+	}
+	if (period)
+		profile__set_period_ns(p, period);
+	return EXIT_OK;
+}
+
 int cmd_flamegraph(int argc, char **argv)
 {
-	struct fg_opts o = { .out = "flamegraph.svg", .kind = PROFILE_KIND_ONCPU };
+	struct fg_opts o = { .out = "flamegraph.svg", .kind = CLI_KIND_UNSET };
+	struct folded_read_stats st;
 	struct profile *p = NULL;
 	int ret;
 
@@ -241,12 +265,14 @@ int cmd_flamegraph(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
-	ret = cli_load_folded("flamegraph", o.in, o.kind, &p, NULL);
-	if (ret)
-		return ret;
-	if (o.freq_hz)
-		profile__set_period_ns(p, (1000000000ull + o.freq_hz / 2) / o.freq_hz);
-	ret = render(&o, p);
+	/* --kind on a file of several kinds draws that kind alone */
+	if (o.kind != CLI_KIND_UNSET)
+		o.svg.kinds = SVG_KIND(o.kind);
+	ret = cli_load_folded("flamegraph", o.in, &o.kind, &p, &st);
+	if (!ret)
+		ret = check_header(&o, p, &st);
+	if (!ret)
+		ret = render(&o, p);
 	profile__free(p);
 	return ret;
 }

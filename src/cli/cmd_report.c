@@ -28,7 +28,8 @@ static const struct cli_opt opts[] = {
 	{ { "exclude", required_argument, NULL, OPT_EXCLUDE }, 0, "REGEX",
 	  "drop stacks whose folded text matches (after --grep)" },
 	{ { "kind", required_argument, NULL, OPT_KIND }, 0, "KIND",
-	  "what the counts measure: oncpu (default, samples), offcpu, runq, lock (ns)" },
+	  "kind to report: from the file's header (its first kind); for other files "
+	  "oncpu (default, samples), offcpu, runq, lock (ns)" },
 	{ { "json", no_argument, NULL, OPT_JSON }, 0, NULL, "one JSON object instead of tables" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "list malformed input lines" },
 	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only errors" },
@@ -38,7 +39,7 @@ static const struct cli_opt opts[] = {
 struct report_args {
 	const char *input;
 	const char *grep, *exclude;
-	enum profile_kind kind;
+	int kind;		/* CLI_KIND_UNSET, --kind, then the kind shown */
 	uint64_t top_n;
 	bool json;
 };
@@ -148,7 +149,7 @@ fail:
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_args a = { .kind = PROFILE_KIND_ONCPU, .top_n = 10 };
+	struct report_args a = { .kind = CLI_KIND_UNSET, .top_n = 10 };
 	struct folded_read_stats st;
 	struct profile *p = NULL;
 	int ret;
@@ -157,7 +158,9 @@ int cmd_report(int argc, char **argv)
 	ret = parse_args(argc, argv, &a);
 	if (ret >= 0)
 		return ret;
-	ret = cli_load_folded("report", a.input, a.kind, &p, &st);
+	ret = cli_load_folded("report", a.input, &a.kind, &p, &st);
+	if (ret == EXIT_OK)
+		cli_note_other_kinds("report", p, a.kind);
 	if (ret == EXIT_OK)
 		ret = run(&a, p, &st);
 	profile__free(p);

@@ -26,17 +26,30 @@ void cli_print_options(FILE *f, const struct cli_opt *opts, size_t nr);
 /* getopt_long's table: @out must hold @nr + 1 entries (the last is zeroed). */
 void cli_longopts(const struct cli_opt *opts, size_t nr, struct option *out);
 
+/* --kind not given: the kind comes from the file's header (on-CPU samples without one). */
+#define CLI_KIND_UNSET	(-1)
+
 /*
- * Read the folded file @path ("-": stdin) as weights of @kind into a new
- * profile. Diagnostics are prefixed "@cmd: ". Returns an exit status:
- * EXIT_OK (*out set; malformed lines were warned about, each listed at -v),
- * EXIT_RUNTIME (cannot open or read, out of memory), EXIT_USAGE (no valid
- * line: empty, binary, gzip'd or otherwise not folded text). @st is optional.
+ * Read the folded file @path ("-": stdin) into a new profile. *@kind is the
+ * --kind given (a profile_kind) or CLI_KIND_UNSET; it becomes the kind to
+ * show: for a file with hotcold headers the first kind it holds (a --kind
+ * the file does not hold is refused), for another tool's file --kind or
+ * on-CPU samples. Diagnostics are prefixed "@cmd: ". Returns an exit
+ * status: EXIT_OK (*out set; malformed lines were warned about, each listed
+ * at -v), EXIT_RUNTIME (cannot open or read, out of memory), EXIT_USAGE (a
+ * directory, binary or compressed data, a header we cannot use, a --kind
+ * that contradicts the header, or no valid line). @st is optional.
  */
-int cli_load_folded(const char *cmd, const char *path, enum profile_kind kind,
-		    struct profile **out, struct folded_read_stats *st);
+int cli_load_folded(const char *cmd, const char *path, int *kind, struct profile **out,
+		    struct folded_read_stats *st);
+
+/* The kinds of a profile as "on-CPU samples and off-CPU nanoseconds", for notes. */
+void cli_describe_kinds(const struct profile *p, char *buf, size_t len);
+
+/* A note when @p holds kinds other than @shown (a hot/cold file): how to see them. */
+void cli_note_other_kinds(const char *cmd, const struct profile *p, int shown);
 
 /* --kind VALUE: 0 or -EINVAL (message printed). */
-int cli_parse_kind(const char *cmd, const char *s, enum profile_kind *kind);
+int cli_parse_kind(const char *cmd, const char *s, int *kind);
 
 #endif /* HC_CLI_INPUT_H */

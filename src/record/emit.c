@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Turn aggregated stacks into folded lines: root frame, user frames, kernel frames _[k]. */
+/*
+ * Aggregated stacks -> the profile model: root frame, user frames (object,
+ * offset, build ID), kernel frames (address), wait frames, waker frames,
+ * with their flags as data. Folded text is written from the model.
+ */
 #include "record/emit.h"
 
 #include <errno.h>
@@ -10,21 +14,21 @@
 #include "collect/collector.h"
 #include "collect/locknames.h"
 #include "analysis/profile.h"
-#include "output/folded.h"
 #include "record/reason.h"
 
 #define EMIT_NAME_LEN 512
-/* root + user frames + kernel frames, each at most HC_MAX_STACK_DEPTH (127) */
-/* root, user, kernel, reason, "--", waker kernel and user frames */
+#define EMIT_BID_LEN 41		/* a SHA-1 GNU build ID in hex, NUL */
+/* root, user, kernel, reason, "--", waker kernel and user frames, each at most 128 */
 #define EMIT_MAX_FRAMES (4 + 4 * 128)
 
+/* Frames are built as data (name, object, address, flags): no text round trip. */
 struct emit_ctx {
 	struct symbolizer *sym;
-	struct folded_sink *sink;
 	const struct emit_opts *o;
 	struct emit_stats *st;
 	char (*names)[EMIT_NAME_LEN];
-	const char *frames[EMIT_MAX_FRAMES];
+	char (*bids)[EMIT_BID_LEN];
+	struct profile_frame_in fin[EMIT_MAX_FRAMES];
 };
 
 static void name_root(struct emit_ctx *x, const struct stack_entry *e, char *buf)
@@ -51,51 +55,72 @@ static void name_root(struct emit_ctx *x, const struct stack_entry *e, char *buf
 	}
 }
 
-static void count_flags(struct emit_ctx *x, unsigned int flags)
+/* A frame that is only a label ("[runq]", "--"): no object, no address. */
+static size_t label(struct emit_ctx *x, size_t n, const char *name)
+{
+	x->fin[n] = (struct profile_frame_in){ .name = name };
+	return n + 1;
+}
+
+static void count_flags(struct emit_ctx *x, unsigned int sym_flags)
 {
 	x->st->frames++;
-	if (flags & SYM_F_UNKNOWN)
+	if (sym_flags & SYM_F_UNKNOWN)
 		x->st->frames_unknown++;
 }
 
-
-/* User frames [@w, @w + nu frames) named into x->names from slot @n, root first. */
-static size_t name_user(struct emit_ctx *x, const uint64_t *w, size_t nu, size_t n,
-			const char *suffix)
+/* User frame @w into slot @n: name, and for a file object its path, build ID and offset. */
+static void user_frame(struct emit_ctx *x, const uint64_t *w, size_t n, unsigned int flags)
 {
-	unsigned int flags;
+	struct profile_frame_in *fi = &x->fin[n];
+	unsigned int sf = 0;
+	const char *path;
 	struct sym_ufr f;
-	char *buf;
 
-	for (size_t i = nu; i-- > 0;) {
-		buf = x->names[n];
-		emit_ufr_unpack(w + i * EMIT_UFR_WORDS, &f);
-		flags = 0;
-		symbolizer__user_name(x->sym, &f, buf, EMIT_NAME_LEN - 8, &flags);
-		if (flags & SYM_F_JIT)
-			strcat(buf, "_[j]");
-		strcat(buf, suffix);
-		count_flags(x, flags);
-		x->frames[n++] = buf;
+	emit_ufr_unpack(w, &f);
+	symbolizer__user_name(x->sym, &f, x->names[n], EMIT_NAME_LEN, &sf);
+	count_flags(x, sf);
+	*fi = (struct profile_frame_in){ .name = x->names[n], .flags = flags };
+	if (sf & SYM_F_UNKNOWN)
+		fi->flags |= FRAME_F_UNKNOWN;
+	if (sf & SYM_F_JIT) {
+		/* a perf-map address is the raw ip of one process: no object to map */
+		fi->flags |= FRAME_F_JIT;
+		return;
 	}
+	if (!symbolizer__object(x->sym, f.obj, &path, x->bids[n], EMIT_BID_LEN)) {
+		fi->module = path;
+		fi->build_id = x->bids[n][0] ? x->bids[n] : NULL;
+		fi->addr = f.addr;
+	}
+}
+
+/* User frames [@w, @w + nu frames) from slot @n, root first. */
+static size_t name_user(struct emit_ctx *x, const uint64_t *w, size_t nu, size_t n,
+			unsigned int flags)
+{
+	for (size_t i = nu; i-- > 0;)
+		user_frame(x, w + i * EMIT_UFR_WORDS, n++, flags);
 	return n;
 }
 
 /* Kernel ips [@w, @w + nk) from slot @n, root first; above the leaf, name the call site. */
 static size_t name_kernel(struct emit_ctx *x, const uint64_t *w, size_t nk, size_t n,
-			  const char *suffix)
+			  unsigned int flags)
 {
-	unsigned int flags;
-	char *buf;
+	unsigned int sf;
 
 	for (size_t i = nk; i-- > 0;) {
-		buf = x->names[n];
-		flags = 0;
-		symbolizer__kernel_name(x->sym, i ? w[i] - 1 : w[i], buf, EMIT_NAME_LEN - 8, &flags);
-		strcat(buf, "_[k]");
-		strcat(buf, suffix);
-		count_flags(x, flags);
-		x->frames[n++] = buf;
+		uint64_t ip = i ? w[i] - 1 : w[i];
+
+		sf = 0;
+		symbolizer__kernel_name(x->sym, ip, x->names[n], EMIT_NAME_LEN, &sf);
+		count_flags(x, sf);
+		x->fin[n] = (struct profile_frame_in){ .name = x->names[n], .addr = ip,
+						       .flags = FRAME_F_KERNEL | flags };
+		if (sf & SYM_F_UNKNOWN)
+			x->fin[n].flags |= FRAME_F_UNKNOWN;
+		n++;
 	}
 	return n;
 }
@@ -123,46 +148,47 @@ static size_t name_waker(struct emit_ctx *x, const uint64_t *w, size_t wk, size_
 {
 	size_t k;
 
-	x->frames[n++] = "--";
-	k = name_kernel(x, w, wk, n, "_[w]");
+	n = label(x, n, "--");
+	k = name_kernel(x, w, wk, n, FRAME_F_WAKER);
 	/* name_kernel wrote root first; the waker part reads leaf first */
 	for (size_t a = n, b = k; a + 1 < b; a++, b--) {
-		const char *t = x->frames[a];
+		struct profile_frame_in t = x->fin[a];
 
-		x->frames[a] = x->frames[b - 1];
-		x->frames[b - 1] = t;
+		x->fin[a] = x->fin[b - 1];
+		x->fin[b - 1] = t;
 	}
 	/* the program's own frames (bpf_prog_*, bpf_trace_run*) are not the waker's */
-	while (n < k && bpf_frame(x->frames[n]))
-		memmove(&x->frames[n], &x->frames[n + 1], (--k - n) * sizeof(x->frames[0]));
+	while (n < k && bpf_frame(x->fin[n].name))
+		memmove(&x->fin[n], &x->fin[n + 1], (--k - n) * sizeof(x->fin[0]));
 	/* from an interrupt: stop at its entry, the rest belongs to the interrupted task */
 	for (size_t i = n; i < k; i++)
-		if (interrupt_frame(x->frames[i]))
+		if (interrupt_frame(x->fin[i].name))
 			return i + 1;
 	n = k;
-	for (size_t i = 0; i < wu_frames; i++) {
-		unsigned int flags = 0;
-		struct sym_ufr f;
-		char *buf = x->names[n];
-
-		emit_ufr_unpack(w + wk + i * EMIT_UFR_WORDS, &f);
-		symbolizer__user_name(x->sym, &f, buf, EMIT_NAME_LEN - 8, &flags);
-		strcat(buf, "_[w]");
-		count_flags(x, flags);
-		x->frames[n++] = buf;
-	}
+	for (size_t i = 0; i < wu_frames; i++)
+		user_frame(x, w + wk + i * EMIT_UFR_WORDS, n++, FRAME_F_WAKER);
 	return n;
 }
 
-/* Folded counts are integers: samples, or microseconds (rounded) when time is involved. */
-static uint64_t emit_weight(const struct emit_opts *o, const struct stack_entry *e)
+/* The last frame of a wait stack: why it waited. */
+static size_t wait_frame(struct emit_ctx *x, const struct stack_entry *e, size_t n, bool shortb)
 {
-	if (e->key.kind == SAMPLE_ONCPU)
-		return o->mixed ? (e->weight * o->period_ns + 500) / 1000 : e->weight;
-	return (e->weight + 500) / 1000;
+	char *buf = x->names[n];
+
+	if (e->key.kind == SAMPLE_RUNQ)
+		return label(x, n, "[runq]");
+	if (e->key.kind == SAMPLE_LOCK) {
+		const struct lock_ident *li = x->o->locknames ?
+			locknames__get(x->o->locknames, e->key.aux) : NULL;
+
+		snprintf(buf, EMIT_NAME_LEN, "[lock %s]", li ? li->label : "?");
+		return label(x, n, buf);
+	}
+	snprintf(buf, EMIT_NAME_LEN, "[%s]", shortb ? "short blocks" : offcpu_reason_name(e->key.aux));
+	return label(x, n, buf);
 }
 
-/* Frames of @e into x->frames, root first; returns how many or -errno. */
+/* Frames of @e into x->fin, root first; returns how many or -errno. */
 static int build_frames(struct emit_ctx *x, const struct stack_entry *e)
 {
 	bool offcpu = e->key.kind == SAMPLE_OFFCPU, shortb = offcpu && e->key.aux2 == EMIT_AUX2_SHORT;
@@ -170,7 +196,6 @@ static int build_frames(struct emit_ctx *x, const struct stack_entry *e)
 	size_t wk = offcpu && !shortb ? waker >> 16 : 0;
 	size_t wu = offcpu && !shortb ? waker & 0xffff : 0;
 	size_t nk = e->key.nr_kernel, n = 0, nu;
-	char *buf;
 
 	if (wk + wu > e->key.nr_user)
 		return -EINVAL;
@@ -178,195 +203,148 @@ static int build_frames(struct emit_ctx *x, const struct stack_entry *e)
 	if (nk + nu + wk + wu / EMIT_UFR_WORDS + 4 > EMIT_MAX_FRAMES)
 		return -E2BIG;
 	name_root(x, e, x->names[n]);
-	x->frames[n] = x->names[n];
-	n++;
+	n = label(x, n, x->names[n]);
 	/* the walk stopped at the depth limit: the outermost frames are missing */
 	if (!shortb && (e->key.aux2 & EMIT_AUX2_TRUNC))
-		x->frames[n++] = "[truncated]";
+		n = label(x, n, "[truncated]");
 	/* root -> leaf: outermost user frame first, kernel leaf last */
-	n = name_user(x, e->words + nk, nu, n, "");
-	n = name_kernel(x, e->words, nk, n, "");
+	n = name_user(x, e->words + nk, nu, n, 0);
+	n = name_kernel(x, e->words, nk, n, 0);
 	/* stacks taken in a tracepoint start in the program itself: not the task's frames */
-	while (n > 1 && bpf_frame(x->frames[n - 1]))
+	while (n > 1 && bpf_frame(x->fin[n - 1].name))
 		n--;
-	if (e->key.kind == SAMPLE_RUNQ) {
-		x->frames[n++] = "[runq]";
-	} else if (e->key.kind == SAMPLE_LOCK) {
-		const struct lock_ident *li = x->o->locknames ?
-			locknames__get(x->o->locknames, e->key.aux) : NULL;
-
-		buf = x->names[n];
-		snprintf(buf, EMIT_NAME_LEN, "[lock %s]", li ? li->label : "?");
-		x->frames[n++] = buf;
-	} else if (offcpu) {
-		buf = x->names[n];
-		snprintf(buf, EMIT_NAME_LEN, "[%s]",
-			 shortb ? "short blocks" : offcpu_reason_name(e->key.aux));
-		x->frames[n++] = buf;
-		if (wk || wu)
-			n = name_waker(x, e->words + nk + nu * EMIT_UFR_WORDS, wk,
-				       wu / EMIT_UFR_WORDS, n);
-	}
+	if (e->key.kind != SAMPLE_ONCPU)
+		n = wait_frame(x, e, n, shortb);
+	if (offcpu && (wk || wu))
+		n = name_waker(x, e->words + nk + nu * EMIT_UFR_WORDS, wk, wu / EMIT_UFR_WORDS, n);
 	return n;
 }
 
-static int emit_one(const struct stack_entry *e, void *arg)
+static int emit_ctx_init(struct emit_ctx **out, struct symbolizer *sym, const struct emit_opts *o,
+			 struct emit_stats *st)
 {
-	struct emit_ctx *x = arg;
-	uint64_t weight = emit_weight(x->o, e);
-	int n;
+	struct emit_ctx *x = calloc(1, sizeof(*x));
 
-	if (!weight)
-		return 0;	/* under a microsecond in total: nothing to draw */
-	n = build_frames(x, e);
-	if (n < 0)
-		return n;
-	return folded_sink__add(x->sink, x->frames, n, weight);
+	if (x) {
+		x->names = malloc(sizeof(*x->names) * EMIT_MAX_FRAMES);
+		x->bids = malloc(sizeof(*x->bids) * EMIT_MAX_FRAMES);
+	}
+	if (!x || !x->names || !x->bids) {
+		if (x) {
+			free(x->names);
+			free(x->bids);
+		}
+		free(x);
+		return -ENOMEM;
+	}
+	x->sym = sym;
+	x->o = o;
+	x->st = st;
+	memset(st, 0, sizeof(*st));
+	*out = x;
+	return 0;
+}
+
+static void emit_ctx_free(struct emit_ctx *x)
+{
+	if (!x)
+		return;
+	free(x->names);
+	free(x->bids);
+	free(x);
 }
 
 int emit_stack_text(const struct stack_entry *e, struct symbolizer *sym,
 		    const struct emit_opts *o, char *buf, size_t len)
 {
 	struct emit_stats st;
-	struct emit_ctx x = { .sym = sym, .o = o, .st = &st };
+	struct emit_ctx *x;
 	size_t off = 0;
-	int n;
+	int n, err = emit_ctx_init(&x, sym, o, &st);
 
-	x.names = malloc(sizeof(*x.names) * EMIT_MAX_FRAMES);
-	if (!x.names)
-		return -ENOMEM;
-	n = build_frames(&x, e);
+	if (err)
+		return err;
+	n = build_frames(x, e);
 	buf[0] = '\0';
 	for (int i = 0; i < n && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%s", i ? ";" : "", x.frames[i]);
-	free(x.names);
+		off += snprintf(buf + off, len - off, "%s%s%s", i ? ";" : "", x->fin[i].name,
+				profile_frame_suffix(x->fin[i].flags));
+	emit_ctx_free(x);
 	return n < 0 ? n : 0;
 }
 
-int emit_folded(const struct stack_agg *agg, struct symbolizer *sym, const struct emit_opts *o,
-		FILE *out, struct emit_stats *st)
-{
-	struct emit_ctx x = { .sym = sym, .o = o, .st = st };
-	int err;
-
-	memset(st, 0, sizeof(*st));
-	x.names = malloc(sizeof(*x.names) * EMIT_MAX_FRAMES);
-	x.sink = folded_sink__new();
-	if (!x.names || !x.sink) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = stack_agg__for_each(agg, emit_one, &x);
-	if (err)
-		goto out;
-	err = folded_sink__write(x.sink, out);
-	st->lines = folded_sink__nr_lines(x.sink);
-	st->total = folded_sink__total(x.sink);
-out:
-	folded_sink__free(x.sink);
-	free(x.names);
-	return err;
-}
-
 struct profile_ctx {
-	struct emit_ctx x;
+	struct emit_ctx *x;
 	struct profile *p;
-	struct profile_frame_in *fin;
 };
-
-/* "name_[k]_[w]" -> name + FRAME_F_* flags (suffixes as folded writes them). */
-static void frame_in(const char *text, char *name, size_t len, struct profile_frame_in *f)
-{
-	static const struct {
-		const char *sfx;
-		unsigned int flag;
-	} sfx[] = { { "_[w]", FRAME_F_WAKER }, { "_[k]", FRAME_F_KERNEL }, { "_[j]", FRAME_F_JIT } };
-	size_t n = strlen(text);
-	bool again = true;
-
-	snprintf(name, len, "%s", text);
-	n = strlen(name);
-	f->flags = 0;
-	while (again) {
-		again = false;
-		for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-			size_t k = strlen(sfx[i].sfx);
-
-			if (n > k && !strcmp(name + n - k, sfx[i].sfx)) {
-				name[n -= k] = '\0';
-				f->flags |= sfx[i].flag;
-				again = true;
-			}
-		}
-	}
-	if (!strcmp(name, "[unknown]") || strstr(name, "+0x"))
-		f->flags |= FRAME_F_UNKNOWN;
-	f->name = name;
-	f->module = NULL;
-	f->build_id = NULL;
-}
-
-static enum profile_kind profile_kind_of(unsigned int kind)
-{
-	switch (kind) {
-	case SAMPLE_OFFCPU:
-		return PROFILE_KIND_OFFCPU;
-	case SAMPLE_RUNQ:
-		return PROFILE_KIND_RUNQ;
-	case SAMPLE_LOCK:
-		return PROFILE_KIND_LOCK;
-	default:
-		return PROFILE_KIND_ONCPU;
-	}
-}
 
 static int profile_one(const struct stack_entry *e, void *arg)
 {
 	struct profile_ctx *pc = arg;
 	struct profile_stack_in in = { 0 };
 	char comm[STACK_AGG_COMM_LEN + 1];
-	char (*names)[EMIT_NAME_LEN] = pc->x.names + EMIT_MAX_FRAMES;
-	int n = build_frames(&pc->x, e);
+	int n, err;
 
-	if (n < 0)
-		return n;
 	if (!e->weight)
 		return 0;
-	for (int i = 0; i < n; i++)
-		frame_in(pc->x.frames[i], names[i], EMIT_NAME_LEN, &pc->fin[i]);
+	err = profile_kind_from_abi(e->key.kind, &in.kind);
+	if (err)
+		return err;
+	n = build_frames(pc->x, e);
+	if (n < 0)
+		return n;
 	memcpy(comm, e->key.pcomm[0] ? e->key.pcomm : e->key.comm, STACK_AGG_COMM_LEN);
 	comm[STACK_AGG_COMM_LEN] = '\0';
-	in.frames = pc->fin;
+	in.frames = pc->x->fin;
 	in.nr_frames = n;
 	in.weight = e->weight;
-	in.kind = profile_kind_of(e->key.kind);
 	in.pid = e->key.tgid;
 	in.tid = e->key.pid;
 	in.comm = comm;
 	if (e->key.kind == SAMPLE_OFFCPU)
 		in.reason = e->key.aux2 == EMIT_AUX2_SHORT ? "short blocks" :
 			    offcpu_reason_name(e->key.aux);
-	return profile__add(pc->p, &in);
+	err = profile__add(pc->p, &in);
+	if (!err)
+		pc->x->st->lines++;
+	if (!err && __builtin_add_overflow(pc->x->st->total, e->weight, &pc->x->st->total))
+		pc->x->st->total = UINT64_MAX;
+	return err;
+}
+
+static int emit_profile_stats(const struct stack_agg *agg, struct symbolizer *sym,
+			      const struct emit_opts *o, struct profile *p, struct emit_stats *st)
+{
+	struct profile_ctx pc = { .p = p };
+	int err = emit_ctx_init(&pc.x, sym, o, st);
+
+	if (err)
+		return err;
+	profile__set_period_ns(p, o->period_ns);
+	if (o->start_ns || o->duration_ns)
+		profile__set_time(p, o->start_ns, o->duration_ns);
+	err = stack_agg__for_each(agg, profile_one, &pc);
+	emit_ctx_free(pc.x);
+	return err;
 }
 
 int emit_profile(const struct stack_agg *agg, struct symbolizer *sym, const struct emit_opts *o,
 		 struct profile *p)
 {
 	struct emit_stats st;
-	struct profile_ctx pc = { .x = { .sym = sym, .o = o, .st = &st }, .p = p };
-	int err;
 
-	/* names for build_frames, then as many for the suffix-stripped copies */
-	pc.x.names = malloc(sizeof(*pc.x.names) * EMIT_MAX_FRAMES * 2);
-	pc.fin = calloc(EMIT_MAX_FRAMES, sizeof(*pc.fin));
-	if (!pc.x.names || !pc.fin) {
-		err = -ENOMEM;
-		goto out;
-	}
-	profile__set_period_ns(p, o->period_ns);
-	err = stack_agg__for_each(agg, profile_one, &pc);
-out:
-	free(pc.x.names);
-	free(pc.fin);
+	return emit_profile_stats(agg, sym, o, p, &st);
+}
+
+int emit_folded(const struct stack_agg *agg, struct symbolizer *sym, const struct emit_opts *o,
+		FILE *out, struct emit_stats *st)
+{
+	struct profile *p = profile__new();
+	int err = p ? emit_profile_stats(agg, sym, o, p, st) : -ENOMEM;
+
+	/* one writer for every folded file: the header says kind and unit */
+	if (!err)
+		err = profile__write_folded(p, out);
+	profile__free(p);
 	return err;
 }

@@ -42,8 +42,8 @@ static inline void emit_ufr_unpack(const uint64_t *w, struct sym_ufr *f)
 #define EMIT_AUX2_WAKER_MASK 0x3fffffffu
 
 struct emit_stats {
-	uint64_t lines;		/* folded lines written */
-	uint64_t total;		/* sum of counts written */
+	uint64_t lines;		/* stacks added to the profile */
+	uint64_t total;		/* sum of their weights (each in its kind's unit) */
 	uint64_t frames_unknown;/* frames that had no symbol */
 	uint64_t frames;	/* frames named */
 };
@@ -53,15 +53,17 @@ struct locknames;
 struct emit_opts {
 	enum frame_root root;
 	const struct locknames *locknames;	/* names "[lock X]" frames; may be NULL */
-	uint64_t period_ns;	/* on-CPU sample period, for mixed output */
-	bool mixed;		/* on- and off-CPU together: everything in microseconds */
+	uint64_t period_ns;	/* on-CPU sample period */
+	bool mixed;		/* on- and off-CPU together (the folded writer sees it itself) */
+	uint64_t start_ns;	/* the recording's start, ns since the epoch; 0 unknown */
+	uint64_t duration_ns;	/* and its length; 0 unknown */
 };
 
 /*
- * Name every stack in @agg and write folded lines to @out. Weights: on-CPU
- * samples (in microseconds of CPU when mixed), off-CPU microseconds; off-CPU
- * stacks end in a "[reason]" frame, short blocks are "root;[short blocks]".
- * 0 or -errno.
+ * emit_profile() then profile__write_folded(): a header per kind, on-CPU in
+ * samples (nanoseconds of CPU in a hot/cold file), every time in
+ * nanoseconds; off-CPU stacks end in a "[reason]" frame, short blocks are
+ * "root;[short blocks]". 0 or -errno.
  */
 int emit_folded(const struct stack_agg *agg, struct symbolizer *sym, const struct emit_opts *o,
 		FILE *out, struct emit_stats *st);
@@ -70,8 +72,11 @@ struct profile;
 
 /*
  * Name every stack in @agg into @p (created by the caller): frames with
- * flags (kernel, JIT, waker, unknown), kinds in their own units (on-CPU
- * samples, nanoseconds otherwise), labels pid/tid/comm/reason. 0 or -errno.
+ * flags (kernel, JIT, waker, unknown), objects (path, build ID) and
+ * addresses (file offset of a user frame, kernel address; the call site
+ * for every frame but the leaf), kinds in their own units (on-CPU samples,
+ * nanoseconds otherwise), labels pid/tid/comm/reason; the period and times
+ * from @o. 0 or -errno.
  */
 int emit_profile(const struct stack_agg *agg, struct symbolizer *sym, const struct emit_opts *o,
 		 struct profile *p);

@@ -389,6 +389,25 @@ static const char *jit_lookup(struct objtab *ot, struct obj *o, uint64_t ip)
 	return perfmap__lookup(o->pm, ip, NULL);
 }
 
+int objtab__info(struct objtab *ot, uint32_t id, const char **path, char *bid, size_t bid_len)
+{
+	struct obj *o = obj_get(ot, id);
+	const uint8_t *b = NULL;
+	size_t n = 0;
+
+	if (bid_len)
+		bid[0] = '\0';
+	if (!o)
+		return -ENOENT;
+	*path = o->path;
+	if (o->es)
+		b = elf_syms__build_id(o->es, &n);
+	if (b && n * 2 < bid_len)
+		for (size_t i = 0; i < n; i++)
+			snprintf(bid + 2 * i, 3, "%02x", b[i]);
+	return 0;
+}
+
 int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_t len,
 		 unsigned int *flags)
 {

@@ -286,7 +286,7 @@ static void kernel_frames_sit_in_the_kernel_mapping_without_suffix(void **state)
 
 static void mixed_kinds_give_every_sample_every_value(void **state)
 {
-	struct profile_frame_in f[] = { { "app", NULL, NULL, 0 }, { "wait", NULL, NULL, 0 } };
+	struct profile_frame_in f[] = { { "app", NULL, NULL, 0, 0, 0 }, { "wait", NULL, NULL, 0, 0, 0 } };
 	struct profile_stack_in s = { .frames = f, .nr_frames = 2, .weight = 5 };
 	struct profile *p = profile__new();
 	struct dec *d;
@@ -313,7 +313,7 @@ static void mixed_kinds_give_every_sample_every_value(void **state)
 
 static void labels_carry_pid_tid_comm_and_reason(void **state)
 {
-	struct profile_frame_in f[] = { { "app", "/usr/bin/app", "abcd", 0 } };
+	struct profile_frame_in f[] = { { "app", "/usr/bin/app", "abcd", 0, 0, 0 } };
 	struct profile_stack_in s = { .frames = f, .nr_frames = 1, .weight = 1, .pid = 42,
 				      .tid = 43, .comm = "app", .reason = "io",
 				      .kind = PROFILE_KIND_OFFCPU };

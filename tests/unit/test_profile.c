@@ -159,18 +159,142 @@ static void reader_skips_a_line_that_would_overflow_the_total(void **state)
 	profile__free(p);
 }
 
-static void reader_treats_a_nul_byte_as_malformed(void **state)
+/* text has no NUL: a binary file is refused whole, not read for its lucky "lines" */
+static void reader_refuses_binary_input_at_a_nul_byte(void **state)
 {
-	static const char text[] = "app;a\0b 1\napp;c 2\n";
+	static const char text[] = "app;b 1\napp;a\0b 1\napp;c 2\n";
 	struct profile *p = profile__new();
 	struct folded_read_stats st;
 	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
 
 	(void)state;
-	assert_int_equal(profile__read_folded(p, f, PROFILE_KIND_ONCPU, &st), 0);
+	assert_int_equal(profile__read_folded(p, f, PROFILE_KIND_ONCPU, &st), -EILSEQ);
 	fclose(f);
-	assert_int_equal(st.malformed, 1);
-	assert_int_equal(profile__total(p, PROFILE_KIND_ONCPU), 2);
+	assert_int_equal(st.binary_line, 2);
+	profile__free(p);
+}
+
+/* Read @text with @kind as the default into a new profile; the reader's return in *@err. */
+static struct profile *read_kind(const char *text, enum profile_kind kind,
+				 struct folded_read_stats *st, int *err)
+{
+	struct profile *p = profile__new();
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	assert_non_null(p);
+	assert_non_null(f);
+	*err = profile__read_folded(p, f, kind, st);
+	fclose(f);
+	return p;
+}
+
+static void header_sets_kind_unit_period_and_times(void **state)
+{
+	struct folded_read_stats st;
+	struct profile *p;
+	int err;
+
+	(void)state;
+	p = read_kind("# hotcold folded v1 kind=offcpu unit=nanoseconds start_ns=5 "
+		      "duration_ns=7\napp;read 1500\n", PROFILE_KIND_ONCPU, &st, &err);
+	assert_int_equal(err, 0);
+	assert_int_equal(st.header_kinds, 1u << PROFILE_KIND_OFFCPU);
+	assert_int_equal(profile__total(p, PROFILE_KIND_OFFCPU), 1500);
+	assert_int_equal(profile__total(p, PROFILE_KIND_ONCPU), 0);
+	assert_int_equal(profile__start_ns(p), 5);
+	assert_int_equal(profile__duration_ns(p), 7);
+	profile__free(p);
+	/* an old microsecond file, given a header by its user: scaled to ns */
+	p = read_kind("# hotcold folded v1 kind=lock unit=microseconds\napp;w 3\n",
+		      PROFILE_KIND_ONCPU, &st, &err);
+	assert_int_equal(err, 0);
+	assert_int_equal(profile__total(p, PROFILE_KIND_LOCK), 3000);
+	profile__free(p);
+}
+
+static void header_errors_are_refused_not_guessed(void **state)
+{
+	static const char *const bad[] = {
+		"# hotcold folded v2 kind=oncpu unit=samples\n",
+		"# hotcold folded v1 kind=heap unit=samples\n",
+		"# hotcold folded v1 kind=offcpu unit=samples\n",
+		"# hotcold folded v1 kind=oncpu unit=nanoseconds\n",	/* no period */
+		"# hotcold folded v1 kind=offcpu\n",
+		"# hotcold folded v1 kind=runq unit=nanoseconds period_ns=x1\n",
+	};
+	struct folded_read_stats st;
+	int err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct profile *p = read_kind(bad[i], PROFILE_KIND_ONCPU, &st, &err);
+
+		assert_int_equal(err, -EPROTO);
+		assert_int_equal(st.bad_header_line, 1);
+		profile__free(p);
+	}
+}
+
+/* a hot/cold profile: one section per kind, on-CPU as CPU time, read back exactly */
+static void hot_cold_round_trips_through_sections(void **state)
+{
+	struct profile_frame_in f[] = { { .name = "app" }, { .name = "run" } };
+	struct profile_stack_in s = { .frames = f, .nr_frames = 2, .weight = 3 };
+	struct folded_read_stats st;
+	struct profile *p = profile__new(), *q;
+	char *out;
+	int err;
+
+	(void)state;
+	profile__set_period_ns(p, 1000);
+	assert_int_equal(profile__add(p, &s), 0);
+	s.kind = PROFILE_KIND_OFFCPU;
+	s.weight = 5000000;
+	f[1].name = "read";
+	assert_int_equal(profile__add(p, &s), 0);
+	out = write_text(p);
+	assert_string_equal(out, "# hotcold folded v1 kind=oncpu unit=nanoseconds period_ns=1000\n"
+				 "app;run 3000\n"
+				 "# hotcold folded v1 kind=offcpu unit=nanoseconds\n"
+				 "app;read 5000000\n");
+	q = read_kind(out, PROFILE_KIND_ONCPU, &st, &err);
+	assert_int_equal(err, 0);
+	assert_int_equal(profile__total(q, PROFILE_KIND_ONCPU), 3);
+	assert_int_equal(profile__total(q, PROFILE_KIND_OFFCPU), 5000000);
+	assert_int_equal(profile__period_ns(q), 1000);
+	assert_int_equal(st.header_kinds, 3);
+	free(out);
+	profile__free(p);
+	profile__free(q);
+}
+
+/*
+ * The FlameGraph tools take the count after the last space and skip a line
+ * without one (flamegraph.pl: /^(.*)\s+?(\d+(?:\.\d*)?)$/; inferno's
+ * rfind(' ') then all digits; speedscope /^(.*) (\d+)$/): no header may end
+ * in a bare number, whatever its fields.
+ */
+static void header_never_ends_in_a_count(void **state)
+{
+	struct profile_frame_in f[] = { { .name = "app" } };
+	struct profile_stack_in s = { .frames = f, .nr_frames = 1, .weight = 1 };
+	struct profile *p = profile__new();
+	char *out, *nl, *sp;
+
+	(void)state;
+	profile__set_period_ns(p, 10101010);
+	profile__set_time(p, 1700000000000000000ull, 5000000000ull);
+	assert_int_equal(profile__add(p, &s), 0);
+	out = write_text(p);
+	nl = strchr(out, '\n');
+	assert_non_null(nl);
+	*nl = '\0';
+	sp = strrchr(out, ' ');
+	assert_non_null(sp);
+	assert_true(strspn(sp + 1, "0123456789") < strlen(sp + 1));
+	assert_string_equal(out, "# hotcold folded v1 kind=oncpu unit=samples period_ns=10101010 "
+				 "start_ns=1700000000000000000 duration_ns=5000000000");
+	free(out);
 	profile__free(p);
 }
 
@@ -338,8 +462,8 @@ static void totals_are_ordered_by_self_desc_then_name_asc(void **state)
 
 static void frames_differing_only_in_module_are_one_frame_in_totals(void **state)
 {
-	struct profile_frame_in a[] = { { "app", NULL, NULL, 0 }, { "f", "liba.so", NULL, 0 } };
-	struct profile_frame_in b[] = { { "app", NULL, NULL, 0 }, { "f", "libb.so", NULL, 0 } };
+	struct profile_frame_in a[] = { { "app", NULL, NULL, 0, 0, 0 }, { "f", "liba.so", NULL, 0, 0, 0 } };
+	struct profile_frame_in b[] = { { "app", NULL, NULL, 0, 0, 0 }, { "f", "libb.so", NULL, 0, 0, 0 } };
 	struct profile_stack_in s = { .frames = a, .nr_frames = 2, .weight = 2 };
 	struct profile *p = profile__new();
 
@@ -382,7 +506,7 @@ static void writer_orders_by_count_desc_then_text_asc_with_suffixes(void **state
 	char *out = write_text(p);
 
 	(void)state;
-	assert_string_equal(out, "r;vfs_[k] 9\nr;b 3\nr;c 3\nr;a 2\n");
+	assert_string_equal(out, "# hotcold folded v1 kind=oncpu unit=samples\n" "r;vfs_[k] 9\nr;b 3\nr;c 3\nr;a 2\n");
 	free(out);
 	profile__free(p);
 }
@@ -396,7 +520,7 @@ static void writer_output_reads_back_to_the_same_text(void **state)
 	(void)state;
 	twice = write_text(q);
 	assert_string_equal(once, twice);
-	assert_string_equal(once, "app;x y z;f_[i] 3\n[unknown] 2\nk;a_[k]_[w] 1\n");
+	assert_string_equal(once, "# hotcold folded v1 kind=oncpu unit=samples\n" "app;x y z;f_[i] 3\n[unknown] 2\nk;a_[k]_[w] 1\n");
 	free(once);
 	free(twice);
 	profile__free(p);
@@ -405,7 +529,7 @@ static void writer_output_reads_back_to_the_same_text(void **state)
 
 static void add_merges_only_stacks_with_equal_frames_kind_and_labels(void **state)
 {
-	struct profile_frame_in f[] = { { "app", NULL, NULL, 0 }, { "main", NULL, NULL, 0 } };
+	struct profile_frame_in f[] = { { "app", NULL, NULL, 0, 0, 0 }, { "main", NULL, NULL, 0, 0, 0 } };
 	struct profile_stack_in s = { .frames = f, .nr_frames = 2, .weight = 1, .pid = 10,
 				      .comm = "app" };
 	struct profile *p = profile__new();
@@ -428,7 +552,7 @@ static void add_merges_only_stacks_with_equal_frames_kind_and_labels(void **stat
 
 static void add_refuses_an_overflowing_weight_and_changes_nothing(void **state)
 {
-	struct profile_frame_in f[] = { { "app", NULL, NULL, 0 } };
+	struct profile_frame_in f[] = { { "app", NULL, NULL, 0, 0, 0 } };
 	struct profile_stack_in s = { .frames = f, .nr_frames = 1, .weight = UINT64_MAX };
 	struct profile *p = profile__new();
 
@@ -444,8 +568,8 @@ static void add_refuses_an_overflowing_weight_and_changes_nothing(void **state)
 
 static void add_interns_strings_and_names_empty_frames_unknown(void **state)
 {
-	struct profile_frame_in f[] = { { "a", "m.so", "ab12", 0 }, { "", NULL, NULL, 0 },
-					{ NULL, NULL, NULL, 0 } };
+	struct profile_frame_in f[] = { { "a", "m.so", "ab12", 0, 0, 0 }, { "", NULL, NULL, 0, 0, 0 },
+					{ NULL, NULL, NULL, 0, 0, 0 } };
 	struct profile_stack_in s = { .frames = f, .nr_frames = 3, .weight = 1 };
 	struct profile *p = profile__new();
 	const struct profile_stack *st;
@@ -468,7 +592,7 @@ static void stack_text_joins_frames_with_their_suffixes(void **state)
 	struct profile *p = read_text("app;x y;vfs_[k] 1\n", NULL);
 	char *buf = NULL;
 	size_t cap = 0, idx = 9;
-	struct profile_frame_in f[] = { { "app", NULL, NULL, 0 } };
+	struct profile_frame_in f[] = { { "app", NULL, NULL, 0, 0, 0 } };
 	struct profile_stack_in s = { .frames = f, .nr_frames = 1, .weight = 1 };
 
 	(void)state;
@@ -507,7 +631,11 @@ int main(void)
 		cmocka_unit_test(reader_skips_counts_and_locates_malformed_lines),
 		cmocka_unit_test(reader_treats_a_count_above_uint64_max_as_malformed),
 		cmocka_unit_test(reader_skips_a_line_that_would_overflow_the_total),
-		cmocka_unit_test(reader_treats_a_nul_byte_as_malformed),
+		cmocka_unit_test(reader_refuses_binary_input_at_a_nul_byte),
+		cmocka_unit_test(header_sets_kind_unit_period_and_times),
+		cmocka_unit_test(header_errors_are_refused_not_guessed),
+		cmocka_unit_test(hot_cold_round_trips_through_sections),
+		cmocka_unit_test(header_never_ends_in_a_count),
 		cmocka_unit_test(reader_handles_a_line_longer_than_any_fixed_buffer),
 		cmocka_unit_test(reader_treats_a_line_deeper_than_the_frame_bound_as_malformed),
 		cmocka_unit_test(reader_merges_identical_stacks),

@@ -113,12 +113,16 @@ void cli_describe_kinds(const struct profile *p, char *buf, size_t len)
 }
 
 /* Why reading stopped early, said plainly. Always EXIT_USAGE or EXIT_RUNTIME. */
-static int read_failed(const char *cmd, const char *path, int err,
+static int read_failed(const char *cmd, const char *path, int err, int first,
 		       const struct folded_read_stats *st)
 {
 	if (err == -EILSEQ) {
 		pr_warn("%s: '%s' is binary data (a NUL byte on line %" PRIu64 "), not folded "
 			"stacks\n", cmd, path, st->binary_line);
+		/* gzip's magic starts 0x1f 0x8b */
+		if (first == 0x1f)
+			pr_warn("%s: it looks gzip-compressed (a pprof profile?); this reads "
+				"folded text\n", cmd);
 		return EXIT_USAGE;
 	}
 	if (err == -EPROTO) {
@@ -175,7 +179,7 @@ int cli_load_folded(const char *cmd, const char *path, int *kind, struct profile
 					(enum profile_kind)*kind, st) : -ENOMEM;
 	if (!is_stdin)
 		fclose(f);
-	ret = err ? read_failed(cmd, path, err, st) : EXIT_OK;
+	ret = err ? read_failed(cmd, path, err, first, st) : EXIT_OK;
 	if (!ret && st->lines == st->malformed) {
 		explain_invalid(cmd, path, first, st);
 		ret = EXIT_USAGE;

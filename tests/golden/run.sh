@@ -67,7 +67,31 @@ expect "bad input: truncated gzip to convert" 2 "gzip-compressed" \
 expect "bad input: -v lists malformed line numbers" 0 "line 6: empty frame" \
 	"$HC" report -v tests/golden/messy.in
 expect "bad input: missing file" 1 "cannot open" "$HC" report "$tmp/none"
-expect "bad input: a directory" 1 "cannot read" "$HC" report "$tmp"
+expect "bad input: a directory" 2 "is a directory" "$HC" report "$tmp"
+expect "bad input: a directory to convert" 2 "is a directory" "$HC" convert "$tmp" -o "$tmp/x.pb.gz"
+expect "bad input: a directory to flamegraph" 2 "is a directory" "$HC" flamegraph "$tmp" -o "$tmp/x.svg"
+expect "bad input: a directory to diff" 2 "is a directory" "$HC" diff "$tmp" tests/golden/basic.in
+# /bin/ls: its ELF header has NUL bytes; never exit 0 on a line that happens to parse
+for c in report "convert -o $tmp/x.pb.gz" "flamegraph -o $tmp/x.svg"; do
+	expect "bad input: /bin/ls to ${c%% *}" 2 "binary data" "$HC" $c /bin/ls
+done
+expect "bad input: /bin/ls to diff" 2 "binary data" "$HC" diff tests/golden/basic.in /bin/ls
+# a random binary file whose first "line" is a valid folded line
+{ echo "app;main 5"; head -c 8192 /dev/urandom; } >"$tmp/lucky"
+expect "bad input: binary after one valid line" 2 "binary data" "$HC" report "$tmp/lucky"
+# headers: no --kind for hotcold's files; a contradicting one is refused
+printf '# hotcold folded v1 kind=offcpu unit=nanoseconds\napp;read;[sleep] 2000000000\n' >"$tmp/off"
+expect "header: report reads kind and unit from it" 0 "" "$HC" report --json "$tmp/off"
+grep -q '"kind": "offcpu"' "$tmp/out" && grep -q '"total": 2000000000' "$tmp/out" &&
+	ok "header: report total in nanoseconds" || ko "header: report total in nanoseconds" "$(head -c 300 "$tmp/out")"
+expect "header: --kind that contradicts it" 2 "contradicts" "$HC" report --kind oncpu "$tmp/off"
+expect "header: --unit that contradicts it" 2 "contradicts" \
+	"$HC" flamegraph --unit bytes "$tmp/off" -o "$tmp/x.svg"
+printf '# hotcold folded v1 kind=oncpu unit=samples period_ns=1000000\napp;f 3\n' >"$tmp/on"
+expect "header: --period-ns that contradicts it" 2 "contradicts" \
+	"$HC" convert --period-ns 5 "$tmp/on" -o "$tmp/x.pb.gz"
+printf '# hotcold folded v9 kind=oncpu unit=samples\napp;f 3\n' >"$tmp/v9"
+expect "header: an unknown version is refused" 2 "cannot use" "$HC" report "$tmp/v9"
 expect "usage: unknown option" 2 "unknown option" "$HC" report --bogus x
 expect "usage: bad regex" 2 "bad --grep expression" "$HC" report --grep '(' tests/golden/basic.in
 expect "usage: diff needs two inputs" 2 "two inputs" "$HC" diff tests/golden/basic.in

@@ -121,6 +121,10 @@ static int agent_rotate(struct agent *a, bool partial)
 	session__counts(a->s, &c);
 	p = profile__new();
 	err = p ? session__profile(a->s, p) : -ENOMEM;
+	/* the interval's span, not the session's: every stored profile says when it was */
+	if (!err)
+		profile__set_time(p, (uint64_t)a->start_ms * 1000000ull,
+				  (uint64_t)(end_ms - a->start_ms) * 1000000ull);
 	if (!err)
 		err = split_encode(p, &so);
 	profile__free(p);

@@ -37,7 +37,7 @@ struct stack_key {
 	size_t nr_frames;
 	enum profile_kind kind;
 	uint32_t pid, tid;
-	const char *comm, *reason;
+	const char *comm, *reason, *thread;
 };
 
 struct profile {
@@ -291,13 +291,15 @@ static bool frame_eq(const struct profile *p, uint32_t id, const void *key)
 	const struct profile_frame *a = &p->frames[id], *b = key;
 
 	return a->name == b->name && a->module == b->module && a->build_id == b->build_id &&
-	       a->flags == b->flags && a->addr == b->addr && a->line == b->line;
+	       a->flags == b->flags && a->addr == b->addr && a->line == b->line &&
+	       a->map_off == b->map_off && a->map_limit == b->map_limit;
 }
 
 /* Id of the frame @in, created if new. An empty or NULL name is "[unknown]". */
 static int frame_id(struct profile *p, const struct profile_frame_in *in, uint32_t *id)
 {
-	struct profile_frame f = { .flags = in->flags, .addr = in->addr, .line = in->line };
+	struct profile_frame f = { .flags = in->flags, .addr = in->addr, .line = in->line,
+				   .map_off = in->map_off, .map_limit = in->map_limit };
 	bool unnamed = !in->name || !*in->name;
 	const char *name = unnamed ? PROFILE_UNKNOWN : in->name;
 	size_t pos;
@@ -334,6 +336,7 @@ static bool stack_eq(const struct profile *p, uint32_t id, const void *key)
 
 	return s->nr_frames == k->nr_frames && s->kind == k->kind && s->pid == k->pid &&
 	       s->tid == k->tid && s->comm == k->comm && s->reason == k->reason &&
+	       s->thread == k->thread &&
 	       !memcmp(s->frames, k->frames, k->nr_frames * sizeof(*k->frames));
 }
 
@@ -342,7 +345,7 @@ static uint32_t stack_hash(const struct stack_key *k)
 	uint64_t h = mix(k->kind, ((uint64_t)k->pid << 32) | k->tid);
 	size_t i;
 
-	h = hash_ptr(hash_ptr(h, k->comm), k->reason);
+	h = hash_ptr(hash_ptr(hash_ptr(h, k->comm), k->reason), k->thread);
 	for (i = 0; i < k->nr_frames; i++)
 		h = mix(h, k->frames[i]);
 	return (uint32_t)mix(h, k->nr_frames);
@@ -369,7 +372,7 @@ static int stack_insert(struct profile *p, const struct stack_key *k, uint32_t h
 	s = &p->stacks[p->nr_stacks++];
 	*s = (struct profile_stack){ .frames = frames, .nr_frames = k->nr_frames, .weight = weight,
 				     .kind = k->kind, .pid = k->pid, .tid = k->tid,
-				     .comm = k->comm, .reason = k->reason };
+				     .comm = k->comm, .reason = k->reason, .thread = k->thread };
 	return 0;
 }
 
@@ -401,7 +404,8 @@ int profile__add_at(struct profile *p, const struct profile_stack_in *s, size_t 
 		if (err)
 			return err;
 	}
-	if (intern_opt(p, s->comm, &k.comm) || intern_opt(p, s->reason, &k.reason))
+	if (intern_opt(p, s->comm, &k.comm) || intern_opt(p, s->reason, &k.reason) ||
+	    intern_opt(p, s->thread, &k.thread))
 		return -ENOMEM;
 	k.frames = p->ids;
 	h = stack_hash(&k);
@@ -427,7 +431,8 @@ int profile__copy_stack(struct profile *dst, const struct profile *src,
 {
 	struct profile_stack_in si = { .nr_frames = s->nr_frames, .weight = s->weight,
 				       .kind = s->kind, .pid = s->pid, .tid = s->tid,
-				       .comm = s->comm, .reason = s->reason };
+				       .comm = s->comm, .reason = s->reason,
+				       .thread = s->thread };
 	struct profile_frame_in *fr = calloc(s->nr_frames ? s->nr_frames : 1, sizeof(*fr));
 	int err;
 
@@ -438,7 +443,8 @@ int profile__copy_stack(struct profile *dst, const struct profile *src,
 
 		fr[i] = (struct profile_frame_in){ .name = f->name, .module = f->module,
 						   .build_id = f->build_id, .flags = f->flags,
-						   .addr = f->addr, .line = f->line };
+						   .addr = f->addr, .line = f->line,
+						   .map_off = f->map_off, .map_limit = f->map_limit };
 	}
 	si.frames = fr;
 	err = profile__add(dst, &si);

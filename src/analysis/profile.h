@@ -60,6 +60,8 @@ struct profile_frame {
 	const char *build_id;	/* hex, or NULL */
 	unsigned int flags;	/* FRAME_F_* */
 	uint64_t addr;
+	uint64_t map_off;	/* the object's mapped segment holding addr, as file */
+	uint64_t map_limit;	/* offsets [map_off, map_limit); both 0: unknown */
 	uint32_t line;
 };
 
@@ -70,8 +72,9 @@ struct profile_stack {
 	enum profile_kind kind;
 	uint32_t pid;		/* tgid, 0 if unknown */
 	uint32_t tid;		/* 0 if unknown */
-	const char *comm;	/* interned, or NULL */
+	const char *comm;	/* process name, interned, or NULL */
 	const char *reason;	/* off-CPU reason label, interned, or NULL */
+	const char *thread;	/* thread name, interned, or NULL */
 };
 
 /* Input to profile__add(); strings are copied. */
@@ -82,6 +85,7 @@ struct profile_frame_in {
 	unsigned int flags;
 	uint64_t addr;		/* 0: unknown */
 	uint32_t line;		/* 0: unknown */
+	uint64_t map_off, map_limit;	/* 0: unknown */
 };
 
 struct profile_stack_in {
@@ -91,6 +95,7 @@ struct profile_stack_in {
 	enum profile_kind kind;
 	uint32_t pid, tid;
 	const char *comm, *reason;		/* may be NULL */
+	const char *thread;			/* may be NULL */
 };
 
 struct profile;

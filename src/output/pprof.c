@@ -21,6 +21,8 @@
 #define PF_LOCATION		4
 #define PF_FUNCTION		5
 #define PF_STRING_TABLE		6
+#define PF_TIME_NANOS		9
+#define PF_DURATION_NANOS	10
 #define PF_PERIOD_TYPE		11
 #define PF_PERIOD		12
 #define PF_DEFAULT_SAMPLE_TYPE	14
@@ -37,12 +39,16 @@
 #define LA_NUM		3
 /* Mapping */
 #define MA_ID		1
+#define MA_MEMORY_START	2
+#define MA_MEMORY_LIMIT	3
+#define MA_FILE_OFFSET	4
 #define MA_FILENAME	5
 #define MA_BUILD_ID	6
 #define MA_HAS_FUNCTIONS 7
 /* Location */
 #define LO_ID		1
 #define LO_MAPPING_ID	2
+#define LO_ADDRESS	3
 #define LO_LINE		4
 /* Line */
 #define LI_FUNCTION_ID	1
@@ -50,6 +56,25 @@
 #define FU_ID		1
 #define FU_NAME		2
 #define FU_SYSTEM_NAME	3
+
+/*
+ * One Mapping. User objects get a synthetic, non-overlapping address range
+ * each (1 TiB apart): a location's address is base + its file offset, and
+ * the range's file_offset is its start's, so address - memory_start +
+ * file_offset is the file offset, as pprof and symbolizers compute it.
+ */
+struct pmap {
+	uint64_t lo, hi;	/* lowest and highest frame address (offset) seen */
+	uint64_t seg_lo, seg_hi;/* the object's mapped segments' file offsets, when known */
+	uint64_t uses;		/* frames on stacks in it: picks the main binary */
+	uint64_t base;		/* address of file offset 0 */
+	uint64_t id;		/* 1-based, in output order */
+	bool seen;		/* lo/hi valid */
+	bool all_named;		/* every frame in it has a symbol: has_functions */
+};
+
+#define PPROF_MAP_SPACING	(1ull << 40)
+#define PPROF_PAGE		4096ull
 
 /* The string table: content -> index, open addressing over index + 1. */
 struct strings {
@@ -67,7 +92,12 @@ struct enc {
 	size_t nr_values;
 	uint64_t period;		/* 0: no cpu nanoseconds value */
 	uint64_t *map_keys;		/* sorted unique (filename << 32 | build_id) */
+	struct pmap *maps;		/* by the index of their key in map_keys */
 	size_t nr_maps;
+	uint32_t *fn_of_str;		/* string index -> function id, 0: none yet */
+	size_t cap_fn;
+	int64_t *fn_names;		/* function id - 1 -> name string index */
+	size_t nr_fn;
 	struct pb_buf out, msg, sub;
 	int err;
 };
@@ -219,6 +249,8 @@ static void put_sample(struct enc *e, const struct profile_stack *s, uint64_t *l
 		put_label(e, "tid", NULL, s->tid);
 	if (s->comm)
 		put_label(e, "comm", s->comm, 0);
+	if (s->thread)
+		put_label(e, "thread_name", s->thread, 0);
 	if (s->reason)
 		put_label(e, "reason", s->reason, 0);
 	pb_put_message(&e->out, PF_SAMPLE, &e->msg);
@@ -243,10 +275,7 @@ static int put_samples(struct enc *e)
 	return 0;
 }
 
-/*
- * The kernel sorts last: pprof presents the first mapping as the profiled
- * program ("File: ..."), which the kernel is not.
- */
+/* The kernel's mapping: never the profiled program, so never first. */
 #define MAP_KEY_KERNEL UINT64_MAX
 
 /* The mapping key of a frame: (filename index << 32 | build-id index), 0 for none. */
@@ -270,18 +299,126 @@ static int u64_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Mapping id (1-based) of @key, 0 for none. */
-static uint64_t map_id(const struct enc *e, uint64_t key)
+/* The mapping of @key, NULL for none. */
+static struct pmap *map_of(const struct enc *e, uint64_t key)
 {
 	const uint64_t *hit;
 
 	if (!key)
-		return 0;
+		return NULL;
 	hit = bsearch(&key, e->map_keys, e->nr_maps, sizeof(key), u64_cmp);
-	return hit ? (uint64_t)(hit - e->map_keys) + 1 : 0;
+	return hit ? &e->maps[hit - e->map_keys] : NULL;
 }
 
-/* Collect the distinct mappings and write them. */
+/* A shared library or a pseudo object ("[vdso]"): not the program itself. */
+static bool library_like(const struct enc *e, uint64_t key)
+{
+	const char *file = e->st.v[key >> 32], *base = strrchr(file, '/');
+
+	base = base ? base + 1 : file;
+	return file[0] == '[' || strstr(base, ".so") || !strncmp(base, "ld-", 3);
+}
+
+/* Address ranges, naming and use of every mapping, from the frames and stacks. */
+static void map_scan(struct enc *e, const uint64_t *keys)
+{
+	size_t n = profile__nr_frames(e->p);
+
+	for (size_t i = 0; i < e->nr_maps; i++)
+		e->maps[i].all_named = true;
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_frame *f = profile__frame(e->p, (uint32_t)i);
+		struct pmap *m = map_of(e, keys[i]);
+
+		if (!m)
+			continue;
+		if (!m->seen || f->addr < m->lo)
+			m->lo = f->addr;
+		if (!m->seen || f->addr > m->hi)
+			m->hi = f->addr;
+		if (f->map_limit > f->map_off) {
+			if (!m->seg_hi || f->map_off < m->seg_lo)
+				m->seg_lo = f->map_off;
+			if (f->map_limit > m->seg_hi)
+				m->seg_hi = f->map_limit;
+		}
+		m->seen = true;
+		if (f->flags & FRAME_F_UNKNOWN)
+			m->all_named = false;
+	}
+	for (size_t i = 0; i < profile__nr_stacks(e->p); i++) {
+		const struct profile_stack *s = profile__stack(e->p, i);
+		struct pmap *m;
+
+		for (size_t j = 0; j < s->nr_frames; j++)
+			if ((m = map_of(e, keys[s->frames[j]])))
+				m->uses++;
+	}
+}
+
+/*
+ * Output order: the main binary first (pprof reads mapping[0] as the
+ * profiled program: the most used object that is not a library), then the
+ * others by key, the kernel last. Sets each mapping's id and base.
+ */
+static void map_order(struct enc *e)
+{
+	size_t main = SIZE_MAX, id = 1;
+
+	for (size_t i = 0; i < e->nr_maps; i++) {
+		uint64_t k = e->map_keys[i];
+
+		if (k == MAP_KEY_KERNEL)
+			continue;
+		if (main == SIZE_MAX || (!library_like(e, k) && library_like(e, e->map_keys[main])) ||
+		    (library_like(e, k) == library_like(e, e->map_keys[main]) &&
+		     e->maps[i].uses > e->maps[main].uses))
+			main = i;
+	}
+	if (main != SIZE_MAX)
+		e->maps[main].id = id++;
+	for (size_t i = 0; i < e->nr_maps; i++)
+		if (i != main && e->map_keys[i] != MAP_KEY_KERNEL)
+			e->maps[i].id = id++;
+	for (size_t i = 0; i < e->nr_maps; i++) {
+		if (e->map_keys[i] == MAP_KEY_KERNEL)
+			e->maps[i].id = id++;
+		else
+			e->maps[i].base = e->maps[i].id * PPROF_MAP_SPACING;
+	}
+}
+
+static void put_mapping(struct enc *e, uint64_t key, const struct pmap *m)
+{
+	bool kernel = key == MAP_KEY_KERNEL;
+	uint64_t lo = m->lo & ~(PPROF_PAGE - 1), hi = (m->hi | (PPROF_PAGE - 1)) + 1;
+
+	/*
+	 * The segment as the loader maps it, where known: symbolizers that
+	 * compute the load bias from the executable segment's start (Go's
+	 * pprof) need the range to start there, not at the first hot page.
+	 */
+	if (!kernel && m->seg_hi > m->seg_lo && m->seg_lo <= m->lo && m->seg_hi > m->hi) {
+		lo = m->seg_lo;
+		hi = m->seg_hi;
+	}
+
+	pb_buf__reset(&e->msg);
+	pb_put_uint64(&e->msg, MA_ID, m->id);
+	/* the kernel's addresses are its own; a user object's are base + file offset */
+	pb_put_uint64(&e->msg, MA_MEMORY_START, kernel ? lo : m->base + lo);
+	pb_put_uint64(&e->msg, MA_MEMORY_LIMIT, kernel ? hi : m->base + hi);
+	if (!kernel)
+		pb_put_uint64(&e->msg, MA_FILE_OFFSET, lo);
+	pb_put_int64(&e->msg, MA_FILENAME,
+		     kernel ? str_idx(e, PPROF_KERNEL_MAPPING) : (int64_t)(key >> 32));
+	if (!kernel && (key & 0xffffffff))
+		pb_put_int64(&e->msg, MA_BUILD_ID, (int64_t)(key & 0xffffffff));
+	pb_put_bool(&e->msg, MA_HAS_FUNCTIONS, kernel || m->all_named);
+	pb_put_message(&e->out, PF_MAPPING, &e->msg);
+}
+
+/* Collect the distinct mappings and write them, in map_order(). */
 static int put_mappings(struct enc *e, uint64_t *keys)
 {
 	size_t n = profile__nr_frames(e->p), i, k = 0;
@@ -289,7 +426,8 @@ static int put_mappings(struct enc *e, uint64_t *keys)
 	for (i = 0; i < n; i++)
 		keys[i] = map_key(e, profile__frame(e->p, (uint32_t)i));
 	e->map_keys = malloc((n ? n : 1) * sizeof(*e->map_keys));
-	if (!e->map_keys)
+	e->maps = calloc(n ? n : 1, sizeof(*e->maps));
+	if (!e->map_keys || !e->maps)
 		return -ENOMEM;
 	memcpy(e->map_keys, keys, n * sizeof(*keys));
 	qsort(e->map_keys, n, sizeof(*keys), u64_cmp);
@@ -298,19 +436,12 @@ static int put_mappings(struct enc *e, uint64_t *keys)
 			e->map_keys[k++] = e->map_keys[i];
 	}
 	e->nr_maps = k;
-	for (i = 0; i < k; i++) {
-		uint64_t key = e->map_keys[i];
-		bool kernel = key == MAP_KEY_KERNEL;
-
-		pb_buf__reset(&e->msg);
-		pb_put_uint64(&e->msg, MA_ID, i + 1);
-		pb_put_int64(&e->msg, MA_FILENAME,
-			     kernel ? str_idx(e, PPROF_KERNEL_MAPPING) : (int64_t)(key >> 32));
-		if (!kernel && (key & 0xffffffff))
-			pb_put_int64(&e->msg, MA_BUILD_ID, (int64_t)(key & 0xffffffff));
-		pb_put_bool(&e->msg, MA_HAS_FUNCTIONS, true);
-		pb_put_message(&e->out, PF_MAPPING, &e->msg);
-	}
+	map_scan(e, keys);
+	map_order(e);
+	for (uint64_t id = 1; id <= k; id++)
+		for (i = 0; i < k; i++)
+			if (e->maps[i].id == id)
+				put_mapping(e, e->map_keys[i], &e->maps[i]);
 	return 0;
 }
 
@@ -332,28 +463,68 @@ static int64_t func_name(struct enc *e, const struct profile_frame *f)
 	return idx;
 }
 
-/* One Location and one Function per frame, both with id = frame id + 1. */
+/* One Function per distinct name (a function at several addresses is one). 0 on error. */
+static uint64_t func_id(struct enc *e, const struct profile_frame *f)
+{
+	int64_t name = func_name(e, f);
+	size_t need = (size_t)name + 1;
+
+	if (e->err)
+		return 0;
+	if (need > e->cap_fn) {
+		size_t cap = need * 2;
+		uint32_t *m = reallocarray(e->fn_of_str, cap, sizeof(*m));
+		int64_t *v = m ? reallocarray(e->fn_names, cap, sizeof(*v)) : NULL;
+
+		if (m)
+			e->fn_of_str = m;
+		if (!v) {
+			e->err = -ENOMEM;
+			return 0;
+		}
+		memset(m + e->cap_fn, 0, (cap - e->cap_fn) * sizeof(*m));
+		e->fn_names = v;
+		e->cap_fn = cap;
+	}
+	if (!e->fn_of_str[name]) {
+		e->fn_names[e->nr_fn] = name;
+		e->fn_of_str[name] = (uint32_t)++e->nr_fn;
+	}
+	return e->fn_of_str[name];
+}
+
+/*
+ * One Location per frame (id = frame id + 1), with its address when it
+ * has an object; then the Functions. A frame without a symbol at a known
+ * address gets no Line, so `pprof -symbolize` can name it from the binary.
+ */
 static void put_locations(struct enc *e, const uint64_t *keys)
 {
 	size_t n = profile__nr_frames(e->p), i;
-	int64_t name;
 
 	for (i = 0; i < n; i++) {
+		const struct profile_frame *f = profile__frame(e->p, (uint32_t)i);
+		const struct pmap *m = map_of(e, keys[i]);
+		uint64_t fid = func_id(e, f);
+
 		pb_buf__reset(&e->msg);
 		pb_put_uint64(&e->msg, LO_ID, i + 1);
-		if (keys[i])
-			pb_put_uint64(&e->msg, LO_MAPPING_ID, map_id(e, keys[i]));
-		pb_buf__reset(&e->sub);
-		pb_put_uint64(&e->sub, LI_FUNCTION_ID, i + 1);
-		pb_put_message(&e->msg, LO_LINE, &e->sub);
+		if (m) {
+			pb_put_uint64(&e->msg, LO_MAPPING_ID, m->id);
+			pb_put_uint64(&e->msg, LO_ADDRESS, m->base + f->addr);
+		}
+		if (!m || !(f->flags & FRAME_F_UNKNOWN) || keys[i] == MAP_KEY_KERNEL) {
+			pb_buf__reset(&e->sub);
+			pb_put_uint64(&e->sub, LI_FUNCTION_ID, fid);
+			pb_put_message(&e->msg, LO_LINE, &e->sub);
+		}
 		pb_put_message(&e->out, PF_LOCATION, &e->msg);
 	}
-	for (i = 0; i < n; i++) {
-		name = func_name(e, profile__frame(e->p, (uint32_t)i));
+	for (i = 0; i < e->nr_fn; i++) {
 		pb_buf__reset(&e->msg);
 		pb_put_uint64(&e->msg, FU_ID, i + 1);
-		pb_put_int64(&e->msg, FU_NAME, name);
-		pb_put_int64(&e->msg, FU_SYSTEM_NAME, name);
+		pb_put_int64(&e->msg, FU_NAME, e->fn_names[i]);
+		pb_put_int64(&e->msg, FU_SYSTEM_NAME, e->fn_names[i]);
 		pb_put_message(&e->out, PF_FUNCTION, &e->msg);
 	}
 }
@@ -370,6 +541,10 @@ static void put_tail(struct enc *e)
 		put_value_type(e, PF_PERIOD_TYPE, "cpu", "nanoseconds");
 		pb_put_int64(&e->out, PF_PERIOD, (int64_t)e->period);
 	}
+	if (profile__start_ns(e->p) && profile__start_ns(e->p) <= INT64_MAX)
+		pb_put_int64(&e->out, PF_TIME_NANOS, (int64_t)profile__start_ns(e->p));
+	if (profile__duration_ns(e->p) && profile__duration_ns(e->p) <= INT64_MAX)
+		pb_put_int64(&e->out, PF_DURATION_NANOS, (int64_t)profile__duration_ns(e->p));
 	pb_put_int64(&e->out, PF_DEFAULT_SAMPLE_TYPE, str_idx(e, def));
 	/* last: every index above must already be in the table */
 	for (i = 0; i < e->st.nr; i++)
@@ -407,6 +582,9 @@ int pprof_encode(const struct profile *p, unsigned char **data, size_t *len)
 	pb_buf__release(&e.sub);
 	strings_release(&e.st);
 	free(e.map_keys);
+	free(e.maps);
+	free(e.fn_of_str);
+	free(e.fn_names);
 	free(keys);
 	return err;
 }

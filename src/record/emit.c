@@ -15,6 +15,7 @@
 #include "collect/locknames.h"
 #include "analysis/profile.h"
 #include "record/reason.h"
+#include "sym/objtab.h"
 
 #define EMIT_NAME_LEN 512
 #define EMIT_BID_LEN 41		/* a SHA-1 GNU build ID in hex, NUL */
@@ -73,8 +74,8 @@ static void count_flags(struct emit_ctx *x, unsigned int sym_flags)
 static void user_frame(struct emit_ctx *x, const uint64_t *w, size_t n, unsigned int flags)
 {
 	struct profile_frame_in *fi = &x->fin[n];
+	struct objtab_info oi;
 	unsigned int sf = 0;
-	const char *path;
 	struct sym_ufr f;
 
 	emit_ufr_unpack(w, &f);
@@ -88,10 +89,13 @@ static void user_frame(struct emit_ctx *x, const uint64_t *w, size_t n, unsigned
 		fi->flags |= FRAME_F_JIT;
 		return;
 	}
-	if (!symbolizer__object(x->sym, f.obj, &path, x->bids[n], EMIT_BID_LEN)) {
-		fi->module = path;
+	if (!symbolizer__object(x->sym, &f, &oi)) {
+		memcpy(x->bids[n], oi.build_id, EMIT_BID_LEN);
+		fi->module = oi.path;
 		fi->build_id = x->bids[n][0] ? x->bids[n] : NULL;
 		fi->addr = f.addr;
+		fi->map_off = oi.seg_start;
+		fi->map_limit = oi.seg_end;
 	}
 }
 
@@ -282,7 +286,7 @@ static int profile_one(const struct stack_entry *e, void *arg)
 {
 	struct profile_ctx *pc = arg;
 	struct profile_stack_in in = { 0 };
-	char comm[STACK_AGG_COMM_LEN + 1];
+	char comm[STACK_AGG_COMM_LEN + 1], thread[STACK_AGG_COMM_LEN + 1];
 	int n, err;
 
 	if (!e->weight)
@@ -295,6 +299,9 @@ static int profile_one(const struct stack_entry *e, void *arg)
 		return n;
 	memcpy(comm, e->key.pcomm[0] ? e->key.pcomm : e->key.comm, STACK_AGG_COMM_LEN);
 	comm[STACK_AGG_COMM_LEN] = '\0';
+	memcpy(thread, e->key.comm, STACK_AGG_COMM_LEN);
+	thread[STACK_AGG_COMM_LEN] = '\0';
+	in.thread = thread;
 	in.frames = pc->x->fin;
 	in.nr_frames = n;
 	in.weight = e->weight;
@@ -312,7 +319,7 @@ static int profile_one(const struct stack_entry *e, void *arg)
 	return err;
 }
 
-static int emit_profile_stats(const struct stack_agg *agg, struct symbolizer *sym,
+int emit_profile_stats(const struct stack_agg *agg, struct symbolizer *sym,
 			      const struct emit_opts *o, struct profile *p, struct emit_stats *st)
 {
 	struct profile_ctx pc = { .p = p };

@@ -81,6 +81,10 @@ struct profile;
 int emit_profile(const struct stack_agg *agg, struct symbolizer *sym, const struct emit_opts *o,
 		 struct profile *p);
 
+/* The same, counting stacks and frames named into @st. */
+int emit_profile_stats(const struct stack_agg *agg, struct symbolizer *sym,
+		       const struct emit_opts *o, struct profile *p, struct emit_stats *st);
+
 /*
  * One stack as folded text (frames joined by ';', no count) into @buf,
  * truncated at @len. 0 or -errno.

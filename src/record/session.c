@@ -510,6 +510,8 @@ int session__open(struct session **out, const struct record_opts *o)
 		return err;
 	}
 	t = clock_mono_ns();
+	s->start_ns = t;
+	s->start_unix_ns = clock_ns(CLOCK_REALTIME);
 	s->end_ns = o->duration_ns ? t + o->duration_ns : UINT64_MAX;
 	s->next_drain_ns = s->next_report_ns = t + o->drain_interval_ns;
 	session_describe(s);

@@ -87,6 +87,7 @@ struct session {
 	struct emit_stats written;
 	bool wrote;
 	uint64_t end_ns;		/* monotonic: -d DUR ends the run here */
+	uint64_t start_ns, start_unix_ns;	/* monotonic and wall clock at the start */
 	uint64_t next_drain_ns;		/* monotonic: next drain of in-kernel aggregates */
 	uint64_t next_report_ns;	/* monotonic: next -v loss report */
 };

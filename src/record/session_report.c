@@ -155,11 +155,13 @@ void session_report_written(struct session *s)
 			strcmp(o->output, "-") ? o->output : "stdout");
 		return;
 	}
-	pr_info("hotcold: %s; %llu stacks (%llu of %llu frames unnamed), unit %s -> %s\n", what,
+	pr_info("hotcold: %s; %llu stacks (%llu of %llu frames unnamed), %s -> %s\n", what,
 		(unsigned long long)s->written.lines, (unsigned long long)s->written.frames_unknown,
 		(unsigned long long)s->written.frames,
-		session_output_format(o) != FORMAT_FOLDED ? (session_output_format(o) == FORMAT_SVG ? "svg" : "pprof") :
-		o->offcpu || o->runq || o->locks ? "microseconds" : "samples", strcmp(o->output, "-") ? o->output : "stdout");
+		session_output_format(o) == FORMAT_SVG ? "SVG flame graph" :
+		session_output_format(o) == FORMAT_PPROF ? "pprof" :
+		o->offcpu || o->runq || o->locks ? "folded, nanoseconds" : "folded, samples",
+		strcmp(o->output, "-") ? o->output : "stdout");
 }
 
 void session_describe(struct session *s)

@@ -11,6 +11,7 @@
 #include "record/locks_report.h"
 #include "record/session.h"
 #include "record/session_int.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 static bool ends_with(const char *s, const char *sfx)
@@ -43,8 +44,7 @@ static int write_profile(struct session *s, FILE *f, const struct emit_opts *eo,
 
 	if (!p)
 		return -ENOMEM;
-	memset(es, 0, sizeof(*es));
-	err = emit_profile(s->agg, s->sym, eo, p);
+	err = emit_profile_stats(s->agg, s->sym, eo, p, es);
 	if (!err && fmt == FORMAT_PPROF) {
 		err = pprof_write(p, f);
 	} else if (!err) {
@@ -57,7 +57,6 @@ static int write_profile(struct session *s, FILE *f, const struct emit_opts *eo,
 		so.subtitle = subtitle;
 		err = svg_write(p, &so, f);
 	}
-	es->lines = profile__nr_stacks(p);
 	profile__free(p);
 	return err;
 }
@@ -89,6 +88,9 @@ struct emit_opts session_emit_opts(const struct session *s)
 		.period_ns = 1000000000ull / s->o->freq_hz,
 		.mixed = s->o->oncpu && (s->o->offcpu || s->o->runq || s->o->locks),
 		.locknames = s->locknames,
+		/* the profile's time span: from the start to now (it is written at the end) */
+		.start_ns = s->start_unix_ns,
+		.duration_ns = s->start_ns ? clock_mono_ns() - s->start_ns : 0,
 	};
 
 	return eo;

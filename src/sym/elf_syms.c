@@ -553,6 +553,28 @@ int elf_syms__off_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t *va
 	return 0;
 }
 
+int elf_syms__segment_of(const struct elf_syms *es, uint64_t off, uint64_t *start,
+			 uint64_t *end)
+{
+	const struct elf_seg *any = NULL;
+
+	for (size_t i = 0; i < es->nr_segs; i++) {
+		const struct elf_seg *s = &es->segs[i];
+
+		if (off < s->off || off - s->off >= s->filesz)
+			continue;
+		if (!any || s->exec)
+			any = s;
+		if (s->exec)
+			break;
+	}
+	if (!any)
+		return -ENOENT;
+	*start = any->off & ~4095ull;
+	*end = any->off + any->filesz;
+	return 0;
+}
+
 const char *elf_syms__lookup(struct elf_syms *es, uint64_t vaddr, uint64_t *sym_off)
 {
 	const struct esym *s, *fallback = NULL;

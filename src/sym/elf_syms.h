@@ -59,6 +59,14 @@ int elf_syms__off_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t *va
  */
 const char *elf_syms__lookup(struct elf_syms *es, uint64_t vaddr, uint64_t *sym_off);
 
+/*
+ * The file-offset range [*@start, *@end) the loader maps for the PT_LOAD
+ * segment holding file offset @off (an executable one where segments share
+ * a page): @start rounded down to a page, as in /proc/PID/maps. 0 or -ENOENT.
+ */
+int elf_syms__segment_of(const struct elf_syms *es, uint64_t off, uint64_t *start,
+			 uint64_t *end);
+
 /* elf_syms__off_to_vaddr() then elf_syms__lookup(). */
 const char *elf_syms__lookup_off(struct elf_syms *es, uint64_t off, uint64_t *sym_off);
 

@@ -389,22 +389,24 @@ static const char *jit_lookup(struct objtab *ot, struct obj *o, uint64_t ip)
 	return perfmap__lookup(o->pm, ip, NULL);
 }
 
-int objtab__info(struct objtab *ot, uint32_t id, const char **path, char *bid, size_t bid_len)
+int objtab__info(struct objtab *ot, uint32_t id, uint64_t addr, struct objtab_info *out)
 {
 	struct obj *o = obj_get(ot, id);
 	const uint8_t *b = NULL;
 	size_t n = 0;
 
-	if (bid_len)
-		bid[0] = '\0';
+	memset(out, 0, sizeof(*out));
 	if (!o)
 		return -ENOENT;
-	*path = o->path;
-	if (o->es)
+	out->path = o->path;
+	if (o->es) {
 		b = elf_syms__build_id(o->es, &n);
-	if (b && n * 2 < bid_len)
+		if (elf_syms__segment_of(o->es, addr, &out->seg_start, &out->seg_end))
+			out->seg_start = out->seg_end = 0;
+	}
+	if (b && n * 2 < sizeof(out->build_id))
 		for (size_t i = 0; i < n; i++)
-			snprintf(bid + 2 * i, 3, "%02x", b[i]);
+			snprintf(out->build_id + 2 * i, 3, "%02x", b[i]);
 	return 0;
 }
 

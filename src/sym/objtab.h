@@ -83,13 +83,16 @@ int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_
  * only between a written interval and the next sample. Returns the number
  * of objects freed.
  */
-/*
- * The file object @id was read from ("[vdso]", "[jit]" for pseudo objects)
- * into *@path (lives as long as the object), its GNU build ID as lowercase
- * hex into @bid (@bid_len >= 2 * 20 + 1 for SHA-1 IDs; "" if none or too
- * long). 0, or -ENOENT for an unknown or evicted id.
- */
-int objtab__info(struct objtab *ot, uint32_t id, const char **path, char *bid, size_t bid_len);
+/* An object as a profile's mapping describes it. */
+struct objtab_info {
+	const char *path;	/* as mapped ("[vdso]"); lives as long as the object */
+	char build_id[41];	/* GNU build ID, lowercase hex; "" if none (or longer) */
+	uint64_t seg_start;	/* file offsets the segment holding the address maps */
+	uint64_t seg_end;	/* (elf_syms__segment_of()); both 0 if unknown */
+};
+
+/* The object @id and the segment of its file offset @addr. 0, or -ENOENT (unknown id). */
+int objtab__info(struct objtab *ot, uint32_t id, uint64_t addr, struct objtab_info *out);
 
 void objtab__mark(struct objtab *ot, uint32_t id);
 size_t objtab__sweep(struct objtab *ot);

@@ -492,10 +492,9 @@ int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *b
 	return objtab__name(s->objs, f->obj, f->addr, buf, len, flags);
 }
 
-int symbolizer__object(struct symbolizer *s, uint32_t obj, const char **path, char *bid,
-		       size_t bid_len)
+int symbolizer__object(struct symbolizer *s, const struct sym_ufr *f, struct objtab_info *out)
 {
-	return obj ? objtab__info(s->objs, obj, path, bid, bid_len) : -ENOENT;
+	return f->obj ? objtab__info(s->objs, f->obj, f->addr, out) : -ENOENT;
 }
 
 static void kallsyms_load_once(struct symbolizer *s)

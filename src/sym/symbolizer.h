@@ -143,12 +143,13 @@ size_t symbolizer__normalize_stack(struct symbolizer *s, uint32_t tgid, const ui
 int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *buf,
 			  size_t len, unsigned int *flags);
 
+struct objtab_info;
 /*
- * The object of a user frame (f->obj): its path as mapped and GNU build ID
- * in hex (objtab__info()). 0, or -ENOENT (obj 0, or no longer held).
+ * The object of user frame @f: its path as mapped, GNU build ID in hex and
+ * the file-offset range of the segment holding f->addr (objtab__info()).
+ * 0, or -ENOENT (obj 0, or no longer held).
  */
-int symbolizer__object(struct symbolizer *s, uint32_t obj, const char **path, char *bid,
-		       size_t bid_len);
+int symbolizer__object(struct symbolizer *s, const struct sym_ufr *f, struct objtab_info *out);
 
 /* Kernel ip -> "func" (modules: "func [mod]" is NOT added; just func). Same contract. */
 int symbolizer__kernel_name(struct symbolizer *s, uint64_t ip, char *buf, size_t len,

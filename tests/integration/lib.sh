@@ -16,7 +16,7 @@ skip() { echo "[Skipped $*]"; exit 77; }
 finish() { [ "$FAILS" -eq 0 ]; exit $?; }
 
 # total samples of a folded file
-folded_total() { awk '{ n = $NF; t += n } END { print t + 0 }' "$1"; }
+folded_total() { awk '{ n = $NF; t += n } END { printf "%.0f\n", t }' "$1"; }
 
 # samples whose stack has a frame equal to $2 (counted once per line)
 folded_with_frame() {
@@ -24,12 +24,12 @@ folded_with_frame() {
 		n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
 		k = split(line, fr, ";")
 		for (i = 1; i <= k; i++) if (fr[i] == f) { t += n; break }
-	} END { print t + 0 }' "$1"
+	} END { printf "%.0f\n", t }' "$1"
 }
 
 # samples whose root (first) frame is $2
 folded_with_root() {
-	awk -v f="$2" '{ n = $NF; split($0, fr, ";"); if (fr[1] == f) t += n } END { print t + 0 }' "$1"
+	awk -v f="$2" '{ n = $NF; split($0, fr, ";"); if (fr[1] == f) t += n } END { printf "%.0f\n", t }' "$1"
 }
 
 # keep only lines whose root frame is $2

@@ -28,7 +28,7 @@ rc=$?
 [ $rc -eq 0 ] && ok "kernel: exit 0" || bad "kernel: exit $rc: $(cat "$TMP/err")"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/k.json" 2>/dev/null &&
 	ok "--json output parses" || bad "--json output is not JSON"
-kw=$(grep -o '"type": "rwsem:[RW]"[^}]*"waits": [0-9]*' "$TMP/k.json" | awk -F'"waits": ' '{ t += $2 } END { print t + 0 }')
+kw=$(grep -o '"type": "rwsem:[RW]"[^}]*"waits": [0-9]*' "$TMP/k.json" | awk -F'"waits": ' '{ t += $2 } END { printf "%.0f\n", t }')
 [ "$kw" -gt 0 ] && ok "kernel rwsem contention seen: $kw waits" || bad "no rwsem contention seen"
 grep -q 'down_write_killable_\[k\]\|down_read_killable_\[k\]\|rwsem_down_[a-z_]*slowpath_\[k\]' "$TMP/k.json" &&
 	ok "kernel contention attributed to rwsem slow paths" || bad "no kernel stacks for rwsem waits"

@@ -24,7 +24,9 @@ fi
 rc=$?
 grep -E '^(hotcold|sched|lost|unwind):' "$TMP/err" | tail -n 6
 [ $rc -eq 0 ] && ok "$mode: exit 0" || { bad "$mode: exit $rc"; finish; }
-grep -q 'unit microseconds' "$TMP/err" && ok "unit stated: microseconds" || bad "no unit in summary"
+grep -q 'folded, nanoseconds' "$TMP/err" && ok "unit stated: nanoseconds" || bad "no unit in summary"
+head -1 "$TMP/out.folded" | grep -q '^# hotcold folded v1 kind=offcpu unit=nanoseconds' &&
+	ok "header: kind=offcpu unit=nanoseconds" || bad "header: $(head -1 "$TMP/out.folded")"
 want_how=$([ "$mode" = sys_exit ] && echo "at sys_exit" || echo "by task work")
 if grep -q "user stacks of long blocks taken $want_how" "$TMP/err"; then
 	ok "$mode: user stacks taken $want_how"
@@ -37,12 +39,12 @@ fi
 
 while read -r name tid reason ns calls; do
 	root="$name-$tid"
-	want=$(awk -v n="$ns" 'BEGIN { printf "%.0f", n / 1000 }')
+	want=$ns
 	all=$(folded_with_root "$TMP/out.folded" "$root")
 	got=$(awk -v r="$root" -v why="[$reason]" '{
 		n = $NF; line = $0; sub(/ [0-9]+$/, "", line); k = split(line, fr, ";")
-		if (fr[1] == r && fr[k] == why) t += n } END { print t + 0 }' "$TMP/out.folded")
-	short=$(awk -v r="$root" '{ split($0, fr, ";"); if (fr[1] == r && $0 ~ /\[short blocks\] [0-9]+$/) t += $NF } END { print t + 0 }' "$TMP/out.folded")
+		if (fr[1] == r && fr[k] == why) t += n } END { printf "%.0f\n", t }' "$TMP/out.folded")
+	short=$(awk -v r="$root" '{ split($0, fr, ";"); if (fr[1] == r && $0 ~ /\[short blocks\] [0-9]+$/) t += $NF } END { printf "%.0f\n", t }' "$TMP/out.folded")
 	dev=$(awk -v a="$all" -v b="$want" 'BEGIN { printf "%.2f", b ? 100 * (a - b) / b : 100 }')
 	# Blocks are timed by the run queue's clock, updated by the scheduler
 	# just before the switch: the same clock the kernel charges CPU time
@@ -52,11 +54,11 @@ while read -r name tid reason ns calls; do
 	# nobody's CPU time, so the workload's wall - CPU counts it as off-CPU)
 	# and clock updates the scheduler skips: under 1 us per call measured.
 	# So 2%, plus 1 us per call for fsync, either way.
-	tol=$(awk -v b="$want" -v c="$calls" -v r="$reason" 'BEGIN { printf "%.2f", 2 + (r == "fsync" ? 100 * c * 1 / b : 0) }')
+	tol=$(awk -v b="$want" -v c="$calls" -v r="$reason" 'BEGIN { printf "%.2f", 2 + (r == "fsync" ? 100 * c * 1000 / b : 0) }')
 	if awk -v d="$dev" -v t="$tol" 'BEGIN { exit !(d >= -t && d <= t) }'; then
-		ok "$root: $all us off-CPU vs $want us measured ($dev%, tolerance $tol%, $calls calls)"
+		ok "$root: $all ns off-CPU vs $want ns measured ($dev%, tolerance $tol%, $calls calls)"
 	else
-		bad "$root: $all us off-CPU vs $want us measured ($dev%, tolerance $tol%, $calls calls)"
+		bad "$root: $all ns off-CPU vs $want ns measured ($dev%, tolerance $tol%, $calls calls)"
 	fi
 	p=$(pct "$got" "$((all - short))")
 	awk -v p="$p" 'BEGIN { exit !(p >= 95) }' && ok "$root: $p% of its stacked time is [$reason]" ||
@@ -66,7 +68,7 @@ while read -r name tid reason ns calls; do
 	with=$(awk -v r="$root" -v why="[$reason]" -v f="$fn" '{
 		n = $NF; line = $0; sub(/ [0-9]+$/, "", line); k = split(line, fr, ";")
 		if (fr[1] != r || fr[k] != why) next
-		for (i = 1; i <= k; i++) if (fr[i] == f) { t += n; break } } END { print t + 0 }' "$TMP/out.folded")
+		for (i = 1; i <= k; i++) if (fr[i] == f) { t += n; break } } END { printf "%.0f\n", t }' "$TMP/out.folded")
 	p=$(pct "$with" "$got")
 	awk -v p="$p" 'BEGIN { exit !(p >= 99) }' && ok "$root: $fn in $p% of its [$reason] time" ||
 		bad "$root: $fn in only $p% of its [$reason] time"

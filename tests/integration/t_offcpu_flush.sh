@@ -39,10 +39,10 @@ read -r n ns < "$TMP/truth"
 blocks=$(sed -n 's/.* in \([0-9]*\) short blocks.*/\1/p' "$TMP/err" | tail -1)
 [ "${blocks:-0}" -ge "$n" ] && ok "$blocks short blocks counted (the thread blocked $n times)" ||
 	bad "${blocks:-0} short blocks counted, the thread blocked $n times"
-got=$(awk '$0 ~ /\[short blocks\] [0-9]+$/ { t += $NF } END { print t + 0 }' "$TMP/out.folded")
-want=$((ns / 1000))
-awk -v g="$got" -v w="$want" -v n="$n" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 0.10 * w + 2 * n) }' &&
-	ok "[short blocks] $got us vs $want us measured" || bad "[short blocks] $got us vs $want us measured"
+got=$(awk '$0 ~ /\[short blocks\] [0-9]+$/ { t += $NF } END { printf "%.0f\n", t }' "$TMP/out.folded")
+want=$ns
+awk -v g="$got" -v w="$want" -v n="$n" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 0.10 * w + 2000 * n) }' &&
+	ok "[short blocks] $got ns vs $want ns measured" || bad "[short blocks] $got ns vs $want ns measured"
 
 run_parked runqlat -L
 [ $rc -eq 0 ] && ok "runqlat: exit 0" || { bad "runqlat: exit $rc"; finish; }

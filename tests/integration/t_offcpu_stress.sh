@@ -17,7 +17,7 @@ grep -E '^(sched|lost|hotcold: [0-9])' "$TMP/err"
 [ $rc -eq 0 ] && ok "exit 0" || bad "exit $rc"
 grep -q ' 0 malformed ring records' "$TMP/err" && ok "no malformed ring records" ||
 	bad "malformed ring records: $(grep -o '[0-9]* malformed ring records' "$TMP/err")"
-n=$(awk '$0 ~ /^churn;/ && /usleep/ { t += $NF } END { print t + 0 }' "$TMP/out.folded")
-[ "$n" -gt 1000000 ] && ok "churn's threads blocked $n us in usleep, with stacks" ||
-	bad "churn's threads blocked only $n us in usleep"
+n=$(awk '$0 ~ /^churn;/ && /usleep/ { t += $NF } END { printf "%.0f\n", t }' "$TMP/out.folded")
+awk -v n="$n" 'BEGIN { exit !(n > 1000000000) }' && ok "churn's threads blocked $n ns in usleep, with stacks" ||
+	bad "churn's threads blocked only $n ns in usleep"
 finish

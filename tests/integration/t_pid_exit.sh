@@ -25,11 +25,11 @@ alpha=$(folded_with_frame "$TMP/out.folded" spin_alpha)
 p=$(pct "$alpha" "$total")
 awk -v p="$p" 'BEGIN { exit !(p > 40) }' && ok "spin_alpha named in $p% of samples" ||
 	bad "spin_alpha named in only $p% of samples"
-unk=$(awk '{ n = $NF; if ($0 ~ /split\+0x|\[unknown\]/) t += n } END { print t + 0 }' "$TMP/out.folded")
+unk=$(awk '{ n = $NF; if ($0 ~ /split\+0x|\[unknown\]/) t += n } END { printf "%.0f\n", t }' "$TMP/out.folded")
 p=$(pct "$unk" "$total")
 awk -v p="$p" 'BEGIN { exit !(p < 1) }' && ok "$p% of samples with unnamed workload frames" ||
 	bad "$p% of samples have unnamed frames"
 # only the target's samples
-others=$(awk '{ split($0, fr, ";"); if (fr[1] != "split") t += $NF } END { print t + 0 }' "$TMP/out.folded")
+others=$(awk '{ split($0, fr, ";"); if (fr[1] != "split") t += $NF } END { printf "%.0f\n", t }' "$TMP/out.folded")
 [ "$others" -eq 0 ] && ok "no samples from other processes" || bad "$others samples from other processes"
 finish

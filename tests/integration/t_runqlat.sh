@@ -21,9 +21,9 @@ done < "$TMP/truth"
 
 "$HOTCOLD" record --runq -o "$TMP/runq.folded" -- "$WL/runq" 2 1 "$TMP/truth2" 2>"$TMP/err"
 total=$(folded_total "$TMP/runq.folded")
-spin=$(awk '/;spin;.*\[runq\] [0-9]+$|;spin;\[runq\] [0-9]+$/ { t += $NF } END { print t + 0 }' "$TMP/runq.folded")
+spin=$(awk '/;spin;.*\[runq\] [0-9]+$|;spin;\[runq\] [0-9]+$/ { t += $NF } END { printf "%.0f\n", t }' "$TMP/runq.folded")
 p=$(pct "$spin" "$total")
 [ "$total" -gt 0 ] && awk -v p="$p" 'BEGIN { exit !(p >= 90) }' &&
-	ok "record --runq: $total us of [runq] stacks, $p% through spin" ||
-	bad "record --runq: $total us, $p% through spin: $(head -2 "$TMP/runq.folded")"
+	ok "record --runq: $total ns of [runq] stacks, $p% through spin" ||
+	bad "record --runq: $total ns, $p% through spin: $(head -3 "$TMP/runq.folded")"
 finish

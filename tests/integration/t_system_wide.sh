@@ -28,7 +28,7 @@ i0=$(idle_ticks)
 sleep 1
 i1=$(idle_ticks)
 wait $hc
-n=$(awk '$0 ~ /^swapper/ { t += $NF } END { print t + 0 }' "$TMP/idle.folded")
+n=$(awk '$0 ~ /^swapper/ { t += $NF } END { printf "%.0f\n", t }' "$TMP/idle.folded")
 if [ $((i1 - i0)) -lt 20 ]; then
 	ok "--idle: the machine had little idle time ($((i1 - i0)) ticks), nothing to check"
 elif [ "$n" -gt 0 ]; then

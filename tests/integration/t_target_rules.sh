@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 samples_of() { # FOLDED ROOT: samples whose root frame is ROOT
-	awk -v r="$2" '{ split($0, f, ";"); if (f[1] == r) t += $NF } END { print t + 0 }' "$1"
+	awk -v r="$2" '{ split($0, f, ";"); if (f[1] == r) t += $NF } END { printf "%.0f\n", t }' "$1"
 }
 
 cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
@@ -33,7 +33,7 @@ if [ -n "$cg2" ]; then
 	b=$(samples_of "$TMP/cg.folded" "split-$outside")
 	c=$(samples_of "$TMP/cg.folded" "split-$later")
 	# the shell that enters the cgroup and its sleep are members too
-	other=$(awk '{ n = $NF; split($0, f, ";"); if (f[1] !~ /^(split|sh|sleep)-/) t += n } END { print t + 0 }' "$TMP/cg.folded")
+	other=$(awk '{ n = $NF; split($0, f, ";"); if (f[1] !~ /^(split|sh|sleep)-/) t += n } END { printf "%.0f\n", t }' "$TMP/cg.folded")
 	[ "$a" -ge 100 ] && ok "--cgroup: $a samples of the process in it at start" ||
 		bad "--cgroup: $a samples of the process in it at start"
 	[ "$c" -ge 50 ] && ok "--cgroup: $c samples of the process that entered and exec'd later" ||
@@ -55,7 +55,7 @@ for rule in split 'spl*'; do
 	rc=$?
 	[ $rc -eq 0 ] && ok "--comm $rule: exit 0" || bad "--comm $rule: exit $rc"
 	a=$(samples_of "$TMP/cm.folded" "split-$named")
-	other=$(awk -v r="split-$named" '{ n = $NF; split($0, f, ";"); if (f[1] != r) t += n } END { print t + 0 }' "$TMP/cm.folded")
+	other=$(awk -v r="split-$named" '{ n = $NF; split($0, f, ";"); if (f[1] != r) t += n } END { printf "%.0f\n", t }' "$TMP/cm.folded")
 	[ "$a" -ge 100 ] && [ "$other" -eq 0 ] && ok "--comm $rule: $a samples of split, $other of others" ||
 		bad "--comm $rule: $a samples of split, $other of others"
 done
@@ -70,8 +70,8 @@ wait $agent
 rc=$?
 [ $rc -eq 0 ] && ok "agent --comm: exit 0" || bad "agent --comm: exit $rc"
 zcat "$TMP"/hist/*-oncpu.folded.gz > "$TMP/agent.folded" 2>/dev/null
-a=$(awk '{ split($0, f, ";"); if (f[1] == "split") t += $NF } END { print t + 0 }' "$TMP/agent.folded")
-other=$(awk '{ split($0, f, ";"); if (f[1] != "split") t += $NF } END { print t + 0 }' "$TMP/agent.folded")
+a=$(awk '{ split($0, f, ";"); if (f[1] == "split") t += $NF } END { printf "%.0f\n", t }' "$TMP/agent.folded")
+other=$(awk '{ split($0, f, ";"); if (f[1] != "split") t += $NF } END { printf "%.0f\n", t }' "$TMP/agent.folded")
 # (split may get half a CPU on a busy machine: >= 20 of ~250 at 99 Hz is plenty to tell)
 [ "$a" -ge 20 ] && [ "$other" -eq 0 ] && ok "agent --comm: $a samples of split, $other of others" ||
 	bad "agent --comm: $a samples of split, $other of others ($(ls "$TMP/hist" | tr '\n' ' '))"

@@ -505,7 +505,6 @@ static void put_locations(struct enc *e, const uint64_t *keys)
 	for (i = 0; i < n; i++) {
 		const struct profile_frame *f = profile__frame(e->p, (uint32_t)i);
 		const struct pmap *m = map_of(e, keys[i]);
-		uint64_t fid = func_id(e, f);
 
 		pb_buf__reset(&e->msg);
 		pb_put_uint64(&e->msg, LO_ID, i + 1);
@@ -514,6 +513,8 @@ static void put_locations(struct enc *e, const uint64_t *keys)
 			pb_put_uint64(&e->msg, LO_ADDRESS, m->base + f->addr);
 		}
 		if (!m || !(f->flags & FRAME_F_UNKNOWN) || keys[i] == MAP_KEY_KERNEL) {
+			uint64_t fid = func_id(e, f);
+
 			pb_buf__reset(&e->sub);
 			pb_put_uint64(&e->sub, LI_FUNCTION_ID, fid);
 			pb_put_message(&e->msg, LO_LINE, &e->sub);

@@ -74,8 +74,8 @@ static void stacks_of_either_profile_get_both_weights(void **state)
 
 static void frames_match_by_text_not_by_module(void **state)
 {
-	struct profile_frame_in fa[] = { { "app", NULL, NULL, 0, 0, 0 }, { "f", "/v1/lib.so", "aa", 0, 0, 0 } };
-	struct profile_frame_in fb[] = { { "app", NULL, NULL, 0, 0, 0 }, { "f", "/v2/lib.so", "bb", 0, 0, 0 } };
+	struct profile_frame_in fa[] = { { .name = "app", .module = NULL, .build_id = NULL, .flags = 0 }, { .name = "f", .module = "/v1/lib.so", .build_id = "aa", .flags = 0 } };
+	struct profile_frame_in fb[] = { { .name = "app", .module = NULL, .build_id = NULL, .flags = 0 }, { .name = "f", .module = "/v2/lib.so", .build_id = "bb", .flags = 0 } };
 	struct profile_stack_in s = { .frames = fa, .nr_frames = 2, .weight = 1 };
 	struct profile *a = profile__new(), *b = profile__new();
 	struct diff *d;

@@ -35,6 +35,11 @@ struct dec {
 	uint64_t loc_func[MAXN], loc_map[MAXN];	/* by location id */
 	int64_t func_name[MAXN];		/* by function id */
 	int64_t map_file[MAXN], map_bid[MAXN];	/* by mapping id */
+	uint64_t map_start[MAXN], map_limit[MAXN], map_off[MAXN], map_fn[MAXN];
+	uint64_t loc_addr[MAXN];		/* by location id */
+	uint64_t map_order[MAXN];		/* mapping ids as written */
+	size_t nr_maps, nr_funcs;
+	int64_t time_nanos, duration_nanos;
 	int64_t period, default_type, period_type[2];
 	char *strbuf[MAXN];
 };
@@ -123,7 +128,7 @@ static void dec_sample(struct dec *d, const struct field *m)
 static void dec_location(struct dec *d, const struct field *m)
 {
 	const uint8_t *p = m->p, *end = m->p + m->len;
-	uint64_t id = 0, map = 0, func = 0, l[8];
+	uint64_t id = 0, map = 0, func = 0, addr = 0, l[8];
 	struct field f;
 
 	while (next(&p, end, &f)) {
@@ -131,6 +136,8 @@ static void dec_location(struct dec *d, const struct field *m)
 			id = f.v;
 		if (f.num == 2)
 			map = f.v;
+		if (f.num == 3)
+			addr = f.v;
 		if (f.num == 4) {
 			sub_varints(&f, l);
 			func = l[1];
@@ -139,6 +146,7 @@ static void dec_location(struct dec *d, const struct field *m)
 	assert_true(id > 0 && id < MAXN);
 	d->loc_func[id] = func;
 	d->loc_map[id] = map;
+	d->loc_addr[id] = addr;
 }
 
 static void dec_top(struct dec *d, const struct field *f)
@@ -158,6 +166,11 @@ static void dec_top(struct dec *d, const struct field *f)
 		sub_varints(f, v);
 		d->map_file[v[1]] = (int64_t)v[5];
 		d->map_bid[v[1]] = (int64_t)v[6];
+		d->map_start[v[1]] = v[2];
+		d->map_limit[v[1]] = v[3];
+		d->map_off[v[1]] = v[4];
+		d->map_fn[v[1]] = v[7];
+		d->map_order[d->nr_maps++] = v[1];
 		break;
 	case 4:
 		dec_location(d, f);
@@ -165,6 +178,13 @@ static void dec_top(struct dec *d, const struct field *f)
 	case 5:
 		sub_varints(f, v);
 		d->func_name[v[1]] = (int64_t)v[2];
+		d->nr_funcs++;
+		break;
+	case 9:
+		d->time_nanos = (int64_t)f->v;
+		break;
+	case 10:
+		d->duration_nanos = (int64_t)f->v;
 		break;
 	case 6:
 		d->strbuf[d->nr_str] = strndup((const char *)f->p, f->len);
@@ -286,7 +306,7 @@ static void kernel_frames_sit_in_the_kernel_mapping_without_suffix(void **state)
 
 static void mixed_kinds_give_every_sample_every_value(void **state)
 {
-	struct profile_frame_in f[] = { { "app", NULL, NULL, 0, 0, 0 }, { "wait", NULL, NULL, 0, 0, 0 } };
+	struct profile_frame_in f[] = { { .name = "app", .module = NULL, .build_id = NULL, .flags = 0 }, { .name = "wait", .module = NULL, .build_id = NULL, .flags = 0 } };
 	struct profile_stack_in s = { .frames = f, .nr_frames = 2, .weight = 5 };
 	struct profile *p = profile__new();
 	struct dec *d;
@@ -313,7 +333,7 @@ static void mixed_kinds_give_every_sample_every_value(void **state)
 
 static void labels_carry_pid_tid_comm_and_reason(void **state)
 {
-	struct profile_frame_in f[] = { { "app", "/usr/bin/app", "abcd", 0, 0, 0 } };
+	struct profile_frame_in f[] = { { .name = "app", .module = "/usr/bin/app", .build_id = "abcd", .flags = 0 } };
 	struct profile_stack_in s = { .frames = f, .nr_frames = 1, .weight = 1, .pid = 42,
 				      .tid = 43, .comm = "app", .reason = "io",
 				      .kind = PROFILE_KIND_OFFCPU };
@@ -337,6 +357,76 @@ static void labels_carry_pid_tid_comm_and_reason(void **state)
 	loc = d->sample[0].loc[0];
 	assert_string_equal(S(d, d->map_file[d->loc_map[loc]]), "/usr/bin/app");
 	assert_string_equal(S(d, d->map_bid[d->loc_map[loc]]), "abcd");
+	dec_free(d);
+	profile__free(p);
+}
+
+/*
+ * What a fleet back end needs to symbolize: a mapping per object with its
+ * build ID and segment, the main binary first (not the most used library),
+ * the kernel last, and addresses that map back to the file offsets.
+ */
+static void mappings_and_addresses_let_a_symbolizer_work(void **state)
+{
+	struct profile_frame_in libc = { .name = "__libc_start_main", .module = "/lib/libc.so.6",
+					 .build_id = "aaaa", .addr = 0x27304,
+					 .map_off = 0x26000, .map_limit = 0x17b0fc };
+	struct profile_frame_in f[] = {
+		{ .name = "app" }, libc, libc, libc,
+		{ .name = "spin", .module = "/usr/bin/app", .build_id = "bbbb", .addr = 0x11e4,
+		  .map_off = 0x1000, .map_limit = 0x1785 },
+		{ .name = "app+0x1300", .module = "/usr/bin/app", .build_id = "bbbb",
+		  .addr = 0x1300, .flags = FRAME_F_UNKNOWN, .map_off = 0x1000, .map_limit = 0x1785 },
+		{ .name = "spin", .module = "/usr/bin/app", .build_id = "bbbb", .addr = 0x11f0,
+		  .map_off = 0x1000, .map_limit = 0x1785 },
+		{ .name = "vfs_read", .flags = FRAME_F_KERNEL, .addr = 0xffffffff81234567 },
+	};
+	struct profile_stack_in s = { .frames = f, .nr_frames = 8, .weight = 2, .pid = 9,
+				      .tid = 10, .comm = "app", .thread = "worker" };
+	struct profile *p = profile__new();
+	struct dec *d;
+	uint64_t app, lib, kern;
+
+	(void)state;
+	libc.addr = 0x27249;
+	f[2] = libc;
+	assert_int_equal(profile__add(p, &s), 0);
+	profile__set_time(p, 1700000000000000000ull, 3000000000ull);
+	d = decode(p);
+	assert_int_equal(d->nr_maps, 3);
+	app = d->map_order[0], lib = d->map_order[1], kern = d->map_order[2];
+	assert_string_equal(S(d, d->map_file[app]), "/usr/bin/app");
+	assert_string_equal(S(d, d->map_bid[app]), "bbbb");
+	assert_string_equal(S(d, d->map_file[lib]), "/lib/libc.so.6");
+	assert_string_equal(S(d, d->map_file[kern]), PPROF_KERNEL_MAPPING);
+	/* the segment as mapped: file offset 0x1000 .. 0x1785 */
+	assert_int_equal(d->map_off[app], 0x1000);
+	assert_int_equal(d->map_limit[app] - d->map_start[app], 0x785);
+	assert_int_equal(d->map_off[lib], 0x26000);
+	/* an unnamed frame: no Line, and its mapping is not "has functions" */
+	assert_int_equal(d->map_fn[app], 0);
+	assert_int_equal(d->map_fn[lib], 1);
+	for (uint64_t loc = 1; loc <= 8; loc++) {
+		uint64_t m = d->loc_map[loc];
+
+		if (!m || m == kern)
+			continue;
+		/* address - start + offset is the frame's file offset */
+		assert_true(d->loc_addr[loc] >= d->map_start[m] && d->loc_addr[loc] < d->map_limit[m]);
+	}
+	/* leaf first: the kernel frame, then spin at 0x11f0 */
+	assert_int_equal(d->loc_addr[d->sample[0].loc[0]], 0xffffffff81234567);
+	assert_int_equal(d->loc_addr[d->sample[0].loc[1]] - d->map_start[app] + d->map_off[app],
+			 0x11f0);
+	assert_int_equal(d->loc_func[d->sample[0].loc[2]], 0);
+	/* spin at two addresses: two locations, one function */
+	assert_int_equal(d->loc_func[d->sample[0].loc[1]], d->loc_func[d->sample[0].loc[3]]);
+	/* app, __libc_start_main (two addresses), spin, vfs_read: no function for app+0x1300 */
+	assert_int_equal(d->nr_funcs, 4);
+	assert_int_equal(d->time_nanos, 1700000000000000000ll);
+	assert_int_equal(d->duration_nanos, 3000000000ll);
+	assert_string_equal(S(d, d->sample[0].label[3][0]), "thread_name");
+	assert_string_equal(S(d, d->sample[0].label[3][1]), "worker");
 	dec_free(d);
 	profile__free(p);
 }
@@ -406,6 +496,7 @@ int main(void)
 		cmocka_unit_test(kernel_frames_sit_in_the_kernel_mapping_without_suffix),
 		cmocka_unit_test(mixed_kinds_give_every_sample_every_value),
 		cmocka_unit_test(labels_carry_pid_tid_comm_and_reason),
+		cmocka_unit_test(mappings_and_addresses_let_a_symbolizer_work),
 		cmocka_unit_test(without_a_period_only_sample_counts_are_written),
 		cmocka_unit_test(values_beyond_int64_are_refused),
 		cmocka_unit_test(the_file_is_gzip_of_the_encoded_message),

@@ -462,8 +462,8 @@ static void totals_are_ordered_by_self_desc_then_name_asc(void **state)
 
 static void frames_differing_only_in_module_are_one_frame_in_totals(void **state)
 {
-	struct profile_frame_in a[] = { { "app", NULL, NULL, 0, 0, 0 }, { "f", "liba.so", NULL, 0, 0, 0 } };
-	struct profile_frame_in b[] = { { "app", NULL, NULL, 0, 0, 0 }, { "f", "libb.so", NULL, 0, 0, 0 } };
+	struct profile_frame_in a[] = { { .name = "app", .module = NULL, .build_id = NULL, .flags = 0 }, { .name = "f", .module = "liba.so", .build_id = NULL, .flags = 0 } };
+	struct profile_frame_in b[] = { { .name = "app", .module = NULL, .build_id = NULL, .flags = 0 }, { .name = "f", .module = "libb.so", .build_id = NULL, .flags = 0 } };
 	struct profile_stack_in s = { .frames = a, .nr_frames = 2, .weight = 2 };
 	struct profile *p = profile__new();
 
@@ -529,7 +529,7 @@ static void writer_output_reads_back_to_the_same_text(void **state)
 
 static void add_merges_only_stacks_with_equal_frames_kind_and_labels(void **state)
 {
-	struct profile_frame_in f[] = { { "app", NULL, NULL, 0, 0, 0 }, { "main", NULL, NULL, 0, 0, 0 } };
+	struct profile_frame_in f[] = { { .name = "app", .module = NULL, .build_id = NULL, .flags = 0 }, { .name = "main", .module = NULL, .build_id = NULL, .flags = 0 } };
 	struct profile_stack_in s = { .frames = f, .nr_frames = 2, .weight = 1, .pid = 10,
 				      .comm = "app" };
 	struct profile *p = profile__new();
@@ -552,7 +552,7 @@ static void add_merges_only_stacks_with_equal_frames_kind_and_labels(void **stat
 
 static void add_refuses_an_overflowing_weight_and_changes_nothing(void **state)
 {
-	struct profile_frame_in f[] = { { "app", NULL, NULL, 0, 0, 0 } };
+	struct profile_frame_in f[] = { { .name = "app", .module = NULL, .build_id = NULL, .flags = 0 } };
 	struct profile_stack_in s = { .frames = f, .nr_frames = 1, .weight = UINT64_MAX };
 	struct profile *p = profile__new();
 
@@ -568,8 +568,8 @@ static void add_refuses_an_overflowing_weight_and_changes_nothing(void **state)
 
 static void add_interns_strings_and_names_empty_frames_unknown(void **state)
 {
-	struct profile_frame_in f[] = { { "a", "m.so", "ab12", 0, 0, 0 }, { "", NULL, NULL, 0, 0, 0 },
-					{ NULL, NULL, NULL, 0, 0, 0 } };
+	struct profile_frame_in f[] = { { .name = "a", .module = "m.so", .build_id = "ab12", .flags = 0 }, { .name = "", .module = NULL, .build_id = NULL, .flags = 0 },
+					{ .name = NULL, .module = NULL, .build_id = NULL, .flags = 0 } };
 	struct profile_stack_in s = { .frames = f, .nr_frames = 3, .weight = 1 };
 	struct profile *p = profile__new();
 	const struct profile_stack *st;
@@ -592,7 +592,7 @@ static void stack_text_joins_frames_with_their_suffixes(void **state)
 	struct profile *p = read_text("app;x y;vfs_[k] 1\n", NULL);
 	char *buf = NULL;
 	size_t cap = 0, idx = 9;
-	struct profile_frame_in f[] = { { "app", NULL, NULL, 0, 0, 0 } };
+	struct profile_frame_in f[] = { { .name = "app", .module = NULL, .build_id = NULL, .flags = 0 } };
 	struct profile_stack_in s = { .frames = f, .nr_frames = 1, .weight = 1 };
 
 	(void)state;

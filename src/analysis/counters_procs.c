@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "output/json.h"
+#include "output/termsafe.h"
 
 static int cmp_proc(const void *a, const void *b)
 {
@@ -145,8 +146,11 @@ int counters_write_procs_text(FILE *out, const struct counters_proc_table *t)
 	fprintf(out, " %8s\n", "running");
 	for (size_t r = 0; r < shown_rows(t); r++) {
 		const struct counters_proc *p = &t->procs[r];
+		char comm[4 * sizeof(p->comm) + 1];
 
-		fprintf(out, "%8u %8u  %-16s", p->pid, p->ppid, p->comm);
+		/* a process names itself: no control character reaches the terminal */
+		fprintf(out, "%8u %8u  %-16s", p->pid, p->ppid,
+			termsafe_str(p->comm, comm, sizeof(comm)));
 		for (size_t i = 0; i < t->nr_events; i++) {
 			if (!p->counted[i])
 				fprintf(out, " %18s", "<not counted>");

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "output/json.h"
+#include "output/termsafe.h"
 
 static const char *const kind_titles[PROFILE_KIND_NR] = {
 	[PROFILE_KIND_ONCPU] = "on-CPU",
@@ -44,7 +45,8 @@ static void put_frame(const struct report *r, uint32_t id, FILE *out)
 {
 	const struct profile_frame *f = profile__frame(r->p, id);
 
-	fputs(f->name, out);
+	/* names come from the profiled processes: nothing reaches the terminal raw */
+	termsafe_put(f->name, out);
 	fputs(profile_frame_suffix(f->flags), out);
 }
 
@@ -87,8 +89,9 @@ static void header(const struct report *r, FILE *out)
 
 	size_t ns = profile__nr_stacks(r->p);
 
-	fprintf(out, "profile: %s, %s, %" PRIu64 " %s in %zu stack%s, %zu frame%s\n",
-		r->o.source ? r->o.source : "-", kind_titles[r->o.kind], r->total,
+	fputs("profile: ", out);
+	termsafe_put(r->o.source ? r->o.source : "-", out);
+	fprintf(out, ", %s, %" PRIu64 " %s in %zu stack%s, %zu frame%s\n", kind_titles[r->o.kind], r->total,
 		profile_kind_unit(r->o.kind), ns, ns == 1 ? "" : "s", r->nr_frames,
 		r->nr_frames == 1 ? "" : "s");
 	if (in && in->malformed)
@@ -134,9 +137,13 @@ static void notes(const struct report *r, FILE *out)
 	fprintf(out, "%s)\n  threads waiting, not working, can hide the real hotspots; "
 		     "to look past them:\n", r->nr_idle > 5 ? ", ..." : "");
 	expr = report__idle_exclude(r);
-	if (expr)
-		fprintf(out, "  hotcold report --exclude '%s' %s\n", expr,
-			r->o.source ? r->o.source : "FILE");
+	if (expr) {
+		fputs("  hotcold report --exclude '", out);
+		termsafe_put(expr, out);
+		fputs("' ", out);
+		termsafe_put(r->o.source ? r->o.source : "FILE", out);
+		putc('\n', out);
+	}
 	free(expr);
 }
 

@@ -39,7 +39,6 @@ static int write_profile(struct session *s, FILE *f, const struct emit_opts *eo,
 {
 	struct profile *p = profile__new();
 	struct svg_opts so;
-	char subtitle[256];
 	int err;
 
 	if (!p)
@@ -48,13 +47,8 @@ static int write_profile(struct session *s, FILE *f, const struct emit_opts *eo,
 	if (!err && fmt == FORMAT_PPROF) {
 		err = pprof_write(p, f);
 	} else if (!err) {
+		/* the default title and subtitle say what is drawn and its total per kind */
 		svg_opts_init(&so);
-		snprintf(subtitle, sizeof(subtitle), "hotcold record: %s%s%s%s, %s",
-			 s->o->oncpu ? "on-CPU " : "", s->o->offcpu ? "off-CPU " : "",
-			 s->o->runq ? "run-queue " : "", s->o->locks ? "lock waits" : "",
-			 s->o->cmd_argv ? s->o->cmd_argv[0] :
-			 (s->o->nr_pids || s->o->nr_tids) ? "selected tasks" : "system-wide");
-		so.subtitle = subtitle;
 		err = svg_write(p, &so, f);
 	}
 	profile__free(p);

@@ -14,6 +14,7 @@
 #include "analysis/filter.h"
 #include "analysis/report.h"
 #include "output/json.h"
+#include "output/termsafe.h"
 
 static struct profile *folded(const char *text)
 {
@@ -299,6 +300,29 @@ static void json_strings_escape_controls_and_replace_invalid_utf8(void **state)
 	free(buf);
 }
 
+/* a process may name itself "\e]0;pwned\a": the text report shows it, never obeys it */
+static void text_report_escapes_control_characters(void **state)
+{
+	struct profile *p = folded("ev\x1b]0;x\x07il;f\xc2\x9b" "2J;\xc3\xa9t\xe9 5\n");
+	struct report *r = report_of(p, 10);
+	char *t = text_of(r, false), buf[64];
+
+	(void)state;
+	for (const char *c = t; *c; c++)
+		assert_false((*c > 0 && *c < 0x20 && *c != '\n') || *c == 0x7f);
+	/* ';' splits the escape sequence into frames, each shown escaped */
+	assert_non_null(strstr(t, "  ev\\x1b]0\n"));
+	assert_non_null(strstr(t, "  x\\x07il\n"));
+	assert_non_null(strstr(t, "f\\x9b2J"));
+	/* UTF-8 and other high bytes pass */
+	assert_non_null(strstr(t, "\xc3\xa9t\xe9"));
+	assert_string_equal(termsafe_str("a\tb\x9b", buf, sizeof(buf)), "a\\x09b\\x9b");
+	assert_string_equal(termsafe_str("abcdef", buf, 4), "abc");
+	free(t);
+	report__free(r);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +340,7 @@ int main(void)
 		cmocka_unit_test(a_bad_regular_expression_is_refused),
 		cmocka_unit_test(an_empty_profile_reports_no_hottest_frame),
 		cmocka_unit_test(top_n_limits_the_rows),
+		cmocka_unit_test(text_report_escapes_control_characters),
 		cmocka_unit_test(json_has_the_report_fields),
 		cmocka_unit_test(json_strings_escape_controls_and_replace_invalid_utf8),
 	};

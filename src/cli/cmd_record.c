@@ -58,7 +58,7 @@ static const struct opt_doc docs[] = {
 	{ { "off-cpu", no_argument, NULL, OPT_OFFCPU }, 0, NULL,
 	  "record off-CPU time (blocked) by stack and reason; alone unless --on-cpu" },
 	{ { "on-cpu", no_argument, NULL, OPT_ONCPU }, 0, NULL,
-	  "with --off-cpu: both, in microseconds (a hot/cold profile)" },
+	  "with --off-cpu: both (a hot/cold profile; folded: every count in nanoseconds)" },
 	{ { "min-block", required_argument, NULL, OPT_MIN_BLOCK }, 0, "US",
 	  "off-CPU blocks shorter than US carry no stack, only per-thread time (default 50)" },
 	{ { "max-block", required_argument, NULL, OPT_MAX_BLOCK }, 0, "US",
@@ -70,11 +70,11 @@ static const struct opt_doc docs[] = {
 	{ { "wakers", no_argument, NULL, OPT_WAKERS }, 0, NULL,
 	  "off-CPU: add who woke each long block (frames after '--', suffix _[w])" },
 	{ { "locks", no_argument, NULL, OPT_LOCKS }, 0, NULL,
-	  "record lock waits (futex + kernel locks) by stack, '[lock NAME]' frames, microseconds" },
+	  "record lock waits (futex + kernel locks) by stack, '[lock NAME]' frames, nanoseconds" },
 	{ { "counters", no_argument, NULL, OPT_COUNTERS }, 0, NULL,
 	  "add a counter snapshot (IPC, ... or cpu-clock without a PMU) to the summary" },
 	{ { "runq", no_argument, NULL, OPT_RUNQ }, 0, NULL,
-	  "record run-queue waits after preemption by stack ([runq], microseconds)" },
+	  "record run-queue waits after preemption by stack ([runq], nanoseconds)" },
 	{ { "freq", required_argument, NULL, 'F' }, 'F', "HZ",
 	  "samples per second per CPU (default 99; odd avoids lockstep)" },
 	{ { "event", required_argument, NULL, 'e' }, 'e', "EVENT",
@@ -115,8 +115,9 @@ static void record_usage(FILE *f)
 
 	fprintf(f, "usage: hotcold record [options] [-- COMMAND [ARGS...]]\n\n"
 		   "Sample on-CPU stacks (kernel and user) and/or measure off-CPU time by stack\n"
-		   "with BPF, and write folded stacks (on-CPU: samples; off-CPU or both:\n"
-		   "microseconds).\n\n");
+		   "with BPF, and write folded stacks (a '# hotcold folded' header per kind;\n"
+		   "on-CPU: samples; off-CPU, run queue, locks, or hot/cold: nanoseconds),\n"
+		   "pprof (-o x.pb.gz) or an SVG flame graph (-o x.svg).\n\n");
 	for (size_t i = 0; i < ARRAY_SIZE(docs); i++) {
 		const struct opt_doc *d = &docs[i];
 

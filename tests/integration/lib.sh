@@ -40,3 +40,8 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "nan"; else printf "%
 
 # |a - b| <= tol ?
 within() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+# wait up to $2 seconds for a line matching $1 in the log $3
+wait_log() {
+	for _ in $(seq 1 $(($2 * 10))); do grep -q "$1" "$3" && return 0; sleep 0.1; done
+	return 1
+}

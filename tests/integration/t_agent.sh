@@ -6,11 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 
 D=$TMP/hist
-# wait up to $2 seconds for a line matching $1 in the agent's log $3
-wait_log() {
-	for _ in $(seq 1 $(($2 * 10))); do grep -q "$1" "$3" && return 0; sleep 0.1; done
-	return 1
-}
 PORT=$((20000 + RANDOM % 20000))
 "$WL/split" 30 "$TMP/t" >/dev/null 2>&1 &
 wl=$!

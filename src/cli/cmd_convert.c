@@ -182,7 +182,8 @@ static int convert_period(const struct convert_args *a, struct profile *p)
 			"%" PRIu64 " contradicts it\n", a->input, have, a->period_ns);
 		return EXIT_USAGE;
 	}
-	if (!have)
+	/* pprof needs a period for cpu/nanoseconds; folded keeps "unknown" unless told */
+	if (!have && (a->period_ns || a->format == FORMAT_PPROF))
 		profile__set_period_ns(p, a->period_ns ? a->period_ns : CONVERT_DEFAULT_PERIOD_NS);
 	return EXIT_OK;
 }

@@ -10,12 +10,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/types.h>
+
+#include "abi/common.h"
 
 #include "collect/collector.h"
 #include "collect/locknames.h"
 #include "analysis/profile.h"
 #include "record/reason.h"
 #include "sym/objtab.h"
+
+/* stack keys carry the collectors' kinds, which are the BPF wire kinds: one mapping to the model */
+_Static_assert((int)SAMPLE_ONCPU == (int)HC_KIND_ONCPU && (int)SAMPLE_OFFCPU == (int)HC_KIND_OFFCPU &&
+	       (int)SAMPLE_RUNQ == (int)HC_KIND_RUNQ && (int)SAMPLE_LOCK == (int)HC_KIND_LOCK,
+	       "profile_kind_from_abi() maps stack_key.kind");
 
 #define EMIT_NAME_LEN 512
 #define EMIT_BID_LEN 41		/* a SHA-1 GNU build ID in hex, NUL */

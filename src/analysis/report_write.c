@@ -83,11 +83,21 @@ static void proc_table(const struct report *r, FILE *out)
 	}
 }
 
+/* The stacks of the kind shown (a hot/cold profile holds others too). */
+static size_t stacks_shown(const struct report *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < profile__nr_stacks(r->p); i++)
+		n += profile__stack(r->p, i)->kind == r->o.kind;
+	return n;
+}
+
 static void header(const struct report *r, FILE *out)
 {
 	const struct folded_read_stats *in = r->o.input;
 
-	size_t ns = profile__nr_stacks(r->p);
+	size_t ns = stacks_shown(r);
 
 	fputs("profile: ", out);
 	termsafe_put(r->o.source ? r->o.source : "-", out);
@@ -214,7 +224,7 @@ static void json_header(const struct report *r, FILE *out)
 		     "  \"frames\": %zu,\n",
 		profile_kind_name(r->o.kind), profile_kind_unit(r->o.kind), r->total,
 		r->o.unfiltered_total ? r->o.unfiltered_total : r->total,
-		profile__nr_stacks(r->p), r->nr_frames);
+		stacks_shown(r), r->nr_frames);
 	if (in)
 		fprintf(out, "  \"input\": {\"lines\": %" PRIu64 ", \"malformed\": %" PRIu64
 			     ", \"first_bad_line\": %" PRIu64 "},\n",

@@ -13,7 +13,10 @@ rc=$?
 n=$(folded_with_root "$TMP/out.folded" split)
 # a busy machine may give split well under a CPU: any real share proves it is seen
 [ "$n" -ge 20 ] && ok "system-wide sees split ($n samples)" || bad "split has $n samples"
-awk '!/ [0-9]+$/ { bad = 1 } END { exit bad }' "$TMP/out.folded" && ok "stdout holds only folded lines" ||
+# folded lines, after the header that says what they count
+head -1 "$TMP/out.folded" | grep -q '^# hotcold folded v1 kind=oncpu unit=samples' && ok "stdout starts with the folded header" ||
+	bad "no folded header on stdout: $(head -1 "$TMP/out.folded")"
+awk 'NR > 1 && !/ [0-9]+$/ { bad = 1 } END { exit bad }' "$TMP/out.folded" && ok "stdout holds only folded lines" ||
 	bad "non-folded line on stdout"
 [ "$(folded_with_root "$TMP/out.folded" swapper/0)$(folded_with_root "$TMP/out.folded" swapper/1)" = 00 ] &&
 	ok "idle excluded by default" || bad "idle samples present without --idle"

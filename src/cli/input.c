@@ -75,9 +75,9 @@ static int resolve_kind(const char *cmd, const char *path, const struct profile 
 	}
 	if (*kind != CLI_KIND_UNSET && !(st->header_kinds & (1u << *kind))) {
 		cli_describe_kinds(p, have, sizeof(have));
-		pr_warn("%s: '%s' holds %s (its header says so); --kind %s contradicts it: "
-			"leave --kind out for files hotcold wrote\n", cmd, path, have,
-			profile_kind_name(*kind));
+		pr_warn("%s: '%s' holds %s (its header says so), no %s: the kind asked for "
+			"(--kind, or for diff the first file's) contradicts it; files hotcold "
+			"wrote need no --kind\n", cmd, path, have, profile_kind_name(*kind));
 		return EXIT_USAGE;
 	}
 	if (*kind == CLI_KIND_UNSET)

@@ -9,14 +9,19 @@
  *   off-CPU   (off_cpu, nanoseconds)
  *   run-queue (runq_wait, nanoseconds)
  *   lock      (lock_wait, nanoseconds)
- * Every sample has a value for every type (0 for the others). Locations are
- * leaf first; each distinct frame is one Function and one Location (address
- * 0, which pprof accepts for symbolized profiles). Function names are the
- * folded frame text, except that kernel frames drop "_[k]" and sit in a
- * mapping named "[kernel.kallsyms]" instead; frames with a module get a
- * mapping with that file name and build-id. Labels: pid, tid (numbers),
- * comm, reason (strings) where set. The default sample type is cpu when
- * present, else the first.
+ * Every sample has a value for every type (0 for the others), so the kinds
+ * of a hot/cold profile stay apart. Mappings: one per object (file name,
+ * build ID, the mapped segment's start/limit/file offset), the main binary
+ * first, the kernel ("[kernel.kallsyms]", its own addresses) last; each
+ * user object gets a synthetic address range, so a location's address -
+ * memory_start + file_offset is its file offset. One Location per frame
+ * (leaf first in a sample; a non-leaf address is the call site) and one
+ * Function per name; kernel frames drop "_[k]", other suffixes stay in the
+ * name. A frame without a symbol at a known address has no Line and its
+ * mapping no has_functions, so pprof -symbolize names it from the binary.
+ * Labels: pid, tid (numbers), comm, thread_name, reason (strings) where
+ * set. time_nanos/duration_nanos when known. The default sample type is
+ * cpu when present, else the first.
  */
 #ifndef HC_OUTPUT_PPROF_H
 #define HC_OUTPUT_PPROF_H

@@ -27,6 +27,7 @@ enum {
 	OPT_MAX_BYTES,
 	OPT_MAX_STACKS,
 	OPT_HTTP,
+	OPT_HTTP_TOKEN_FILE,
 	OPT_BPF_STATS,
 	OPT_CGROUP,
 	OPT_COMM,
@@ -69,6 +70,8 @@ static const struct cli_opt opts[] = {
 	  "distinct stacks per interval (default 65536); excess is counted" },
 	{ { "http", required_argument, NULL, OPT_HTTP }, 0, "ADDR:PORT",
 	  "serve the web view, e.g. 127.0.0.1:8080 (default: off)" },
+	{ { "http-token-file", required_argument, NULL, OPT_HTTP_TOKEN_FILE }, 0, "FILE",
+	  "the web view requires the token in FILE (Bearer, or as basic auth password)" },
 	{ { "bpf-stats", no_argument, NULL, OPT_BPF_STATS }, 0, NULL,
 	  "enable kernel BPF run-time statistics for the metrics" },
 	{ { "maps-at-exec", no_argument, NULL, OPT_MAPS_AT_EXEC }, 0, NULL,
@@ -107,6 +110,7 @@ static const char *key_of(int c)
 	case OPT_MAX_BYTES: return "max_bytes";
 	case OPT_MAX_STACKS: return "max_stacks";
 	case OPT_HTTP: return "http";
+	case OPT_HTTP_TOKEN_FILE: return "http_token_file";
 	default: return NULL;
 	}
 }

@@ -67,7 +67,7 @@ static const struct cli_opt opts[] = {
 	{ { "max-bytes", required_argument, NULL, OPT_MAX_BYTES }, 0, "SIZE",
 	  "disk budget for the history, e.g. 512M (default 1G; 0: none)" },
 	{ { "max-stacks", required_argument, NULL, OPT_MAX_STACKS }, 0, "N",
-	  "distinct stacks per interval (default 65536); excess is counted" },
+	  "distinct stacks per interval (default 65536); the rest merged into [other stacks]" },
 	{ { "http", required_argument, NULL, OPT_HTTP }, 0, "ADDR:PORT",
 	  "serve the web view, e.g. 127.0.0.1:8080 (default: off)" },
 	{ { "http-token-file", required_argument, NULL, OPT_HTTP_TOKEN_FILE }, 0, "FILE",

@@ -16,6 +16,7 @@ struct outfile_sink {
 	int fd;
 	int err;		/* errno of the first failed write(2); 0 if none */
 	bool unnamed;		/* O_TMPFILE: no name until commit links one */
+	bool borrowed;		/* stdout's fd 1: never closed here */
 	char *dir;		/* the target's directory, for O_TMPFILE and its fsync */
 };
 
@@ -50,7 +51,7 @@ static void sink_free(struct outfile_sink *k)
 {
 	if (!k)
 		return;
-	if (k->fd >= 0)
+	if (k->fd >= 0 && !k->borrowed)
 		close(k->fd);
 	free(k->dir);
 	free(k);
@@ -154,10 +155,6 @@ int outfile_open(struct outfile *of, const char *path, mode_t mode)
 
 	memset(of, 0, sizeof(*of));
 	of->mode = mode;
-	if (!strcmp(path, "-")) {
-		of->f = stdout;
-		return 0;
-	}
 	err = outfile_check(path);
 	if (err == -EISDIR)
 		return err;	/* else rename() would find out only at the end */
@@ -165,6 +162,17 @@ int outfile_open(struct outfile *of, const char *path, mode_t mode)
 	if (!k)
 		return -ENOMEM;
 	k->fd = -1;
+	if (!strcmp(path, "-")) {
+		/* stdout through our sink too, for the errno; what stdio holds goes first */
+		fflush(stdout);
+		k->fd = STDOUT_FILENO;
+		k->borrowed = true;
+		of->direct = true;
+		err = sink_stream(of, k);
+		if (err)
+			sink_free(k);
+		return err;
+	}
 	/*
 	 * Renaming a file over a device or FIFO would replace the node itself,
 	 * as root even /dev/null. Users cannot plant device nodes; a symlink is
@@ -248,12 +256,8 @@ int outfile_commit(struct outfile *of)
 	struct outfile_sink *k = of->sink;
 	int err = 0;
 
-	if (!k) {	/* stdout: stdio keeps errno of the failed write */
-		errno = 0;
-		if (fflush(of->f) || ferror(of->f))
-			err = errno ? -errno : -EIO;
-		return err;
-	}
+	if (!k)
+		return 0;	/* never opened, or already committed */
 	err = flush_sink(of);
 	if (of->direct) {
 		outfile_reset(of);
@@ -279,14 +283,11 @@ int outfile_commit(struct outfile *of)
 
 void outfile_discard(struct outfile *of)
 {
-	if (of->f && of->f != stdout)
-		fclose(of->f);
-	if (of->sink && of->tmp)
+	if (of->f)
+		fclose(of->f);	/* sink_close leaves the fd to us */
+	if (of->tmp)
 		unlink(of->tmp);	/* an unnamed O_TMPFILE simply goes with its fd */
-	if (of->sink)
-		outfile_reset(of);
-	else
-		memset(of, 0, sizeof(*of));
+	outfile_reset(of);
 }
 
 int outfile_fail(struct outfile *of, int err)

@@ -9,8 +9,9 @@
  * directory is fsync'ed. Where the file system has no O_TMPFILE, a named
  * mkstemp file (O_EXCL, so no symlink or existing file is ever followed) is
  * used instead: only then can a kill -9 leave a "NAME.tmp.XXXXXX" behind.
- * "-" is stdout; an existing character device or FIFO (/dev/null, a named
- * pipe) is opened and written in place, never replaced.
+ * "-" is stdout (fd 1, written through the same sink); an existing
+ * character device or FIFO (/dev/null, a named pipe) is opened and written
+ * in place, never replaced.
  *
  * Every write goes through our own stdio cookie, which keeps the errno of the
  * first failed write(2): commit reports "No space left on device", not the
@@ -27,11 +28,11 @@ struct outfile_sink;
 
 struct outfile {
 	FILE *f;
-	char *path;	/* final path; NULL for stdout */
+	char *path;	/* final path; NULL for stdout or a device */
 	char *tmp;	/* named temporary path (mkstemp fallback); NULL otherwise */
 	mode_t mode;
 	bool direct;	/* a device or FIFO written in place: closed by commit, never renamed */
-	struct outfile_sink *sink;	/* fd and first write errno behind @f; NULL for stdout */
+	struct outfile_sink *sink;	/* fd and first write errno behind @f */
 };
 
 /*

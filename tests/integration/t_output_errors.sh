@@ -6,6 +6,7 @@
 #    (our failure wins over the command's status, which is still reported),
 #    the message names ENOSPC, and nothing is left in the directory;
 #    negative control: the same run with room exits 3 and writes the file;
+#  - /dev/full, as -o and as stdout: exit 1, "No space left on device";
 #  - record killed with -9 leaves no temporary file (O_TMPFILE);
 #  - the file is fsync'ed before the rename and the directory after it (strace).
 . "$(dirname "$0")/lib.sh"
@@ -69,6 +70,15 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/small" 2>/dev/null; then
 else
 	echo "[Skipped ENOSPC: cannot mount a tmpfs]"
 fi
+
+# /dev/full: a device written in place, and stdout, fail with ENOSPC by name
+expect 1 "cannot write '/dev/full': No space left on device" 5 -- record -d 0.2 -o /dev/full
+"$HOTCOLD" record -d 0.2 -o - >/dev/full 2>"$TMP/e"
+rc=$?
+[ $rc -eq 1 ] && grep -q "cannot write '-': No space left on device" "$TMP/e" &&
+	ok "record -o - >/dev/full -> 1, No space left on device" ||
+	bad "stdout to /dev/full: exit $rc, $(head -c 300 "$TMP/e")"
+expect 1 "No space left on device" 5 -- stat -d 0.2 -o /dev/full
 
 # kill -9 while recording: the unnamed temporary file goes with the process
 mkdir -p "$TMP/kill"

@@ -29,6 +29,7 @@
 #include <microhttpd.h>
 
 #include "agent/http_auth.h"
+#include "agent/http_cache.h"
 #include "agent/view.h"
 #include "cli/parse.h"
 #include "output/pprof.h"
@@ -57,6 +58,7 @@ struct http {
 	int live_err;
 	bool live_done, stopping;
 	pthread_mutex_t heavy;		/* one merged view at a time */
+	struct http_cache cache;	/* merged views, until the history changes */
 };
 
 struct reply {
@@ -66,6 +68,8 @@ struct reply {
 	unsigned int status;
 	const char *type;
 	char note[96];			/* X-Hotcold-Window: what a merged view read */
+	char type_buf[48];		/* @type of an answer from the cache */
+	bool cached;
 };
 
 static const char *arg(struct MHD_Connection *c, const char *key)
@@ -143,6 +147,42 @@ static void note_window(struct reply *r, const struct view_stats *vs)
 		 vs->truncated ? " (newest only: size limit)" : "");
 }
 
+/* What the history is now: changes with every interval written or deleted. */
+static void history_gen(struct http *h, char *buf, size_t len)
+{
+	const struct store *st = h->src.st;
+	size_t nr;
+
+	pthread_mutex_lock(&h->mu);
+	nr = store__nr(st);
+	snprintf(buf, len, "%zu %s %s", nr, nr ? store__get(st, 0)->stamp : "",
+		 nr ? store__get(st, nr - 1)->stamp : "");
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* The merged view @key from the cache into @r; false if it is not there. */
+static bool from_cache(struct http *h, const char *key, const char *gen, struct reply *r)
+{
+	char *body;
+	size_t len;
+
+	if (!http_cache_get(&h->cache, key, gen, clock_unix_ms(), &body, &len, r->type_buf,
+			    sizeof(r->type_buf), r->note, sizeof(r->note)))
+		return false;
+	fwrite(body, 1, len, r->f);
+	free(body);
+	r->type = r->type_buf;
+	r->cached = true;
+	return true;
+}
+
+static void to_cache(struct http *h, const char *key, const char *gen, struct reply *r)
+{
+	if (r->status == MHD_HTTP_OK && !fflush(r->f) && !ferror(r->f))
+		http_cache_put(&h->cache, key, gen, clock_unix_ms(), r->buf, r->len, r->type,
+			       r->note);
+}
+
 static void serve_flame(struct http *h, struct MHD_Connection *c, const char *url,
 			struct reply *r)
 {
@@ -150,7 +190,7 @@ static void serve_flame(struct http *h, struct MHD_Connection *c, const char *ur
 	struct view_stats vs;
 	struct svg_opts so;
 	struct profile *p = profile__new();
-	char stamp[STORE_STAMP_LEN], sub[128];
+	char stamp[STORE_STAMP_LEN], sub[128], key[64], gen[96];
 	int kind = arg_kind(c), err;
 	bool ok = true;
 
@@ -166,9 +206,14 @@ static void serve_flame(struct http *h, struct MHD_Connection *c, const char *ur
 		profile__free(p);
 		return;
 	}
-	if (!w.stamp && !heavy_enter(h, r)) {
-		profile__free(p);
-		return;
+	if (!w.stamp) {
+		snprintf(key, sizeof(key), "flame %.16s %.16s", arg(c, "kind") ? arg(c, "kind") : "",
+			 arg(c, "minutes") ? arg(c, "minutes") : "");
+		history_gen(h, gen, sizeof(gen));
+		if (from_cache(h, key, gen, r) || !heavy_enter(h, r)) {
+			profile__free(p);
+			return;
+		}
 	}
 	profile__set_period_ns(p, h->src.period_ns);
 	err = view_load(h->src.st, &h->mu, kind, &w, p, &vs);
@@ -178,11 +223,13 @@ static void serve_flame(struct http *h, struct MHD_Connection *c, const char *ur
 	so.subtitle = w.stamp ? w.stamp : sub;
 	if (err >= 0)
 		err = svg_write(p, &so, r->f);
-	if (!w.stamp)
-		pthread_mutex_unlock(&h->heavy);
 	if (err < 0)
 		fail(r, MHD_HTTP_INTERNAL_SERVER_ERROR, strerror(-err));
 	r->type = err < 0 ? r->type : "image/svg+xml";
+	if (!w.stamp) {
+		to_cache(h, key, gen, r);
+		pthread_mutex_unlock(&h->heavy);
+	}
 	profile__free(p);
 }
 
@@ -193,6 +240,7 @@ static void serve_diff(struct http *h, struct MHD_Connection *c, struct reply *r
 	struct profile *a = profile__new(), *b = profile__new();
 	const char *sa = arg(c, "a"), *sb = arg(c, "b");
 	struct svg_opts so;
+	char key[112], gen[96];
 	int kind = arg_kind(c), err = -EINVAL;
 
 	if (a && b && kind >= 0 && sa && sb) {
@@ -206,7 +254,11 @@ static void serve_diff(struct http *h, struct MHD_Connection *c, struct reply *r
 		fail(r, MHD_HTTP_BAD_REQUEST, "bad kind, a/b or minutes");
 		goto out;
 	}
-	if (!heavy_enter(h, r))
+	snprintf(key, sizeof(key), "diff %.16s %.16s %.24s %.24s",
+		 arg(c, "kind") ? arg(c, "kind") : "", arg(c, "minutes") ? arg(c, "minutes") : "",
+		 sa ? sa : "", sb ? sb : "");
+	history_gen(h, gen, sizeof(gen));
+	if (from_cache(h, key, gen, r) || !heavy_enter(h, r))
 		goto out;
 	err = view_load(h->src.st, &h->mu, kind, &wa, a, &va);
 	if (err >= 0)
@@ -217,11 +269,12 @@ static void serve_diff(struct http *h, struct MHD_Connection *c, struct reply *r
 	so.title = "Differential Flame Graph";
 	if (err >= 0)
 		err = svg_write_diff(a, b, &so, r->f);
-	pthread_mutex_unlock(&h->heavy);
 	if (err < 0)
 		fail(r, MHD_HTTP_INTERNAL_SERVER_ERROR, strerror(-err));
 	else
 		r->type = "image/svg+xml";
+	to_cache(h, key, gen, r);
+	pthread_mutex_unlock(&h->heavy);
 out:
 	profile__free(a);
 	profile__free(b);
@@ -374,6 +427,8 @@ static enum MHD_Result queue_reply(struct MHD_Connection *c, struct reply *r, bo
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
 	if (r->note[0])
 		MHD_add_response_header(resp, "X-Hotcold-Window", r->note);
+	if (r->cached)
+		MHD_add_response_header(resp, "X-Hotcold-Cache", "hit");
 	if (r->status == MHD_HTTP_SERVICE_UNAVAILABLE)
 		MHD_add_response_header(resp, "Retry-After", "2");
 	if (challenge)
@@ -490,6 +545,8 @@ static int http_init(struct http *h, const struct http_source *src)
 		err = -pthread_mutex_init(&h->heavy, NULL);
 	if (!err)
 		err = -pthread_cond_init(&h->live_cv, NULL);
+	if (!err)
+		err = http_cache_init(&h->cache);
 	if (!err && src->token_file)
 		err = http_token_read(src->token_file, &h->token);
 	return err;
@@ -497,6 +554,7 @@ static int http_init(struct http *h, const struct http_source *src)
 
 static void http_free(struct http *h)
 {
+	http_cache_release(&h->cache);
 	pthread_cond_destroy(&h->live_cv);
 	pthread_mutex_destroy(&h->heavy);
 	pthread_mutex_destroy(&h->mu);

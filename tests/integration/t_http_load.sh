@@ -1,5 +1,6 @@
 #!/bin/bash
 # The web view cannot hurt collection (about 30 s, loopback only):
+#  - a repeated merged view comes from the cache (X-Hotcold-Cache: hit);
 #  - a token file: no token -> 401, Bearer or basic auth -> 200; a token file
 #    others can read is refused at start (exit 1); a non-loopback bind warns;
 #  - under load for 12 s: wrk on the index page (token in a header), 20 slow
@@ -65,6 +66,16 @@ c=$(code -u "anyone:$tok" "$url/metrics")
 [ "$c" = 200 ] && ok "basic auth with the token as password: 200" || bad "basic auth: $c"
 c=$(code -H "Authorization: Bearer $tok" "$url/flame?minutes=100000")
 [ "$c" = 400 ] && ok "a window over 1440 minutes: 400" || bad "minutes=100000: $c"
+
+# a merged view asked again before the next interval comes from the cache
+hit=0
+for _ in 1 2 3; do
+	curl -s -o /dev/null -H "Authorization: Bearer $tok" "$url/flame?minutes=5"
+	curl -s -D "$TMP/hdr" -o "$TMP/fg.svg" -H "Authorization: Bearer $tok" "$url/flame?minutes=5"
+	grep -qi '^X-Hotcold-Cache: hit' "$TMP/hdr" && { hit=1; break; }
+done
+[ $hit = 1 ] && grep -q '<svg' "$TMP/fg.svg" && ok "a repeated merged view is served from the cache" ||
+	bad "no cache hit for a repeated merged view: $(tr -d '\r' < "$TMP/hdr" | head -8 | tr '\n' ' ')"
 
 load_s=12
 t_load0=$(date +%s%3N)

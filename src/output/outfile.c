@@ -77,6 +77,8 @@ int outfile_check(const char *path)
 
 	if (!strcmp(path, "-"))
 		return 0;
+	if (!*path)
+		return -ENOENT;
 	if (!stat(path, &st) && S_ISDIR(st.st_mode))
 		return -EISDIR;
 	if (path[strlen(path) - 1] == '/')

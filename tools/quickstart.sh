@@ -28,6 +28,8 @@ TEST_PKGS=(
 	golang-go		# `go tool pprof`, the reference pprof reader (tests/golden/pprof_check.sh)
 	linux-perf		# perf record --call-graph dwarf: t_unwind's independent reference
 	libclang-rt-14-dev	# libFuzzer + ASan/UBSan runtimes for `make fuzz` / `make fuzz-smoke`
+	strace			# t_output_errors: the output file is fsync'ed before its rename
+	wrk			# t_http_load: load test of the agent's web view on loopback
 )
 
 install_missing() {

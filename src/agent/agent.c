@@ -130,10 +130,13 @@ static int agent_rotate(struct agent *a, bool partial)
 	profile__free(p);
 	if (!err && a->cfg.counters)
 		err = counters_blob(a, &so);
-	if (!err)
+	if (!err) {
+		http__lock(a->http);	/* the web view's threads read the store */
 		err = store__write(a->st, a->start_ms, end_ms, partial, so.blobs, so.nr);
-	else
+		http__unlock(a->http);
+	} else {
 		pr_warn("agent: cannot encode the interval: %s\n", strerror(-err));
+	}
 	split_release(&so);
 	session__reset(a->s);
 	/*
@@ -143,9 +146,11 @@ static int agent_rotate(struct agent *a, bool partial)
 	 */
 	symbolizer__trim(session__symbolizer(a->s));
 	malloc_trim(0);
+	http__lock(a->http);	/* and the metrics */
 	a->m.write_ns += clock_thread_cpu_ns() - c0;
 	a->m.intervals++;
 	metrics_update(&a->m, a->s, &c, a->st, (end_ns - a->start_ns) / 1e9);
+	http__unlock(a->http);
 	metrics_log(&a->m);
 	a->start_ms = end_ms;
 	a->start_ns = end_ns;
@@ -170,7 +175,9 @@ static void agent_reload(struct agent *a, agent_reload_fn reload, void *arg)
 		pr_warn("agent: collector, directory or http changes take effect at restart\n");
 	a->cfg.interval_ns = n.interval_ns;
 	a->cfg.keep = n.keep;
+	http__lock(a->http);
 	store__set_retention(a->st, &n.keep);
+	http__unlock(a->http);
 	pr_info("agent: reloaded: interval %.3f s, retention %llu s, %llu intervals, %llu bytes\n",
 		n.interval_ns / 1e9, (unsigned long long)(n.keep.max_age_ns / 1000000000ull),
 		(unsigned long long)n.keep.max_intervals, (unsigned long long)n.keep.max_bytes);
@@ -245,7 +252,7 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	malloc_trim(0);	/* after loading: the runtime objects' CFI tables were built */
 	if (c->http) {
 		hs = (struct http_source){ a->st, &a->m, live_profile, a,
-					  1000000000ull / c->freq_hz };
+					  1000000000ull / c->freq_hz, c->http_token_file };
 		err = http__start(&a->http, c->http, &hs);
 		if (err)
 			goto out;

@@ -43,6 +43,7 @@ static const struct key_desc keys[] = {
 	{ "max_bytes", K_SIZE, F(keep.max_bytes), 0, UINT64_MAX },
 	{ "max_stacks", K_COUNT, F(max_stacks), 1024, 1 << 24 },
 	{ "http", K_ADDR, F(http), 0, 0 },
+	{ "http_token_file", K_PATH, F(http_token_file), 0, 0 },
 	{ "bpf_stats", K_BOOL, F(bpf_stats), 0, 0 },
 	{ "maps_at_exec", K_BOOL, F(maps_at_exec), 0, 0 },
 };
@@ -71,6 +72,7 @@ void agent_config_release(struct agent_config *c)
 	free(c->dir);
 	free(c->pids);
 	free(c->http);
+	free(c->http_token_file);
 	memset(c, 0, sizeof(*c));
 }
 

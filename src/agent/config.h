@@ -9,7 +9,8 @@
  * One key per line, each key at most once, unknown keys and bad values are
  * errors reported as "FILE:LINE: reason". Keys: dir, interval, frequency,
  * on_cpu, off_cpu, min_block, runq, min_runq, locks, counters, pids, cgroups, comms,
- * max_age, max_intervals, max_bytes, max_stacks, http, bpf_stats, maps_at_exec.
+ * max_age, max_intervals, max_bytes, max_stacks, http, http_token_file, bpf_stats,
+ * maps_at_exec.
  */
 #ifndef HC_AGENT_CONFIG_H
 #define HC_AGENT_CONFIG_H
@@ -41,6 +42,7 @@ struct agent_config {
 	uint64_t max_stacks;
 	struct retention keep;
 	char *http;		/* "ADDR:PORT" or NULL: no web view (malloc'd) */
+	char *http_token_file;	/* the web view's token (http_auth.h) or NULL: none (malloc'd) */
 	bool bpf_stats;		/* enable kernel.bpf_stats while running */
 	bool maps_at_exec;	/* read every new image's maps at exec (short processes named) */
 };

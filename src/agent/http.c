@@ -1,17 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Routing the web view's requests (libmicrohttpd, external polling; see http.h). */
+/*
+ * The web view (see http.h): libmicrohttpd with a thread per connection,
+ * bounded in connections, time and memory; requests routed here.
+ *
+ * Locking: @mu guards what the collection thread changes, the store and
+ * the metrics. The collection thread takes it (http__lock) around writing an
+ * interval and refreshing the metrics; a request takes it to list or read
+ * one file, or to print the index or the metrics, never across a whole
+ * merged view. The interval in progress lives in the session, which only the
+ * collection thread may touch: a request asks for it through @live_want and
+ * waits on @live_cv, and http__poll(), between the collection thread's ring
+ * polls, fills it under @mu. @heavy lets one merged view run at a time.
+ */
 #include "agent/http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
+#include "agent/http_auth.h"
+#include "agent/http_cache.h"
 #include "agent/view.h"
 #include "cli/parse.h"
 #include "output/pprof.h"
@@ -19,9 +37,28 @@
 #include "util/clock.h"
 #include "util/log.h"
 
+/* Limits (README "Web view"): a busy or hostile client cannot take it all. */
+#define HTTP_MAX_CONNS		64	/* threads, one per connection */
+#define HTTP_MAX_CONNS_PER_IP	16	/* a browser opens about 6 */
+#define HTTP_IDLE_TIMEOUT_S	10	/* a connection silent this long is closed */
+#define HTTP_CONN_MEMORY	(32u << 10)	/* request line and headers */
+#define HTTP_HEAVY_WAIT_S	5	/* for the merged-view slot, then 503 */
+#define HTTP_LIVE_WAIT_MS	1000	/* for the interval in progress, then 503 */
+#define HTTP_MAX_MINUTES	1440	/* /flame, /diff windows */
+#define HTTP_MAX_SECONDS	86400	/* /debug/pprof/profile */
+#define HTTP_THREAD_NICE	10	/* added to the agent's own nice value */
+
 struct http {
 	struct MHD_Daemon *d;
 	struct http_source src;
+	char *token;			/* NULL: no authentication */
+	pthread_mutex_t mu;		/* the store and the metrics (above) */
+	pthread_cond_t live_cv;
+	struct profile *live_want;	/* a request waiting for the live interval */
+	int live_err;
+	bool live_done, stopping;
+	pthread_mutex_t heavy;		/* one merged view at a time */
+	struct http_cache cache;	/* merged views, until the history changes */
 };
 
 struct reply {
@@ -30,6 +67,9 @@ struct reply {
 	FILE *f;
 	unsigned int status;
 	const char *type;
+	char note[96];			/* X-Hotcold-Window: what a merged view read */
+	char type_buf[48];		/* @type of an answer from the cache */
+	bool cached;
 };
 
 static const char *arg(struct MHD_Connection *c, const char *key)
@@ -67,7 +107,7 @@ static bool arg_window(struct MHD_Connection *c, int back, struct view_window *w
 		w->stamp = t;
 		return true;
 	}
-	if (parse_u64(m ? m : "10", 1, 525600, &min))
+	if (parse_u64(m ? m : "10", 1, HTTP_MAX_MINUTES, &min))
 		return false;
 	w->to_ms = clock_unix_ms() - back * (int64_t)min * 60000;
 	w->from_ms = w->to_ms - (int64_t)min * 60000;
@@ -88,13 +128,69 @@ static bool path_args(const char *url, char *stamp, size_t len, int *kind)
 	return true;
 }
 
+/* Wait for the merged-view slot; false (and a 503) when it stays busy. */
+static bool heavy_enter(struct http *h, struct reply *r)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += HTTP_HEAVY_WAIT_S;
+	if (!pthread_mutex_timedlock(&h->heavy, &ts))
+		return true;
+	fail(r, MHD_HTTP_SERVICE_UNAVAILABLE, "busy with another merged view; retry");
+	return false;
+}
+
+static void note_window(struct reply *r, const struct view_stats *vs)
+{
+	snprintf(r->note, sizeof(r->note), "%zu of %zu intervals%s", vs->read, vs->intervals,
+		 vs->truncated ? " (newest only: size limit)" : "");
+}
+
+/* What the history is now: changes with every interval written or deleted. */
+static void history_gen(struct http *h, char *buf, size_t len)
+{
+	const struct store *st = h->src.st;
+	size_t nr;
+
+	pthread_mutex_lock(&h->mu);
+	nr = store__nr(st);
+	snprintf(buf, len, "%zu %s %s", nr, nr ? store__get(st, 0)->stamp : "",
+		 nr ? store__get(st, nr - 1)->stamp : "");
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* The merged view @key from the cache into @r; false if it is not there. */
+static bool from_cache(struct http *h, const char *key, const char *gen, struct reply *r)
+{
+	char *body;
+	size_t len;
+
+	if (!http_cache_get(&h->cache, key, gen, clock_unix_ms(), &body, &len, r->type_buf,
+			    sizeof(r->type_buf), r->note, sizeof(r->note)))
+		return false;
+	fwrite(body, 1, len, r->f);
+	free(body);
+	r->type = r->type_buf;
+	r->cached = true;
+	return true;
+}
+
+static void to_cache(struct http *h, const char *key, const char *gen, struct reply *r)
+{
+	if (r->status == MHD_HTTP_OK && !fflush(r->f) && !ferror(r->f))
+		http_cache_put(&h->cache, key, gen, clock_unix_ms(), r->buf, r->len, r->type,
+			       r->note);
+}
+
 static void serve_flame(struct http *h, struct MHD_Connection *c, const char *url,
 			struct reply *r)
 {
 	struct view_window w;
+	struct view_stats vs;
 	struct svg_opts so;
 	struct profile *p = profile__new();
-	char stamp[STORE_STAMP_LEN];
+	char stamp[STORE_STAMP_LEN], sub[128], key[64], gen[96];
 	int kind = arg_kind(c), err;
 	bool ok = true;
 
@@ -110,24 +206,41 @@ static void serve_flame(struct http *h, struct MHD_Connection *c, const char *ur
 		profile__free(p);
 		return;
 	}
+	if (!w.stamp) {
+		snprintf(key, sizeof(key), "flame %.16s %.16s", arg(c, "kind") ? arg(c, "kind") : "",
+			 arg(c, "minutes") ? arg(c, "minutes") : "");
+		history_gen(h, gen, sizeof(gen));
+		if (from_cache(h, key, gen, r) || !heavy_enter(h, r)) {
+			profile__free(p);
+			return;
+		}
+	}
 	profile__set_period_ns(p, h->src.period_ns);
-	err = view_load(h->src.st, kind, &w, p);
+	err = view_load(h->src.st, &h->mu, kind, &w, p, &vs);
+	note_window(r, &vs);
 	svg_opts_init(&so);
-	so.subtitle = w.stamp ? w.stamp : "merged window";
+	snprintf(sub, sizeof(sub), "merged window: %s", r->note);
+	so.subtitle = w.stamp ? w.stamp : sub;
 	if (err >= 0)
 		err = svg_write(p, &so, r->f);
 	if (err < 0)
 		fail(r, MHD_HTTP_INTERNAL_SERVER_ERROR, strerror(-err));
 	r->type = err < 0 ? r->type : "image/svg+xml";
+	if (!w.stamp) {
+		to_cache(h, key, gen, r);
+		pthread_mutex_unlock(&h->heavy);
+	}
 	profile__free(p);
 }
 
 static void serve_diff(struct http *h, struct MHD_Connection *c, struct reply *r)
 {
 	struct view_window wa, wb;
+	struct view_stats va, vb;
 	struct profile *a = profile__new(), *b = profile__new();
 	const char *sa = arg(c, "a"), *sb = arg(c, "b");
 	struct svg_opts so;
+	char key[112], gen[96];
 	int kind = arg_kind(c), err = -EINVAL;
 
 	if (a && b && kind >= 0 && sa && sb) {
@@ -141,9 +254,17 @@ static void serve_diff(struct http *h, struct MHD_Connection *c, struct reply *r
 		fail(r, MHD_HTTP_BAD_REQUEST, "bad kind, a/b or minutes");
 		goto out;
 	}
-	err = view_load(h->src.st, kind, &wa, a);
+	snprintf(key, sizeof(key), "diff %.16s %.16s %.24s %.24s",
+		 arg(c, "kind") ? arg(c, "kind") : "", arg(c, "minutes") ? arg(c, "minutes") : "",
+		 sa ? sa : "", sb ? sb : "");
+	history_gen(h, gen, sizeof(gen));
+	if (from_cache(h, key, gen, r) || !heavy_enter(h, r))
+		goto out;
+	err = view_load(h->src.st, &h->mu, kind, &wa, a, &va);
 	if (err >= 0)
-		err = view_load(h->src.st, kind, &wb, b);
+		err = view_load(h->src.st, &h->mu, kind, &wb, b, &vb);
+	if (err >= 0)
+		note_window(r, &vb);
 	svg_opts_init(&so);
 	so.title = "Differential Flame Graph";
 	if (err >= 0)
@@ -152,6 +273,8 @@ static void serve_diff(struct http *h, struct MHD_Connection *c, struct reply *r
 		fail(r, MHD_HTTP_INTERNAL_SERVER_ERROR, strerror(-err));
 	else
 		r->type = "image/svg+xml";
+	to_cache(h, key, gen, r);
+	pthread_mutex_unlock(&h->heavy);
 out:
 	profile__free(a);
 	profile__free(b);
@@ -163,22 +286,48 @@ static void serve_stored(struct http *h, struct MHD_Connection *c, struct reply 
 {
 	const struct store_interval *iv = NULL;
 	const char *t = arg(c, "t"), *k = kind ? kind : arg(c, "kind");
-	char *data;
+	char *data = NULL;
 	size_t len;
+	int err = -ENOENT;
 
+	pthread_mutex_lock(&h->mu);
 	if (t)
 		iv = store__find(h->src.st, t);
 	for (size_t j = 0; iv && j < iv->nr_files; j++) {
 		if (iv->files[j].format != fmt || strcmp(iv->files[j].kind, k ? k : "oncpu"))
 			continue;
-		if (store__read(h->src.st, iv->files[j].name, false, &data, &len))
-			break;
-		fwrite(data, 1, len, r->f);
-		free(data);
-		r->type = type;
+		err = store__read(h->src.st, iv->files[j].name, false, &data, &len);
+		break;
+	}
+	pthread_mutex_unlock(&h->mu);
+	if (err) {
+		fail(r, MHD_HTTP_NOT_FOUND, "no such interval or kind");
 		return;
 	}
-	fail(r, MHD_HTTP_NOT_FOUND, "no such interval or kind");
+	fwrite(data, 1, len, r->f);
+	free(data);
+	r->type = type;
+}
+
+/* The interval in progress into @p, from the collection thread (see the top). */
+static int live_fetch(struct http *h, struct profile *p)
+{
+	struct timespec ts;
+	int err = 0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += HTTP_LIVE_WAIT_MS % 1000 * 1000000L;
+	ts.tv_sec += HTTP_LIVE_WAIT_MS / 1000 + ts.tv_nsec / 1000000000L;
+	ts.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&h->mu);
+	h->live_want = p;
+	h->live_done = false;
+	while (!h->live_done && !h->stopping && !err)
+		err = pthread_cond_timedwait(&h->live_cv, &h->mu, &ts);
+	err = h->live_done ? h->live_err : -ETIMEDOUT;
+	h->live_want = NULL;
+	pthread_mutex_unlock(&h->mu);
+	return err;
 }
 
 /* go tool pprof: the history of the last N seconds plus the interval in progress. */
@@ -187,24 +336,35 @@ static void serve_debug_pprof(struct http *h, struct MHD_Connection *c, struct r
 	const char *s = arg(c, "seconds");
 	struct profile *p = profile__new();
 	struct view_window w = { 0 };
+	struct view_stats vs;
 	uint64_t sec = 30;
 	int err = p ? 0 : -ENOMEM;
 
-	if (!err && s && parse_u64(s, 1, 31536000, &sec))
+	if (!err && s && parse_u64(s, 1, HTTP_MAX_SECONDS, &sec))
 		err = -EINVAL;
-	if (!err) {
-		w.to_ms = clock_unix_ms() + 1;
-		w.from_ms = w.to_ms - (int64_t)sec * 1000;
-		profile__set_period_ns(p, h->src.period_ns);
-		err = view_load(h->src.st, -1, &w, p);
-	}
-	if (err >= 0)
-		err = h->src.live(p, h->src.live_arg);
-	if (!err)
-		err = pprof_write(p, r->f);
-	if (err)
+	if (err) {
 		fail(r, err == -EINVAL ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_INTERNAL_SERVER_ERROR,
 		     strerror(-err));
+		profile__free(p);
+		return;
+	}
+	if (!heavy_enter(h, r)) {
+		profile__free(p);
+		return;
+	}
+	w.to_ms = clock_unix_ms() + 1;
+	w.from_ms = w.to_ms - (int64_t)sec * 1000;
+	profile__set_period_ns(p, h->src.period_ns);
+	err = view_load(h->src.st, &h->mu, -1, &w, p, &vs);
+	note_window(r, &vs);
+	if (err >= 0)
+		err = live_fetch(h, p);
+	if (!err)
+		err = pprof_write(p, r->f);
+	pthread_mutex_unlock(&h->heavy);
+	if (err)
+		fail(r, err == -ETIMEDOUT ? MHD_HTTP_SERVICE_UNAVAILABLE :
+		     MHD_HTTP_INTERNAL_SERVER_ERROR, strerror(-err));
 	else
 		r->type = "application/octet-stream";
 	profile__free(p);
@@ -214,7 +374,9 @@ static void route(struct http *h, struct MHD_Connection *c, const char *url, str
 {
 	if (!strcmp(url, "/")) {
 		r->type = "text/html; charset=utf-8";
+		pthread_mutex_lock(&h->mu);
 		view_index(h->src.st, r->f);
+		pthread_mutex_unlock(&h->mu);
 	} else if (!strcmp(url, "/flame") || !strncmp(url, "/flame/", 7)) {
 		serve_flame(h, c, url, r);
 	} else if (!strcmp(url, "/diff")) {
@@ -225,11 +387,70 @@ static void route(struct http *h, struct MHD_Connection *c, const char *url, str
 		serve_stored(h, c, r, "counters", STORE_JSON, "application/json");
 	} else if (!strcmp(url, "/metrics")) {
 		r->type = "text/plain; version=0.0.4";
+		pthread_mutex_lock(&h->mu);
 		metrics_write_prometheus(h->src.m, r->f);
+		pthread_mutex_unlock(&h->mu);
 	} else if (!strcmp(url, "/debug/pprof/profile")) {
 		serve_debug_pprof(h, c, r);
 	} else {
 		fail(r, MHD_HTTP_NOT_FOUND, "not found");
+	}
+}
+
+static bool authorized(struct http *h, struct MHD_Connection *c)
+{
+	const char *authz;
+	char *user, *pass = NULL;
+	bool ok;
+
+	if (!h->token)
+		return true;
+	authz = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	user = MHD_basic_auth_get_username_password(c, &pass);
+	ok = http_token_ok(h->token, authz, pass);
+	MHD_free(user);
+	MHD_free(pass);
+	return ok;
+}
+
+static enum MHD_Result queue_reply(struct MHD_Connection *c, struct reply *r, bool challenge)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	resp = MHD_create_response_from_buffer(r->len, r->buf, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(r->buf);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", r->type);
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	if (r->note[0])
+		MHD_add_response_header(resp, "X-Hotcold-Window", r->note);
+	if (r->cached)
+		MHD_add_response_header(resp, "X-Hotcold-Cache", "hit");
+	if (r->status == MHD_HTTP_SERVICE_UNAVAILABLE)
+		MHD_add_response_header(resp, "Retry-After", "2");
+	if (challenge)
+		MHD_add_response_header(resp, "WWW-Authenticate", "Basic realm=\"hotcold\"");
+	ret = MHD_queue_response(c, r->status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/*
+ * Connection threads run 10 nice levels lower (Linux: nice is per thread), so a flood
+ * of requests takes the CPU the collection thread leaves, not its share.
+ */
+static void yield_to_collection(void)
+{
+	static __thread bool done;
+
+	if (!done) {
+		int nice = getpriority(PRIO_PROCESS, (id_t)gettid()) + HTTP_THREAD_NICE;
+
+		setpriority(PRIO_PROCESS, (id_t)gettid(), nice > 19 ? 19 : nice);
+		done = true;
 	}
 }
 
@@ -238,29 +459,25 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				  const char *upload_data, size_t *upload_size, void **con_cls)
 {
 	struct reply r = { .status = MHD_HTTP_OK, .type = "text/plain" };
-	struct MHD_Response *resp;
-	enum MHD_Result ret;
+	struct http *h = cls;
+	bool denied;
 
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return MHD_NO;
+	yield_to_collection();
 	r.f = open_memstream(&r.buf, &r.len);
 	if (!r.f)
 		return MHD_NO;
-	route(cls, c, url, &r);
+	denied = !authorized(h, c);
+	if (denied)
+		fail(&r, MHD_HTTP_UNAUTHORIZED, "unauthorized");
+	else
+		route(h, c, url, &r);
 	if (fclose(r.f)) {
 		free(r.buf);
 		return MHD_NO;
 	}
-	resp = MHD_create_response_from_buffer(r.len, r.buf, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(r.buf);
-		return MHD_NO;
-	}
-	MHD_add_response_header(resp, "Content-Type", r.type);
-	MHD_add_response_header(resp, "Cache-Control", "no-store");
-	ret = MHD_queue_response(c, r.status, resp);
-	MHD_destroy_response(resp);
-	return ret;
+	return queue_reply(c, &r, denied);
 }
 
 /* "ADDR:PORT" or "[ADDR6]:PORT" into @ss. */
@@ -296,11 +513,63 @@ static int parse_addr(const char *s, struct sockaddr_storage *ss)
 	return -EINVAL;
 }
 
+/* libmicrohttpd's own messages (a malformed request, a refused connection): debug only. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char buf[256];
+	size_t n;
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = strlen(buf);
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	pr_debug("http: %s\n", buf);
+}
+
+static void warn_exposed(const char *addr_port, bool has_token)
+{
+	pr_warn("agent: WARNING: the web view listens on '%s', which is not a loopback "
+		"address: every host that can reach it can read the profiles (process names, "
+		"function names, command lines)%s\n", addr_port,
+		has_token ? "; a token is required (--http-token-file)" :
+		" WITHOUT AUTHENTICATION: set --http-token-file, or bind 127.0.0.1");
+}
+
+static int http_init(struct http *h, const struct http_source *src)
+{
+	int err;
+
+	h->src = *src;
+	err = -pthread_mutex_init(&h->mu, NULL);
+	if (!err)
+		err = -pthread_mutex_init(&h->heavy, NULL);
+	if (!err)
+		err = -pthread_cond_init(&h->live_cv, NULL);
+	if (!err)
+		err = http_cache_init(&h->cache);
+	if (!err && src->token_file)
+		err = http_token_read(src->token_file, &h->token);
+	return err;
+}
+
+static void http_free(struct http *h)
+{
+	http_cache_release(&h->cache);
+	pthread_cond_destroy(&h->live_cv);
+	pthread_mutex_destroy(&h->heavy);
+	pthread_mutex_destroy(&h->mu);
+	if (h->token)
+		explicit_bzero(h->token, strlen(h->token));
+	free(h->token);
+	free(h);
+}
+
 int http__start(struct http **out, const char *addr_port, const struct http_source *src)
 {
 	struct sockaddr_storage ss;
 	struct http *h;
-	unsigned int flags = MHD_USE_ERROR_LOG;
+	unsigned int flags = MHD_USE_ERROR_LOG | MHD_USE_INTERNAL_POLLING_THREAD |
+			     MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL;
 	int err = parse_addr(addr_port, &ss);
 
 	if (err) {
@@ -310,33 +579,70 @@ int http__start(struct http **out, const char *addr_port, const struct http_sour
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	h->src = *src;
+	err = http_init(h, src);
+	if (err) {
+		http_free(h);
+		return err;
+	}
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	/* no internal thread: MHD_run() from the agent's loop (http.h) */
-	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, &ss,
-				MHD_OPTION_CONNECTION_LIMIT, 16u, MHD_OPTION_CONNECTION_TIMEOUT,
-				10u, MHD_OPTION_END);
+	/* the logger first: options before it would log through MHD's own (stderr) */
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR, &ss,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNS,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				(unsigned int)HTTP_MAX_CONNS_PER_IP,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
+				MHD_OPTION_END);
 	if (!h->d) {
 		err = errno ? -errno : -EADDRINUSE;
 		pr_warn("agent: cannot listen on '%s': %s\n", addr_port, strerror(-err));
-		free(h);
+		http_free(h);
 		return err;
 	}
-	pr_info("agent: web view on http://%s/\n", addr_port);
+	if (!http_addr_is_loopback(&ss))
+		warn_exposed(addr_port, h->token);
+	pr_info("agent: web view on http://%s/%s\n", addr_port,
+		h->token ? " (token required)" : "");
 	*out = h;
 	return 0;
 }
 
 void http__poll(struct http *h)
 {
-	MHD_run(h->d);
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->mu);
+	if (h->live_want && !h->live_done) {
+		h->live_err = h->src.live(h->live_want, h->src.live_arg);
+		h->live_done = true;
+		pthread_cond_broadcast(&h->live_cv);
+	}
+	pthread_mutex_unlock(&h->mu);
+}
+
+void http__lock(struct http *h)
+{
+	if (h)
+		pthread_mutex_lock(&h->mu);
+}
+
+void http__unlock(struct http *h)
+{
+	if (h)
+		pthread_mutex_unlock(&h->mu);
 }
 
 void http__stop(struct http *h)
 {
 	if (!h)
 		return;
-	MHD_stop_daemon(h->d);
-	free(h);
+	/* a request waiting for the live interval gives up now: nobody will serve it */
+	pthread_mutex_lock(&h->mu);
+	h->stopping = true;
+	pthread_cond_broadcast(&h->live_cv);
+	pthread_mutex_unlock(&h->mu);
+	MHD_stop_daemon(h->d);	/* joins the connection threads */
+	http_free(h);
 }

@@ -15,41 +15,95 @@ static bool in_window(const struct store_interval *iv, const struct view_window 
 	return end > w->from_ms && iv->start_ms < w->to_ms;
 }
 
-int view_load(const struct store *st, int kind, const struct view_window *w, struct profile *p)
-{
-	struct folded_read_stats rs;
-	enum profile_kind k;
-	int nr = 0, err;
-	size_t len;
-	char *buf;
-	FILE *f;
+/* One folded file of the window, copied out of the store under the lock. */
+struct view_file {
+	char name[sizeof(((struct store_file *)0)->name)];
+	enum profile_kind kind;
+	size_t interval;	/* ordinal in the window, newest 0 */
+};
 
-	for (size_t i = 0; i < store__nr(st); i++) {
+/* The window's folded files, newest interval first. *@out malloc'd; count or -errno. */
+static ssize_t list_files(const struct store *st, int kind, const struct view_window *w,
+			  struct view_file **out, size_t *nr_iv)
+{
+	struct view_file *v = NULL, *nv;
+	size_t nr = 0, cap = 0;
+	enum profile_kind k;
+
+	*nr_iv = 0;
+	for (size_t i = store__nr(st); i-- > 0;) {
 		const struct store_interval *iv = store__get(st, i);
 
 		if (!in_window(iv, w))
 			continue;
-		nr++;
 		for (size_t j = 0; j < iv->nr_files; j++) {
 			if (iv->files[j].format != STORE_FOLDED ||
 			    profile_kind_parse(iv->files[j].kind, &k) ||
 			    (kind >= 0 && (int)k != kind))
 				continue;
-			err = store__read(st, iv->files[j].name, true, &buf, &len);
-			if (err == -ENOENT)
-				continue;	/* deleted by retention meanwhile */
-			if (err)
-				return err;
-			f = fmemopen(buf, len ? len : 1, "r");
-			err = f ? profile__read_folded(p, f, k, &rs) : -ENOMEM;
-			if (f)
-				fclose(f);
-			free(buf);
-			if (err)
-				return err;
+			if (nr == cap) {
+				cap = cap ? cap * 2 : 64;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = nv;
+			}
+			snprintf(v[nr].name, sizeof(v[nr].name), "%s", iv->files[j].name);
+			v[nr].kind = k;
+			v[nr++].interval = *nr_iv;
 		}
+		(*nr_iv)++;
 	}
+	*out = v;
 	return nr;
+}
+
+int view_load(const struct store *st, pthread_mutex_t *mu, int kind, const struct view_window *w,
+	      struct profile *p, struct view_stats *vs)
+{
+	struct folded_read_stats rs;
+	struct view_file *v = NULL;
+	ssize_t nr;
+	size_t len;
+	char *buf;
+	FILE *f;
+	int err = 0;
+
+	memset(vs, 0, sizeof(*vs));
+	pthread_mutex_lock(mu);
+	nr = list_files(st, kind, w, &v, &vs->intervals);
+	pthread_mutex_unlock(mu);
+	if (nr < 0)
+		return nr;
+	for (ssize_t i = 0; i < nr && !err; i++) {
+		if (vs->bytes >= VIEW_MAX_BYTES) {
+			/* the older intervals are left out, and the view says so */
+			vs->read = v[i].interval;
+			vs->truncated = true;
+			break;
+		}
+		pthread_mutex_lock(mu);
+		err = store__read(st, v[i].name, true, &buf, &len);
+		pthread_mutex_unlock(mu);
+		if (err == -ENOENT) {
+			err = 0;	/* deleted by retention meanwhile */
+			continue;
+		}
+		if (err)
+			break;
+		vs->bytes += len;
+		f = fmemopen(buf, len ? len : 1, "r");
+		err = f ? profile__read_folded(p, f, v[i].kind, &rs) : -ENOMEM;
+		if (f)
+			fclose(f);
+		free(buf);
+	}
+	free(v);
+	if (!vs->truncated)
+		vs->read = vs->intervals;
+	return err ? err : (int)vs->read;
 }
 
 int view_index(const struct store *st, FILE *out)

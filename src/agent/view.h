@@ -3,6 +3,7 @@
 #ifndef HC_AGENT_VIEW_H
 #define HC_AGENT_VIEW_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,12 +18,31 @@ struct view_window {
 };
 
 /*
- * Add the folded files of @kind (-1: every kind) of the intervals in @w to
- * @p. Returns the number of intervals read, or -errno.
+ * A merged view reads at most this much folded text (uncompressed), newest
+ * intervals first: it bounds the time and the transient memory of one view
+ * (a profile costs a few times its folded text).
  */
-int view_load(const struct store *st, int kind, const struct view_window *w, struct profile *p);
+#define VIEW_MAX_BYTES (32u << 20)
 
-/* The index page (HTML) listing the intervals, newest first. 0 or -errno. */
+struct view_stats {
+	size_t intervals;	/* in the window */
+	size_t read;		/* of which read: all, or the newest ones when truncated */
+	bool truncated;		/* VIEW_MAX_BYTES reached */
+	uint64_t bytes;		/* folded text read */
+};
+
+/*
+ * Add the folded files of @kind (-1: every kind) of the intervals in @w to
+ * @p, newest first, until VIEW_MAX_BYTES. @mu guards @st, which the
+ * collection thread changes: it is held while listing the window and while
+ * reading each file, never across the whole view, so a new interval waits at
+ * most for one file. Returns the number of intervals read (also in @vs), or
+ * -errno.
+ */
+int view_load(const struct store *st, pthread_mutex_t *mu, int kind, const struct view_window *w,
+	      struct profile *p, struct view_stats *vs);
+
+/* The index page (HTML) listing the intervals, newest first; caller holds the store lock. 0 or -errno. */
 int view_index(const struct store *st, FILE *out);
 
 #endif /* HC_AGENT_VIEW_H */

@@ -27,6 +27,7 @@ enum {
 	OPT_MAX_BYTES,
 	OPT_MAX_STACKS,
 	OPT_HTTP,
+	OPT_HTTP_TOKEN_FILE,
 	OPT_BPF_STATS,
 	OPT_CGROUP,
 	OPT_COMM,
@@ -66,9 +67,11 @@ static const struct cli_opt opts[] = {
 	{ { "max-bytes", required_argument, NULL, OPT_MAX_BYTES }, 0, "SIZE",
 	  "disk budget for the history, e.g. 512M (default 1G; 0: none)" },
 	{ { "max-stacks", required_argument, NULL, OPT_MAX_STACKS }, 0, "N",
-	  "distinct stacks per interval (default 65536); excess is counted" },
+	  "distinct stacks per interval (default 65536); the rest merged into [other stacks]" },
 	{ { "http", required_argument, NULL, OPT_HTTP }, 0, "ADDR:PORT",
 	  "serve the web view, e.g. 127.0.0.1:8080 (default: off)" },
+	{ { "http-token-file", required_argument, NULL, OPT_HTTP_TOKEN_FILE }, 0, "FILE",
+	  "the web view requires the token in FILE (Bearer, or as basic auth password)" },
 	{ { "bpf-stats", no_argument, NULL, OPT_BPF_STATS }, 0, NULL,
 	  "enable kernel BPF run-time statistics for the metrics" },
 	{ { "maps-at-exec", no_argument, NULL, OPT_MAPS_AT_EXEC }, 0, NULL,
@@ -107,6 +110,7 @@ static const char *key_of(int c)
 	case OPT_MAX_BYTES: return "max_bytes";
 	case OPT_MAX_STACKS: return "max_stacks";
 	case OPT_HTTP: return "http";
+	case OPT_HTTP_TOKEN_FILE: return "http_token_file";
 	default: return NULL;
 	}
 }

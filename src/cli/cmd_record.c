@@ -102,7 +102,8 @@ static const struct opt_doc docs[] = {
 	{ { "ring-mb", required_argument, NULL, OPT_RING_MB }, 0, "MB",
 	  "event ring size, a power of two (default: 256 KiB per CPU, at least 1)" },
 	{ { "max-stacks", required_argument, NULL, OPT_MAX_STACKS }, 0, "N",
-	  "distinct stacks kept in memory (default 1048576); excess is counted" },
+	  "distinct stacks kept in memory (default 1048576); the heaviest are kept, the rest "
+	  "merged into [other stacks]" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL,
 	  "more diagnostics, loss counters while recording" },
 	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only warnings and errors" },

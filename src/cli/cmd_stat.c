@@ -14,7 +14,9 @@
 #include "analysis/counters.h"
 #include "cli/cmd.h"
 #include "cli/parse.h"
+#include "cli/run.h"
 #include "cli/stat_run.h"
+#include "output/outfile.h"
 #include "util/compiler.h"
 #include "util/log.h"
 
@@ -227,15 +229,14 @@ int cmd_stat(int argc, char **argv)
 		free(o.pids);
 		return ret < 0 ? EXIT_OK : ret;
 	}
+	/* a bad -o fails now, not after the whole count */
+	err = outfile_check(o.output);
+	if (err) {
+		pr_warn("stat: cannot write '%s': %s\n", o.output, strerror(-err));
+		free(o.pids);
+		return err == -EISDIR ? EXIT_USAGE : EXIT_RUNTIME;
+	}
 	err = stat_run(&o, &cmd_status);
 	free(o.pids);
-	if (fflush(stdout) || ferror(stdout)) {
-		pr_warn("stat: write error on stdout\n");
-		return EXIT_RUNTIME;
-	}
-	if (cmd_status >= 0)
-		return cmd_status;
-	if (err == -ESRCH || err == -EINVAL)
-		return EXIT_USAGE;
-	return err ? EXIT_RUNTIME : EXIT_OK;
+	return cli_exit_status(err, cmd_status, "stat");
 }

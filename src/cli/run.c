@@ -10,6 +10,7 @@
 
 #include "cli/cmd.h"
 #include "cli/parse.h"
+#include "output/outfile.h"
 #include "record/session.h"
 #include "util/log.h"
 
@@ -21,18 +22,35 @@ int cli_run_recording(struct record_opts *o, const char *who)
 		record_opts_release(o);
 		return EXIT_USAGE;
 	}
+	/* a bad -o fails now, not after the whole recording */
+	err = o->output ? outfile_check(o->output) : 0;
+	if (err) {
+		pr_warn("%s: cannot write '%s': %s\n", who, o->output, strerror(-err));
+		record_opts_release(o);
+		return err == -EISDIR ? EXIT_USAGE : EXIT_RUNTIME;
+	}
 	err = session_run(o, &cmd_status);
 	record_opts_release(o);
+	return cli_exit_status(err, cmd_status, who);
+}
+
+int cli_exit_status(int err, int cmd_status, const char *who)
+{
 	if (fflush(stdout) || ferror(stdout)) {
-		pr_warn("%s: write error on stdout\n", who);
+		pr_warn("%s: write error on stdout: %s\n", who, strerror(errno ? errno : EIO));
+		err = err ? err : -EIO;
+	}
+	if (err && cmd_status == 127)
+		return cmd_status;	/* the command could not be executed */
+	if (err == -ESRCH || err == -EINVAL || err == -EISDIR)
+		return EXIT_USAGE;
+	if (err) {
+		/* like perf: our own failure wins, the command's status is only told */
+		if (cmd_status > 0)
+			pr_warn("%s: the command exited with status %d; exit status 1 for the "
+				"error above\n", who, cmd_status);
 		return EXIT_RUNTIME;
 	}
-	if (err && cmd_status >= 0)
-		return cmd_status;	/* 127: the command could not be executed */
-	if (err == -ESRCH || err == -EINVAL)
-		return EXIT_USAGE;
-	if (err)
-		return EXIT_RUNTIME;
 	return cmd_status >= 0 ? cmd_status : EXIT_OK;
 }
 

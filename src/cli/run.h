@@ -6,11 +6,21 @@
 #include "record/opts.h"
 
 /*
- * Validate @o, run the session, release @o's lists. Returns the exit status:
- * the command's with `-- CMD` (127 if it could not be executed), 2 for bad
- * input (invalid combination, missing target), 1 for other failures, else 0.
+ * Validate @o, check -o can be written, run the session, release @o's lists.
+ * Returns the exit status as cli_exit_status() does.
  */
 int cli_run_recording(struct record_opts *o, const char *who);
+
+/*
+ * The exit status of a recording that returned @err with the command's
+ * status @cmd_status (-1: no command). Checks stdout for write errors first.
+ * 127 when the command could not be executed; 2 for bad input (invalid
+ * combination, missing target, -o naming a directory); 1 for any other
+ * failure, including a profile that could not be written after the command
+ * ran (its non-zero status is then only reported); else the command's
+ * status, or 0.
+ */
+int cli_exit_status(int err, int cmd_status, const char *who);
 
 /*
  * A recording command from start to end: @parse @argv into @o (already set to

@@ -577,6 +577,11 @@ int stat_run(const struct stat_opts *o, int *cmd_status)
 		r.out_open = false;
 		if (err)
 			pr_warn("stat: cannot write '%s': %s\n", o->output, strerror(-err));
+	} else if (r.out_open && err == -EIO) {
+		/* a writer saw ferror(): the sink knows why (-ENOSPC, ...) */
+		err = outfile_fail(&r.out, err);
+		r.out_open = false;
+		pr_warn("stat: cannot write '%s': %s\n", o->output, strerror(-err));
 	}
 	if (r.child_started && !r.exec_failed && r.child.pid > 0 && (r.t0 || r.child_done))
 		*cmd_status = reap_child(&r);

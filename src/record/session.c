@@ -665,7 +665,7 @@ static int session_write_output(struct session *s)
 	if (!err)
 		err = outfile_commit(&s->out);
 	else
-		outfile_discard(&s->out);
+		err = outfile_fail(&s->out, err);	/* -ENOSPC, not the writer's -EIO */
 	s->out_open = false;
 	if (err) {
 		pr_warn("record: cannot write '%s': %s\n", s->o->output, strerror(-err));

@@ -15,6 +15,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "util/log.h"
+
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
@@ -137,9 +139,18 @@ int target_rules_add_comm(struct target_rules *r, const char *pattern)
 		n--;
 	if (!n || strcspn(pattern, "*?[") < n)
 		return -EINVAL;
-	/* the kernel keeps 15 characters of a name */
-	if (n > HC_COMM_LEN - 1)
+	/*
+	 * The kernel keeps 15 characters of a name: "very-long-program-name"
+	 * runs as "very-long-progr". Matching those 15 is what the user means
+	 * (the program is profiled), but any name starting with them matches
+	 * too, and the profile shows the short name: say so.
+	 */
+	if (n > HC_COMM_LEN - 1) {
 		n = HC_COMM_LEN - 1;
+		pr_warn("comm: '%s' is longer than the kernel's %d characters of a process "
+			"name: matching every process whose name starts with '%.*s' (shown "
+			"so in profiles)\n", pattern, HC_COMM_LEN - 1, (int)n, pattern);
+	}
 	memset(r->comm[i], 0, HC_COMM_LEN);
 	memcpy(r->comm[i], pattern, n);
 	/* exact: compare the terminating NUL too */

@@ -15,9 +15,22 @@
  * words (a growing realloc'd array would need offsets and could double its
  * footprint while copying).
  *
- * Memory per distinct stack: 72 bytes of entry (+ <2x slack in the doubling
+ * Memory per distinct stack: 80 bytes of entry (+ <2x slack in the doubling
  * array), 8 * nr_words of arena, and 8 bytes per slot at a load of at most
  * 3/4 (about 11-21 bytes per entry).
+ *
+ * Full: the heaviest stacks stay, the rest is merged. When the table first
+ * fills, a min-heap of the entries by (weight, insertion order) is built
+ * (16 more bytes per entry); from then on a new stack whose weight is at
+ * least the lightest entry's evicts that entry, oldest first among equals
+ * (so a recurring stack gets in and can grow before newer ones push it
+ * out), and a lighter one is merged at once. Evicted and merged weight goes
+ * to one "[other stacks]" entry per kind, so totals stay exact and the
+ * truncation shows in the output. A weight only grows, so keeping the heap
+ * is one sift-down per add to an existing entry, O(1) for the heavy entries
+ * at its leaves. Not the exact top N of the whole stream (that needs every
+ * stack in memory), but a stack heavier than the ones kept is only lost
+ * while it is evicted before it recurs.
  */
 #include "stack/stack_agg.h"
 
@@ -40,8 +53,21 @@ struct agg_entry {
 	struct stack_key key;
 	uint64_t weight;
 	uint64_t count;
-	const uint64_t *words;
+	uint64_t *words;
+	bool owned;		/* words malloc'd by an eviction, not in the arena */
 };
+
+/* Weight merged from stacks not kept, per kind (the "[other stacks]" entries). */
+struct agg_other {
+	uint32_t kind;
+	uint64_t weight;
+	uint64_t count;
+};
+
+#define STACK_AGG_OTHER_KINDS	8	/* kinds beyond are merged into the first */
+
+/* The words of an empty stack: never NULL, so memcpy(dst, words, 0) is fine; never written */
+static const uint64_t agg_no_words[1];
 
 struct agg_slot {
 	uint32_t idx;		/* entry index + 1; 0 = empty */
@@ -67,6 +93,14 @@ struct stack_agg {
 	uint64_t total_weight;
 	uint64_t dropped;
 	uint64_t dropped_weight;
+	/* built when the table first fills (see the top) */
+	uint32_t *heap;		/* entry indices, lightest (then oldest) first */
+	uint32_t *hpos;		/* entry index -> position in heap */
+	uint64_t *seq;		/* entry index -> insertion number */
+	uint64_t next_seq;
+	bool heap_built;
+	struct agg_other other[STACK_AGG_OTHER_KINDS];
+	size_t nr_other;
 };
 
 /*
@@ -158,12 +192,23 @@ struct stack_agg *stack_agg__new(size_t max_entries)
 	return agg;
 }
 
+static void free_owned(struct stack_agg *agg)
+{
+	for (size_t i = 0; i < agg->nr_ents; i++)
+		if (agg->ents[i].owned)
+			free(agg->ents[i].words);
+}
+
 void stack_agg__free(struct stack_agg *agg)
 {
 	struct arena_chunk *c, *next;
 
 	if (!agg)
 		return;
+	free_owned(agg);
+	free(agg->heap);
+	free(agg->hpos);
+	free(agg->seq);
 	for (c = agg->chunks; c; c = next) {
 		next = c->next;
 		free(c);
@@ -264,18 +309,188 @@ static inline uint64_t sat_add(uint64_t a, uint64_t b)
 	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
+/* Lighter, or as heavy and older: evicted first. */
+static inline bool heap_less(const struct stack_agg *agg, uint32_t a, uint32_t b)
+{
+	uint64_t wa = agg->ents[a].weight, wb = agg->ents[b].weight;
+
+	return wa < wb || (wa == wb && agg->seq[a] < agg->seq[b]);
+}
+
+static inline void heap_set(struct stack_agg *agg, size_t pos, uint32_t idx)
+{
+	agg->heap[pos] = idx;
+	agg->hpos[idx] = pos;
+}
+
+/* Restore the heap below @pos after its entry got heavier (weights only grow). */
+static void heap_down(struct stack_agg *agg, size_t pos)
+{
+	size_t n = agg->nr_ents, c;
+	uint32_t idx = agg->heap[pos];
+
+	while ((c = 2 * pos + 1) < n) {
+		if (c + 1 < n && heap_less(agg, agg->heap[c + 1], agg->heap[c]))
+			c++;
+		if (!heap_less(agg, agg->heap[c], idx))
+			break;
+		heap_set(agg, pos, agg->heap[c]);
+		pos = c;
+	}
+	heap_set(agg, pos, idx);
+}
+
+/* The entries are in insertion order, so their index is their insertion number. */
+static int heap_build(struct stack_agg *agg)
+{
+	size_t n = agg->max_entries;
+
+	if (!agg->heap) {
+		agg->heap = malloc(n * sizeof(*agg->heap));
+		agg->hpos = malloc(n * sizeof(*agg->hpos));
+		agg->seq = malloc(n * sizeof(*agg->seq));
+		if (!agg->heap || !agg->hpos || !agg->seq) {
+			free(agg->heap);
+			free(agg->hpos);
+			free(agg->seq);
+			agg->heap = agg->hpos = NULL;
+			agg->seq = NULL;
+			return -ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < agg->nr_ents; i++) {
+		agg->seq[i] = i;
+		heap_set(agg, i, i);
+	}
+	agg->next_seq = agg->nr_ents;
+	for (size_t i = agg->nr_ents / 2; i-- > 0;)
+		heap_down(agg, i);
+	agg->heap_built = true;
+	return 0;
+}
+
+static void other_add(struct stack_agg *agg, uint32_t kind, uint64_t weight, uint64_t count)
+{
+	struct agg_other *o = NULL;
+
+	for (size_t i = 0; i < agg->nr_other && !o; i++)
+		if (agg->other[i].kind == kind)
+			o = &agg->other[i];
+	if (!o && agg->nr_other < STACK_AGG_OTHER_KINDS) {
+		o = &agg->other[agg->nr_other++];
+		*o = (struct agg_other){ .kind = kind };
+	}
+	if (!o)
+		o = &agg->other[0];
+	o->weight = sat_add(o->weight, weight);
+	o->count += count;
+	agg->dropped++;
+	agg->dropped_weight = sat_add(agg->dropped_weight, weight);
+}
+
+/* An "[other stacks]" bucket as an entry: no words, the name as comm. */
+static void other_entry(const struct agg_other *o, struct stack_entry *e)
+{
+	static const char name[STACK_AGG_COMM_LEN] = STACK_AGG_OTHER_NAME;
+
+	memset(&e->key, 0, sizeof(e->key));
+	e->key.kind = o->kind;
+	e->key.aux = STACK_AGG_OTHER_AUX;
+	memcpy(e->key.comm, name, sizeof(name));
+	memcpy(e->key.pcomm, name, sizeof(name));
+	e->weight = o->weight;
+	e->count = o->count;
+	e->nr_words = 0;
+	e->words = agg_no_words;
+}
+
+/*
+ * Take entry @idx out of the index: backward-shift deletion, so that every
+ * other entry stays reachable from its home slot without tombstones.
+ */
+static void slot_remove(struct stack_agg *agg, uint32_t idx)
+{
+	const struct agg_entry *e = &agg->ents[idx];
+	size_t mask = agg->slot_mask, i, j, home;
+	uint64_t h = STACK_AGG_HASH(&e->key, e->words, e->key.nr_kernel + e->key.nr_user);
+
+	for (i = h & mask; agg->slots[i].idx != idx + 1; i = (i + 1) & mask)
+		;
+	for (j = i;;) {
+		j = (j + 1) & mask;
+		if (!agg->slots[j].idx)
+			break;
+		e = &agg->ents[agg->slots[j].idx - 1];
+		home = STACK_AGG_HASH(&e->key, e->words, e->key.nr_kernel + e->key.nr_user) & mask;
+		/* the entry at j may move to i unless its home lies cyclically in (i, j] */
+		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
+			continue;
+		agg->slots[i] = agg->slots[j];
+		i = j;
+	}
+	agg->slots[i].idx = 0;
+}
+
+/* Storage for @n words in place of @e's: its own when they fit, else fresh (*@fresh). */
+static int entry_words_for(const struct agg_entry *e, size_t n, uint64_t **fresh)
+{
+	*fresh = NULL;
+	if (!n || n <= (size_t)e->key.nr_kernel + e->key.nr_user)
+		return 0;
+	*fresh = malloc(n * sizeof(**fresh));
+	return *fresh ? 0 : -ENOMEM;
+}
+
+static void entry_set_words(struct agg_entry *e, size_t n, uint64_t *fresh)
+{
+	if (!fresh && n)
+		return;		/* reused in place */
+	if (e->owned)
+		free(e->words);
+	e->words = fresh ? fresh : (uint64_t *)agg_no_words;
+	e->owned = fresh != NULL;
+}
+
+/* The table is full: evict the lightest entry for this stack, or merge it (see the top). */
+static int insert_full(struct stack_agg *agg, const struct stack_key *key, const uint64_t *words,
+		       size_t n, uint64_t h, uint64_t weight)
+{
+	struct agg_entry *e;
+	uint64_t *fresh;
+	uint32_t victim;
+
+	if (!agg->heap_built && heap_build(agg))
+		return -ENOMEM;
+	victim = agg->heap[0];
+	e = &agg->ents[victim];
+	agg->total_weight = sat_add(agg->total_weight, weight);
+	if (weight < e->weight || entry_words_for(e, n, &fresh)) {
+		/* lighter than everything kept (or no memory for it): merged */
+		other_add(agg, key->kind, weight, 1);
+		return -ENOSPC;
+	}
+	slot_remove(agg, victim);	/* hashes the old words: before they change */
+	other_add(agg, e->key.kind, e->weight, e->count);
+	entry_set_words(e, n, fresh);
+	if (n)
+		memcpy(e->words, words, n * sizeof(*words));
+	e->key = *key;
+	e->weight = weight;
+	e->count = 1;
+	agg->seq[victim] = agg->next_seq++;
+	slot_place(agg, h, victim);
+	heap_down(agg, 0);
+	return 0;
+}
+
 static int insert_new(struct stack_agg *agg, const struct stack_key *key, const uint64_t *words,
 		      size_t n, uint64_t h, size_t pos, uint64_t weight)
 {
-	static const uint64_t no_words[1];
 	struct agg_entry *e;
 	uint64_t *copy = NULL;
 
-	if (agg->nr_ents >= agg->max_entries) {
-		agg->dropped++;
-		agg->dropped_weight = sat_add(agg->dropped_weight, weight);
-		return -ENOSPC;
-	}
+	if (agg->nr_ents >= agg->max_entries)
+		return insert_full(agg, key, words, n, h, weight);
 	if (agg->nr_ents == agg->ents_cap && ents_grow(agg))
 		return -ENOMEM;
 	if (slots_for(agg->nr_ents + 1) > agg->slot_mask + 1) {
@@ -294,7 +509,9 @@ static int insert_new(struct stack_agg *agg, const struct stack_key *key, const 
 	e->key = *key;
 	e->weight = weight;
 	e->count = 1;
-	e->words = n ? copy : no_words;	/* never NULL, so memcpy(dst, e->words, 0) is fine */
+	/* never NULL, so memcpy(dst, e->words, 0) is fine; never written through */
+	e->words = n ? copy : (uint64_t *)agg_no_words;
+	e->owned = false;
 	if (pos == SIZE_MAX) {
 		slot_place(agg, h, agg->nr_ents);
 	} else {
@@ -330,6 +547,8 @@ int stack_agg__add(struct stack_agg *agg, const struct stack_key *key, const uin
 		e->weight = sat_add(e->weight, weight);
 		e->count++;
 		agg->total_weight = sat_add(agg->total_weight, weight);
+		if (agg->heap_built)
+			heap_down(agg, agg->hpos[s->idx - 1]);
 		return 0;
 	}
 	return insert_new(agg, key, words, n, h, pos, weight);
@@ -350,6 +569,12 @@ int stack_agg__for_each(const struct stack_agg *agg,
 		e.count = ae->count;
 		e.nr_words = (size_t)ae->key.nr_kernel + ae->key.nr_user;
 		e.words = ae->words;
+		ret = fn(&e, arg);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < agg->nr_other; i++) {
+		other_entry(&agg->other[i], &e);
 		ret = fn(&e, arg);
 		if (ret)
 			return ret;
@@ -379,6 +604,9 @@ uint64_t stack_agg__dropped_weight(const struct stack_agg *agg)
 
 void stack_agg__clear(struct stack_agg *agg)
 {
+	free_owned(agg);
+	agg->heap_built = false;	/* the arrays are kept for the next fill */
+	agg->nr_other = 0;
 	memset(agg->slots, 0, (agg->slot_mask + 1) * sizeof(*agg->slots));
 	agg->nr_ents = 0;
 	agg->cur = agg->chunks;

@@ -36,7 +36,16 @@ struct stack_entry {
 struct stack_agg;
 
 /*
- * @max_entries bounds distinct stacks (memory); 0 means 1<<20.
+ * What is not kept when the aggregator is full: one entry per kind with this
+ * comm (and pcomm), no words, tgid and pid 0, aux STACK_AGG_OTHER_AUX.
+ */
+#define STACK_AGG_OTHER_NAME	"[other stacks]"
+#define STACK_AGG_OTHER_AUX	UINT32_MAX
+
+/*
+ * @max_entries bounds distinct stacks (memory); 0 means 1<<20. When full, the
+ * heaviest stacks are kept and the rest merged into "[other stacks]" entries
+ * (stack_agg.c explains how), so the total weight stays exact.
  * Returns NULL and sets errno on failure.
  */
 struct stack_agg *stack_agg__new(size_t max_entries);
@@ -44,19 +53,25 @@ void stack_agg__free(struct stack_agg *agg);	/* NULL is a no-op */
 
 /*
  * Add @weight to the stack (@key, @words[0..key->nr_kernel+key->nr_user)).
- * Returns 0, or -ENOSPC when the stack is new and the aggregator is full
- * (the weight is then counted in stack_agg__dropped()), or -ENOMEM.
+ * Returns 0 (kept, possibly evicting the lightest entry into "[other
+ * stacks]"), -ENOSPC when the stack is new, the aggregator is full and it is
+ * lighter than every entry (its weight is then merged into "[other stacks]"),
+ * or -ENOMEM.
  */
 int stack_agg__add(struct stack_agg *agg, const struct stack_key *key,
 		   const uint64_t *words, uint64_t weight);
 
-/* Visit every entry in unspecified order; stop early if @fn returns non-zero (returned). */
+/*
+ * Visit every entry in unspecified order, the "[other stacks]" entries last;
+ * stop early if @fn returns non-zero (returned).
+ */
 int stack_agg__for_each(const struct stack_agg *agg,
 			int (*fn)(const struct stack_entry *e, void *arg), void *arg);
 
-size_t stack_agg__nr_entries(const struct stack_agg *agg);
-uint64_t stack_agg__total_weight(const struct stack_agg *agg);	/* of stored entries */
-uint64_t stack_agg__dropped(const struct stack_agg *agg);	/* add() calls refused: -ENOSPC */
+size_t stack_agg__nr_entries(const struct stack_agg *agg);	/* kept stacks, not [other] */
+uint64_t stack_agg__total_weight(const struct stack_agg *agg);	/* of all adds, [other] too */
+/* Stacks merged into "[other stacks]" (refused, or evicted later), and their weight. */
+uint64_t stack_agg__dropped(const struct stack_agg *agg);
 uint64_t stack_agg__dropped_weight(const struct stack_agg *agg);
 
 /* Remove every entry (keeps the table's memory for reuse); dropped counters reset too. */

@@ -27,7 +27,11 @@ expect 2 "exclude each other" -- record --user-only --kernel-only
 expect 2 "cannot be combined" -- record -a -p 1
 expect 2 "unknown command" -- frobnicate
 expect 127 "cannot execute" -- record -d 1 -- /nonexistent/binary
-expect 1 "cannot create" -- record -d 0.2 -o /nonexistent-dir/out.folded
+# a name longer than the kernel's 15 characters: matched on those 15, with a warning
+expect 0 "longer than the kernel's 15 characters.*starts with 'abcdefghijklmno'" -- \
+	record --comm abcdefghijklmnopqrstuvwxyz -d 0.2 -o "$TMP/long.folded"
+rm -f "$TMP/long.folded"
+expect 1 "cannot (create|write) .*No such file or directory" -- record -d 0.2 -o /nonexistent-dir/out.folded
 if [ ! -e /sys/bus/event_source/devices/cpu ]; then
 	# no hardware PMU: forcing cycles fails clearly; the default falls back
 	expect 1 "no hardware PMU here: use -e cpu-clock" -- record -e cycles -d 0.2

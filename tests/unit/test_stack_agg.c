@@ -267,10 +267,42 @@ static void stack_agg_never_merges_on_equal_tags_alone(void **state)
 	run_many(20000);
 }
 
-static void stack_agg_refuses_new_stacks_when_full_and_counts_drops(void **state)
+/* The "[other stacks]" entry of @kind: its weight and count (0 if none). */
+struct other_arg {
+	uint32_t kind;
+	uint64_t weight, count;
+	size_t seen;
+};
+
+static int other_cb(const struct stack_entry *e, void *arg)
+{
+	struct other_arg *oa = arg;
+
+	if (strncmp(e->key.comm, STACK_AGG_OTHER_NAME, sizeof(e->key.comm)) ||
+	    e->key.kind != oa->kind)
+		return 0;
+	assert_int_equal(e->nr_words, 0);
+	assert_int_equal(e->key.tgid, 0);
+	oa->weight += e->weight;
+	oa->count += e->count;
+	oa->seen++;
+	return 0;
+}
+
+static struct other_arg other_of(const struct stack_agg *agg, uint32_t kind)
+{
+	struct other_arg oa = { .kind = kind };
+
+	assert_int_equal(stack_agg__for_each(agg, other_cb, &oa), 0);
+	assert_true(oa.seen <= 1);
+	return oa;
+}
+
+static void stack_agg_merges_lighter_new_stacks_into_other_stacks_when_full(void **state)
 {
 	struct stack_agg *agg = stack_agg__new(3);
 	struct stack_key k = make_key(0, 1, 1, 0, 1, "x");
+	struct other_arg oa;
 	uint64_t w[1];
 	size_t i;
 
@@ -286,28 +318,198 @@ static void stack_agg_refuses_new_stacks_when_full_and_counts_drops(void **state
 	assert_int_equal(stack_agg__nr_entries(agg), 3);
 	assert_true(stack_agg__dropped(agg) == 2);
 	assert_true(stack_agg__dropped_weight(agg) == 15);
-	assert_true(stack_agg__total_weight(agg) == 30);
+	assert_true(stack_agg__total_weight(agg) == 45);	/* nothing lost */
+	oa = other_of(agg, 0);
+	assert_true(oa.weight == 15 && oa.count == 2);
+	assert_true(other_of(agg, 1).seen == 0);
 
 	/* a full aggregator still merges stacks it already holds */
 	w[0] = 1;
 	assert_int_equal(stack_agg__add(agg, &k, w, 5), 0);
 	assert_entry(agg, &k, w, 15, 2);
-	assert_true(stack_agg__total_weight(agg) == 35);
+	assert_true(stack_agg__total_weight(agg) == 50);
 	assert_true(stack_agg__dropped(agg) == 2);
 	stack_agg__free(agg);
 }
 
-static void stack_agg_with_one_entry_holds_exactly_one_stack(void **state)
+static void stack_agg_with_one_entry_keeps_the_newest_of_equals_and_merges_the_rest(void **state)
 {
 	struct stack_agg *agg = stack_agg__new(1);
 	struct stack_key a = make_key(0, 1, 1, 0, 0, "a"), b = make_key(0, 2, 2, 0, 0, "b");
 
 	(void)state;
 	assert_int_equal(stack_agg__add(agg, &a, NULL, 1), 0);
-	assert_int_equal(stack_agg__add(agg, &b, NULL, 1), -ENOSPC);
-	assert_int_equal(stack_agg__add(agg, &a, NULL, 1), 0);
+	/* as heavy: the older entry goes, so a recurring stack can get in */
+	assert_int_equal(stack_agg__add(agg, &b, NULL, 1), 0);
+	assert_entry(agg, &b, NULL, 1, 1);
+	assert_int_equal(stack_agg__add(agg, &b, NULL, 1), 0);
+	assert_int_equal(stack_agg__add(agg, &a, NULL, 1), -ENOSPC);	/* lighter than b's 2 */
 	assert_int_equal(stack_agg__nr_entries(agg), 1);
+	assert_entry(agg, &b, NULL, 2, 2);
+	assert_true(other_of(agg, 0).weight == 2);
+	assert_true(stack_agg__total_weight(agg) == 4);
 	stack_agg__free(agg);
+}
+
+/* xorshift64*: the tests' streams are random but fixed */
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state >> 12;
+	rnd_state ^= rnd_state << 25;
+	rnd_state ^= rnd_state >> 27;
+	return rnd_state * 0x2545f4914f6cdd1dULL;
+}
+
+struct heavy_arg {
+	uint64_t kept_weight;
+	size_t heavy_kept, light_kept;
+};
+
+static int heavy_cb(const struct stack_entry *e, void *arg)
+{
+	struct heavy_arg *ha = arg;
+
+	if (!strncmp(e->key.comm, STACK_AGG_OTHER_NAME, sizeof(e->key.comm)))
+		return 0;
+	ha->kept_weight += e->weight;
+	if (e->words[0] >= 1000000)
+		ha->heavy_kept++;
+	else
+		ha->light_kept++;
+	return 0;
+}
+
+/*
+ * --max-stacks 10 over 3000 light stacks (weight 1, seen once) and 10 heavy
+ * ones (weight 1, seen 200 times each), the light ones first and then mixed
+ * with the heavy ones at random: the 10 kept are the heavy ones (the old
+ * first-come table kept 10 light ones), and kept + "[other stacks]" is the
+ * exact total.
+ */
+static void stack_agg_with_max_10_keeps_the_10_heaviest_and_the_exact_total(void **state)
+{
+	struct stack_agg *agg = stack_agg__new(10);
+	struct stack_key k = make_key(0, 5, 5, 0, 2, "mix");
+	uint64_t w[2] = { 0, 0xabc }, total = 0;
+	size_t heavy_left[10], nr_heavy = 2000, light = 0;
+	struct heavy_arg ha = { 0 };
+	struct other_arg oa;
+
+	(void)state;
+	for (size_t i = 0; i < 10; i++)
+		heavy_left[i] = 200;
+	for (; light < 1000; light++) {
+		w[0] = light;
+		stack_agg__add(agg, &k, w, 1);
+		total++;
+	}
+	while (nr_heavy || light < 3000) {
+		size_t h = rnd() % 10;
+
+		if (nr_heavy && (light >= 3000 || rnd() % 2) && heavy_left[h]) {
+			w[0] = 1000000 + h;
+			heavy_left[h]--;
+			nr_heavy--;
+		} else if (light < 3000) {
+			w[0] = light++;
+		} else {
+			continue;
+		}
+		assert_true(stack_agg__add(agg, &k, w, 1) != -ENOMEM);
+		total++;
+	}
+	assert_int_equal(stack_agg__for_each(agg, heavy_cb, &ha), 0);
+	oa = other_of(agg, 0);
+	assert_int_equal(ha.heavy_kept, 10);
+	assert_int_equal(ha.light_kept, 0);
+	assert_true(stack_agg__total_weight(agg) == total);
+	assert_true(ha.kept_weight + oa.weight == total);
+	assert_true(oa.weight == stack_agg__dropped_weight(agg));
+	/* each heavy stack lost at most its first few hits to evictions */
+	assert_true(ha.kept_weight >= 10 * 190);
+	stack_agg__free(agg);
+}
+
+/* Heavy stacks that arrive last, already summed (a drained BPF map), evict the light ones. */
+static void stack_agg_keeps_late_heavy_stacks_with_their_exact_weight(void **state)
+{
+	struct stack_agg *agg = stack_agg__new(4);
+	struct stack_key k = make_key(2, 5, 5, 0, 1, "late");
+	uint64_t w[1];
+
+	(void)state;
+	for (w[0] = 0; w[0] < 100; w[0]++)
+		stack_agg__add(agg, &k, w, w[0] % 3 + 1);
+	for (w[0] = 1000; w[0] < 1004; w[0]++)
+		assert_int_equal(stack_agg__add(agg, &k, w, 50 + w[0]), 0);
+	for (w[0] = 1000; w[0] < 1004; w[0]++)
+		assert_entry(agg, &k, w, 50 + w[0], 1);
+	assert_int_equal(stack_agg__nr_entries(agg), 4);
+	assert_true(other_of(agg, 2).weight == 199);	/* 33 * (1+2+3) + 1 */
+	assert_true(stack_agg__total_weight(agg) == 199 + 4 * 1050 + 6);
+	stack_agg__free(agg);
+}
+
+/*
+ * Evictions take entries out of the open-addressing index: with every stack
+ * in one probe chain (hash forced) or few, every kept stack is still found,
+ * none twice, and the weights add up.
+ */
+static void evict_many(uint64_t and_mask)
+{
+	struct stack_agg *agg = stack_agg__new(50);
+	struct stack_key k = make_key(1, 7, 7, 1, 1, "evict");
+	uint64_t w[2], total = 0, kept[400] = { 0 };
+	struct heavy_arg ha = { 0 };
+
+	hash_and = and_mask;
+	for (size_t round = 0; round < 20000; round++) {
+		uint64_t id = rnd() % 400, weight = 1 + id % 5;
+
+		w[0] = id;
+		w[1] = id * 7;
+		if (!stack_agg__add(agg, &k, w, weight))
+			kept[id] += weight;
+		total += weight;
+	}
+	assert_int_equal(stack_agg__nr_entries(agg), 50);
+	for (uint64_t id = 0; id < 400; id++) {
+		struct find_arg fa = { .key = &k, .words = w };
+
+		w[0] = id;
+		w[1] = id * 7;
+		assert_int_equal(stack_agg__for_each(agg, find_cb, &fa), 0);
+		assert_true(fa.matches <= 1);
+		if (fa.matches)	/* its weight since it last got in */
+			assert_true(fa.found->weight <= kept[id]);
+	}
+	assert_int_equal(stack_agg__for_each(agg, heavy_cb, &ha), 0);
+	assert_int_equal(ha.light_kept, 50);
+	assert_true(ha.kept_weight + other_of(agg, 1).weight == total);
+	assert_true(stack_agg__total_weight(agg) == total);
+	/* every kept stack is still found by add(): it merges, no new entry */
+	for (uint64_t id = 0; id < 400; id++) {
+		struct find_arg fa = { .key = &k, .words = w };
+
+		w[0] = id;
+		w[1] = id * 7;
+		stack_agg__for_each(agg, find_cb, &fa);
+		if (!fa.matches)
+			continue;
+		assert_int_equal(stack_agg__add(agg, &k, w, 0), 0);
+		assert_int_equal(stack_agg__nr_entries(agg), 50);
+	}
+	stack_agg__free(agg);
+}
+
+static void stack_agg_evictions_keep_the_index_exact_even_in_one_probe_chain(void **state)
+{
+	(void)state;
+	evict_many(~0ULL);
+	evict_many(0x3);	/* four home slots: long chains that wrap around */
+	evict_many(0);		/* one chain */
 }
 
 static int count_cb(const struct stack_entry *e, void *arg)
@@ -331,7 +533,7 @@ static void stack_agg_clear_empties_resets_drops_and_keeps_memory(void **state)
 		stack_agg__add(agg, &k, w, 1);
 	}
 	assert_int_equal(stack_agg__nr_entries(agg), 5000);
-	assert_true(stack_agg__dropped(agg) == 1000);
+	assert_true(stack_agg__dropped(agg) == 1000);	/* the 1000 oldest, evicted */
 	slots_before = agg->slots;
 	mask_before = agg->slot_mask;
 	chunks_before = agg->chunks;
@@ -354,11 +556,12 @@ static void stack_agg_clear_empties_resets_drops_and_keeps_memory(void **state)
 	assert_int_equal(agg->slot_mask, mask_before);
 	assert_ptr_equal(agg->chunks, chunks_before);
 	assert_int_equal(agg->ents_cap, ents_cap_before);
-	w[3] = 0;
-	assert_int_equal(stack_agg__add(agg, &k, w, 2), -ENOSPC);	/* old stack is gone */
+	w[3] = 1000;
+	/* the old stack is gone, and lighter than every new one */
+	assert_int_equal(stack_agg__add(agg, &k, w, 1), -ENOSPC);
 	w[3] = 1000000;
 	assert_entry(agg, &k, w, 2, 1);
-	assert_true(stack_agg__total_weight(agg) == 10000);
+	assert_true(stack_agg__total_weight(agg) == 10001);
 	stack_agg__free(agg);
 }
 
@@ -463,8 +666,12 @@ int main(void)
 		cmocka_unit_test(stack_agg_keeps_every_stack_exact_across_many_entries_and_growth),
 		cmocka_unit_test_teardown(stack_agg_never_merges_on_equal_hashes_alone, reset_hash),
 		cmocka_unit_test_teardown(stack_agg_never_merges_on_equal_tags_alone, reset_hash),
-		cmocka_unit_test(stack_agg_refuses_new_stacks_when_full_and_counts_drops),
-		cmocka_unit_test(stack_agg_with_one_entry_holds_exactly_one_stack),
+		cmocka_unit_test(stack_agg_merges_lighter_new_stacks_into_other_stacks_when_full),
+		cmocka_unit_test(stack_agg_with_one_entry_keeps_the_newest_of_equals_and_merges_the_rest),
+		cmocka_unit_test(stack_agg_with_max_10_keeps_the_10_heaviest_and_the_exact_total),
+		cmocka_unit_test(stack_agg_keeps_late_heavy_stacks_with_their_exact_weight),
+		cmocka_unit_test_teardown(stack_agg_evictions_keep_the_index_exact_even_in_one_probe_chain,
+					  reset_hash),
 		cmocka_unit_test(stack_agg_clear_empties_resets_drops_and_keeps_memory),
 		cmocka_unit_test(stack_agg_stores_maximum_depth_stacks_across_clear),
 		cmocka_unit_test(stack_agg_saturates_weights_instead_of_wrapping),

@@ -181,8 +181,9 @@ static int scan_entry(struct store *st, const char *name)
 		return 0;
 	if (!store_stat_ours(st, &sb)) {
 		st->stats.ignored_files++;
-		pr_warn("agent: ignoring '%s/%s': not a regular file written by us "
-			"(a link, or owned by uid %u)\n", st->dir, name, (unsigned)sb.st_uid);
+		pr_warn("agent: ignoring '%s/%s': not written by us (%s)\n", st->dir, name,
+			S_ISLNK(sb.st_mode) ? "a symlink" : !S_ISREG(sb.st_mode) ? "not a file" :
+			sb.st_uid != st->uid ? "another user's" : "a hard link");
 		return 0;
 	}
 	if (tmp) {

@@ -28,6 +28,8 @@ TEST_PKGS=(
 	golang-go		# `go tool pprof`, the reference pprof reader (tests/golden/pprof_check.sh)
 	linux-perf		# perf record --call-graph dwarf: t_unwind's independent reference
 	libclang-rt-14-dev	# libFuzzer + ASan/UBSan runtimes for `make fuzz` / `make fuzz-smoke`
+	dpkg-dev		# dpkg-buildflags: Debian's hardening flags for `make check-hardened`
+	libasan8 libubsan1	# gcc 12's ASan/UBSan runtimes for `make check-asan` (gcc pulls them in too)
 )
 
 install_missing() {

@@ -6,6 +6,7 @@
 
 #include "agent/metrics.h"
 #include "sym/perfmap.h"
+#include "sym/procmaps.h"
 
 static void head(FILE *out, const char *name, const char *type, const char *help)
 {
@@ -120,6 +121,9 @@ int metrics_write_prometheus(const struct metrics *m, FILE *out)
 	    "Perf maps read only in part: their last 8 MiB.", capped);
 	one(out, "symbolizer_perfmap_skipped_bytes_total", "counter",
 	    "Bytes of perf maps not read (over the cap).", skipped);
+	one(out, "symbolizer_mappings_dropped_total", "counter",
+	    "Mappings not kept: over 256 Ki or 16 MiB of paths in one process.",
+	    procmaps_dropped());
 	write_progs(m, out);
 	one(out, "store_intervals", "gauge", "Intervals kept on disk.", m->store_intervals);
 	one(out, "store_bytes", "gauge", "Bytes on disk: profiles and index.", m->store.bytes);

@@ -158,8 +158,9 @@ static void forget_oldest(struct store *st, size_t n)
 /*
  * The index, rewritten; while the disk is too full for it, the oldest
  * intervals go (files first: the space is what is missing), counted. With
- * nothing left and still no room, the index itself goes: no index is better
- * than one listing files that are gone. 0 or -errno.
+ * nothing left and still no room, or on another error, the index itself goes:
+ * no index is better than one listing files that are gone (a restart
+ * rebuilds it from the files). 0 or -errno.
  */
 static int commit_index(struct store *st)
 {
@@ -177,9 +178,9 @@ static int commit_index(struct store *st)
 	}
 	if (err) {
 		st->stats.index_errors++;
-		pr_warn("agent: cannot write '%s/%s': %s\n", st->dir, STORE_INDEX, strerror(-err));
-		if (no_space(err))
-			unlinkat(st->dirfd, STORE_INDEX, 0);
+		pr_warn("agent: cannot write '%s/%s': %s; removing it\n", st->dir, STORE_INDEX,
+			strerror(-err));
+		unlinkat(st->dirfd, STORE_INDEX, 0);
 	}
 	return err;
 }

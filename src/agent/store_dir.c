@@ -72,7 +72,7 @@ int store_dir_open(const char *dir, uid_t uid)
 
 	if (mkdir(dir, 0750) && errno != EEXIST) {
 		err = -errno;
-		pr_warn("agent: cannot create directory '%s': %s\n", dir, strerror(-err));
+		pr_warn("agent: cannot write to directory '%s': %s\n", dir, strerror(-err));
 		return err;
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -125,7 +125,8 @@ HARD_O        := $(OUT)-hardened
 HARD_O1       := $(OUT)-hardened-O1
 ASAN_O        := $(OUT)-asan
 ASAN_FLAGS    := -fsanitize=address,undefined -fno-sanitize-recover=all
-SUBMAKE       := $(MAKE) --no-print-directory
+# `make test` runs without -j (tools/quickstart.sh): build these trees in parallel anyway
+SUBMAKE       := $(MAKE) --no-print-directory -j$(shell nproc 2>/dev/null || echo 2)
 
 check-hardened:
 	$(Q)command -v dpkg-buildflags >/dev/null || { echo "check-hardened: needs dpkg-buildflags (dpkg-dev)" >&2; exit 1; }

@@ -8,11 +8,16 @@ CLANG    ?= clang
 BPFTOOL  ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 CC       ?= cc
 PKGS     := libbpf libelf zlib libdw libmicrohttpd
-WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
+# -Werror by default and in CI (the default, fortified -O2 and -O1 builds must
+# all be clean); WERROR=0 for a distribution building with a newer compiler,
+# whose new warnings should not fail a package build.
+WERROR   ?= 1
+WARN     := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -Wno-unused-parameter
 BPF_CFLAGS := -g -O2 --target=bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -MMD -MP \
 	      -Iinclude -Ibpf -I$(dir $(VMLINUX_H))
 CFLAGS   ?= -O2 -g
-USER_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Iinclude -Isrc \
+# CPPFLAGS/LDFLAGS as distributions pass them (dpkg-buildflags: _FORTIFY_SOURCE, relro)
+USER_CFLAGS := $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Iinclude -Isrc \
 	       -I$(OUT)/skel $(shell pkg-config --cflags $(PKGS))
 LDLIBS   := $(shell pkg-config --libs $(PKGS)) -liberty
 
@@ -33,7 +38,8 @@ LIB_SRCS := $(filter-out src/main.c,$(shell find src -name '*.c' | sort))
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
 BIN      := $(OUT)/hotcold
 
-.PHONY: all clean check check-unit check-bpf check-integration check-browser check-golden check-style test workloads
+.PHONY: all clean check check-unit check-bpf check-integration check-browser check-golden check-style test workloads \
+	check-hardened check-asan
 all: $(BIN) hotcold
 
 hotcold: $(BIN)
@@ -41,7 +47,7 @@ hotcold: $(BIN)
 
 $(BIN): $(OUT)/src/main.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H)
 	$(call msg,BPF,$@)
@@ -75,7 +81,7 @@ endef
 $(OUT)/tests/%: tests/unit/%.c $$(call unit_deps,$$*) | $(SKELS)
 	$(call msg,TEST-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(TEST_CFLAGS) $< $(call unit_deps,$*) $(TEST_LIBS) -o $@
+	$(Q)$(CC) $(TEST_CFLAGS) $(LDFLAGS) $< $(call unit_deps,$*) $(TEST_LIBS) -o $@
 
 check-unit: $(UNIT_BINS)
 	$(Q)tools/run-unit.sh $(UNIT_BINS)
@@ -84,7 +90,7 @@ check-unit: $(UNIT_BINS)
 $(OUT)/tests/load_all: tests/bpf/load_all.c $(SKELS)
 	$(call msg,TEST-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(USER_CFLAGS) $< $(LDLIBS) -o $@
+	$(Q)$(CC) $(USER_CFLAGS) $(LDFLAGS) $< $(LDLIBS) -o $@
 
 check-bpf: $(OUT)/tests/load_all
 	$(Q)$<
@@ -102,14 +108,50 @@ check-browser: $(BIN)
 check-golden: $(BIN)
 	$(Q)tests/golden/run.sh $(BIN)
 
-test: check-style check-unit check-golden check-bpf check-integration check-browser
+test: check-style check-unit check-golden check-bpf check-hardened check-asan check-integration check-browser
+
+# ---- distribution flags and sanitizers ----------------------------------------
+# check-hardened: Debian's flags (dpkg-buildflags, hardening=+all) with
+# _FORTIFY_SOURCE=3 at -O2, unit + golden tests, and the agent restarting over
+# its own history with --counters (root: else that part is skipped); then the
+# same flags at -O1 with dpkg's own _FORTIFY_SOURCE=2, built and unit-tested
+# (another optimizer's warnings, still -Werror). check-asan: unit + golden
+# tests under gcc's ASan + UBSan, any report fatal. Each in its own O= tree.
+HARD_ENV      := DEB_BUILD_MAINT_OPTIONS=hardening=+all
+HARD_CFLAGS    = $(shell $(HARD_ENV) dpkg-buildflags --get CFLAGS)
+HARD_CPPFLAGS  = $(shell $(HARD_ENV) dpkg-buildflags --get CPPFLAGS)
+HARD_LDFLAGS   = $(shell $(HARD_ENV) dpkg-buildflags --get LDFLAGS)
+HARD_O        := $(OUT)-hardened
+HARD_O1       := $(OUT)-hardened-O1
+ASAN_O        := $(OUT)-asan
+ASAN_FLAGS    := -fsanitize=address,undefined -fno-sanitize-recover=all
+# `make test` runs without -j (tools/quickstart.sh): build these trees in parallel anyway
+SUBMAKE       := $(MAKE) --no-print-directory -j$(shell nproc 2>/dev/null || echo 2)
+
+check-hardened:
+	$(Q)command -v dpkg-buildflags >/dev/null || { echo "check-hardened: needs dpkg-buildflags (dpkg-dev)" >&2; exit 1; }
+	$(Q)echo "check-hardened: dpkg-buildflags, _FORTIFY_SOURCE=3, -O2 in $(HARD_O)"
+	$(Q)$(SUBMAKE) O=$(HARD_O) CFLAGS="$(HARD_CFLAGS)" LDFLAGS="$(HARD_LDFLAGS)" \
+		CPPFLAGS="$(HARD_CPPFLAGS) -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=3" check-unit check-golden
+	$(Q)tests/integration/run.sh $(HARD_O)/hotcold t_agent_restart
+	$(Q)echo "check-hardened: dpkg-buildflags, _FORTIFY_SOURCE=2, -O1 in $(HARD_O1)"
+	$(Q)$(SUBMAKE) O=$(HARD_O1) CFLAGS="$(subst -O2,-O1,$(HARD_CFLAGS))" \
+		LDFLAGS="$(HARD_LDFLAGS)" CPPFLAGS="$(HARD_CPPFLAGS)" check-unit
+
+# halt_on_error: a report fails the test (UBSan's too, with -fno-sanitize-recover)
+check-asan:
+	$(Q)echo "check-asan: ASan + UBSan in $(ASAN_O)"
+	$(Q)ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(SUBMAKE) O=$(ASAN_O) CFLAGS="-g -O1 -fno-omit-frame-pointer $(ASAN_FLAGS)" \
+		LDFLAGS="$(ASAN_FLAGS)" check-unit check-golden
 
 check-style:
 	$(Q)tools/check-headers.sh
 
 clean:
 	$(call msg,CLEAN,$(OUT))
-	$(Q)rm -rf $(OUT) hotcold
+	$(Q)rm -rf $(OUT) $(OUT)-hardened $(OUT)-hardened-O1 $(OUT)-asan hotcold
 
 .SECONDARY: $(BPF_OBJS)
 .DELETE_ON_ERROR:

@@ -311,20 +311,48 @@ static int parse_line(struct agent_config *c, char *line, bool *seen, char *why,
 	return agent_config_set(c, key, val, why, len);
 }
 
+/* The first byte of @line (@n bytes) that no text file has: NUL, other controls, DEL. */
+static const char *not_text(const char *line, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char b = line[i];
+
+		if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7f)
+			return line + i;
+	}
+	return NULL;
+}
+
 int agent_config_parse(struct agent_config *c, FILE *in, const char *name, char *err,
 		       size_t errlen)
 {
 	bool seen[ARRAY_SIZE(keys)] = { false };
 	char line[CONFIG_MAX_LINE], why[256];
 	unsigned long lineno = 0;
+	const char *bad;
 	size_t n;
-	int rc;
+	int rc, ch;
 
-	while (fgets(line, sizeof(line), in)) {
+	for (;;) {
+		/* by byte, not fgets: a NUL must be seen, not end the line early */
+		n = 0;
+		while (n < sizeof(line) - 1 && (ch = getc(in)) != EOF) {
+			line[n++] = (char)ch;
+			if (ch == '\n')
+				break;
+		}
+		if (!n)
+			break;
+		line[n] = '\0';
 		lineno++;
-		n = strlen(line);
-		if (n == sizeof(line) - 1 && line[n - 1] != '\n' && !feof(in)) {
+		if (n == sizeof(line) - 1 && line[n - 1] != '\n' && (ch = getc(in)) != EOF) {
 			snprintf(err, errlen, "%s:%lu: line too long", name, lineno);
+			return -EINVAL;
+		}
+		bad = not_text(line, n);
+		if (bad) {
+			snprintf(err, errlen, "%s:%lu: not a text file (byte 0x%02x at column %zu)",
+				 name, lineno, (unsigned char)*bad, (size_t)(bad - line) + 1);
 			return -EINVAL;
 		}
 		rc = parse_line(c, line, seen, why, sizeof(why));

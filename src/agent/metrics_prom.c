@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "agent/metrics.h"
+#include "sym/perfmap.h"
+#include "sym/procmaps.h"
 
 static void head(FILE *out, const char *name, const char *type, const char *help)
 {
@@ -76,6 +78,8 @@ static void write_progs(const struct metrics *m, FILE *out)
 
 int metrics_write_prometheus(const struct metrics *m, FILE *out)
 {
+	uint64_t capped, skipped;
+
 	one(out, "agent_cpu_seconds_total", "counter", "Agent CPU time, user + system.",
 	    m->cpu_s);
 	one(out, "agent_cpu_percent", "gauge", "Agent CPU over the last interval, % of one core.",
@@ -112,6 +116,14 @@ int metrics_write_prometheus(const struct metrics *m, FILE *out)
 	one(out, "symbolizer_processes_pruned_total", "counter",
 	    "Snapshots of processes that exited without an exit record (ring full), dropped.",
 	    m->sym_procs_pruned);
+	perfmap_stats(&capped, &skipped);
+	one(out, "symbolizer_perfmap_capped_total", "counter",
+	    "Perf maps read only in part: their last 8 MiB.", capped);
+	one(out, "symbolizer_perfmap_skipped_bytes_total", "counter",
+	    "Bytes of perf maps not read (over the cap).", skipped);
+	one(out, "symbolizer_mappings_dropped_total", "counter",
+	    "Mappings not kept: over 256 Ki or 16 MiB of paths in one process.",
+	    procmaps_dropped());
 	write_progs(m, out);
 	one(out, "store_intervals", "gauge", "Intervals kept on disk.", m->store_intervals);
 	one(out, "store_bytes", "gauge", "Bytes on disk: profiles and index.", m->store.bytes);
@@ -121,6 +133,11 @@ int metrics_write_prometheus(const struct metrics *m, FILE *out)
 	one(out, "store_dropped_total", "counter",
 	    "Intervals not written: larger than the budget, or a write error.",
 	    m->store.dropped_too_big + m->store.dropped_errors);
+	one(out, "store_ignored_files", "gauge",
+	    "Entries under our names in the history that we did not write (links, other users').",
+	    m->store.ignored_files);
+	one(out, "store_index_errors_total", "counter", "index.jsonl could not be rewritten.",
+	    m->store.index_errors);
 	fflush(out);
 	return ferror(out) ? -EIO : 0;
 }

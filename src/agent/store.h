@@ -6,7 +6,11 @@
  * atomically, and "<DIR>/index.jsonl", one
  * JSON object per interval, oldest first. Retention by age, count and bytes:
  * an interval is admitted only after the oldest ones are deleted to make room,
- * so the byte budget is never exceeded. Single-threaded.
+ * so the byte budget is never exceeded. The index never lists a file that is
+ * not on disk: it is rewritten without an interval before that interval's
+ * files go, and lists a new one only once its files are in place; a full
+ * disk while writing it costs the oldest intervals, not its truth.
+ * The directory must be ours (see store_dir.c). Single-threaded.
  */
 #ifndef HC_AGENT_STORE_H
 #define HC_AGENT_STORE_H
@@ -19,6 +23,8 @@
 
 #define STORE_MAX_FILES 12
 #define STORE_STAMP_LEN 24
+#define STORE_NAME_LEN 64	/* "<stamp>-<kind><ext>", 20 + 1 + kind + at most 10 */
+#define STORE_KIND_LEN 16	/* the longest kind, "counters", with room to grow */
 
 enum store_format {
 	STORE_FOLDED = 0,	/* gzip'd folded stacks: .folded.gz */
@@ -27,8 +33,8 @@ enum store_format {
 };
 
 struct store_file {
-	char name[64];		/* relative to the directory */
-	char kind[16];		/* "oncpu", "offcpu", "runq", "lock", "counters" */
+	char name[STORE_NAME_LEN];	/* relative to the directory */
+	char kind[STORE_KIND_LEN];	/* "oncpu", "offcpu", "runq", "lock", "counters" */
 	enum store_format format;
 	uint64_t bytes;
 };
@@ -61,6 +67,8 @@ struct store_stats {
 	uint64_t dropped_too_big;	/* intervals larger than the whole budget */
 	uint64_t dropped_errors;	/* intervals not written (disk full with nothing left, EIO) */
 	uint64_t bytes;			/* on disk now: profiles + index */
+	uint64_t ignored_files;		/* at open: our names, but links or not ours */
+	uint64_t index_errors;		/* index.jsonl could not be rewritten */
 };
 
 /* One interval for retention_victims(): oldest first. */
@@ -80,9 +88,11 @@ size_t retention_victims(const struct retention_item *items, size_t nr,
 struct store;
 
 /*
- * Open (creating it, mode 0750) the directory @dir, check it is writable,
- * remove temporary files left by a crash and load what exists.
- * 0 or -errno (reported with pr_warn).
+ * Open (creating it, mode 0750) the directory @dir, check that it and the
+ * directories above it are not writable by another user (-EPERM: refused),
+ * check it is writable, remove our temporary files left by a crash and load
+ * what exists: regular files of ours with our names (symlinks, hard links and
+ * other users' files are ignored, warned). 0 or -errno (reported with pr_warn).
  */
 int store__open(struct store **out, const char *dir, const struct retention *r);
 void store__free(struct store *st);	/* NULL is a no-op */
@@ -105,7 +115,11 @@ const struct store_interval *store__find(const struct store *st, const char *sta
 const char *store__dir(const struct store *st);
 void store__stats(const struct store *st, struct store_stats *ss);
 
-/* Read a stored file whole (gunzipped when @gunzip). *data malloc'd. 0 or -errno. */
+/*
+ * Read a stored file whole (gunzipped when @gunzip), at most 256 MiB, only
+ * if the store lists it and it is still a regular file of ours (never through
+ * a symlink). *data malloc'd. 0 or -errno (-ENOENT: not listed or gone).
+ */
 int store__read(const struct store *st, const char *name, bool gunzip, char **data,
 		size_t *len);
 

@@ -19,6 +19,8 @@
 #endif
 
 #define CRC_CHUNK (64 * 1024)
+/* the largest debug files seen (a browser with full DWARF) are a few GiB */
+#define ELF_DEBUG_MAX_BYTES (8ull << 30)
 
 /* Scan one note blob for the GNU build-id. */
 static void scan_notes(Elf_Data *data, struct elf_ident *id)
@@ -167,6 +169,15 @@ static bool candidate_ok(int fd, const struct elf_debug_query *q, bool check_crc
 
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || same_file(fd, q->obj_fd))
 		return false;
+	/*
+	 * Size sanity: a debug file can sit next to a user's binary, and its CRC
+	 * reads it whole: a sparse terabyte would keep us busy for hours.
+	 */
+	if ((uint64_t)st.st_size > ELF_DEBUG_MAX_BYTES) {
+		pr_debug("elf: ignoring a debug file of %lld MiB (over %llu MiB)\n",
+			 (long long)(st.st_size >> 20), ELF_DEBUG_MAX_BYTES >> 20);
+		return false;
+	}
 	if (check_crc && (elf_file_crc32(fd, &crc) || crc != q->id->debuglink_crc))
 		return false;
 	elf = elf_begin(fd, ELF_C_READ, NULL);

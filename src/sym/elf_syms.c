@@ -16,6 +16,8 @@
 
 /* How many preceding symbols may enclose an address (nested/aliased ranges). */
 #define ELF_SYMS_NEST_SCAN 16
+/* a browser's .symtab is ~100 MiB; a larger one is a forgery, not a program */
+#define ELF_SYMTAB_MAX_BYTES (1ull << 30)
 
 struct elf_seg {
 	uint64_t off;
@@ -377,12 +379,19 @@ static int elf_syms__push(struct elf_syms *es, const GElf_Sym *sym, const char *
  */
 static int read_symtab(struct elf_syms *es, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf_Data *data;
 	size_t i, n;
 	GElf_Sym sym;
 	const char *name;
 	int type, err;
 
+	/* size sanity before libelf allocates it: the file may be a user's, sparse */
+	if (sh->sh_size > ELF_SYMTAB_MAX_BYTES) {
+		pr_debug("elf: ignoring a symbol table of %llu MiB\n",
+			 (unsigned long long)(sh->sh_size >> 20));
+		return 0;
+	}
+	data = elf_getdata(scn, NULL);
 	if (!data || !sh->sh_entsize)
 		return 0;
 	n = sh->sh_size / sh->sh_entsize;

@@ -19,6 +19,16 @@
  * this many entries for a newer one that also contains the address.
  */
 #define PERFMAP_OVERLAP_SCAN 8
+/*
+ * Anyone can write a perf map for their own process: bound what one costs
+ * the root agent. Past PERFMAP_MAX_BYTES only the file's last bytes are read
+ * (a JIT appends, the newest code is at the end); ~8 MiB of lines hold
+ * ~150k symbols in ~15 MB. Longer lines than PERFMAP_MAX_LINE are skipped.
+ */
+#define PERFMAP_MAX_BYTES (8u << 20)
+#define PERFMAP_MAX_LINE 4096
+
+static uint64_t perfmap_nr_capped, perfmap_bytes_skipped;
 
 struct pm_entry {
 	uint64_t start;
@@ -118,22 +128,46 @@ static void perfmap__finish(struct perfmap *pm)
 	strtab__shrink(&pm->names);
 }
 
-struct perfmap *perfmap__parse(FILE *f)
+/* Past an over-long line's first PERFMAP_MAX_LINE bytes; false at EOF. */
+static bool skip_rest_of_line(FILE *f, uint64_t *used, uint64_t max)
+{
+	int c;
+
+	while (*used < max && (c = getc(f)) != EOF) {
+		++*used;
+		if (c == '\n')
+			return true;
+	}
+	return false;
+}
+
+/* At most @max bytes of @f; what is left unread is counted by the caller. */
+static struct perfmap *parse_bounded(FILE *f, uint64_t max, uint64_t *used)
 {
 	struct perfmap *pm;
 	struct pm_entry e = {};
-	char *line = NULL, *name;
-	size_t line_cap = 0, len;
+	char line[PERFMAP_MAX_LINE], *name;
+	off_t base = ftello(f), pos;
+	size_t len, n;
 	int err = 0;
 
 	pm = calloc(1, sizeof(*pm));
 	if (!pm)
 		return NULL;
 	strtab__init(&pm->names);
-	while (getline(&line, &line_cap, f) >= 0) {
-		if (e.seq == UINT32_MAX)
-			break;
+	*used = 0;
+	while (*used < max && e.seq < UINT32_MAX &&
+	       fgets(line, (int)(max - *used < sizeof(line) ? max - *used + 1 : sizeof(line)), f)) {
+		n = strlen(line);
+		/* the file position, not strlen: NUL bytes count against the bound too */
+		pos = ftello(f);
+		*used = base >= 0 && pos >= base ? (uint64_t)(pos - base) : *used + n;
 		e.seq++;
+		if (n && line[n - 1] != '\n' && !feof(f) && n == sizeof(line) - 1) {
+			if (!skip_rest_of_line(f, used, max))
+				break;
+			continue;
+		}
 		if (!parse_line(line, &e, &name, &len))
 			continue;
 		err = strtab__add(&pm->names, name, len, &e.name);
@@ -144,7 +178,6 @@ struct perfmap *perfmap__parse(FILE *f)
 	}
 	if (!err && ferror(f))
 		err = -EIO;
-	free(line);
 	if (err) {
 		perfmap__free(pm);
 		errno = -err;
@@ -152,6 +185,47 @@ struct perfmap *perfmap__parse(FILE *f)
 	}
 	perfmap__finish(pm);
 	return pm;
+}
+
+struct perfmap *perfmap__parse(FILE *f)
+{
+	uint64_t used;
+
+	return parse_bounded(f, UINT64_MAX, &used);
+}
+
+void perfmap_stats(uint64_t *capped, uint64_t *bytes_skipped)
+{
+	*capped = __atomic_load_n(&perfmap_nr_capped, __ATOMIC_RELAXED);
+	*bytes_skipped = __atomic_load_n(&perfmap_bytes_skipped, __ATOMIC_RELAXED);
+}
+
+/* Bytes of a map of @size not read when @used were read from @start on; counted. */
+static void count_skip(const char *dir, const char *name, off_t size, off_t start, uint64_t used)
+{
+	uint64_t skipped = (uint64_t)size > start + used ? (uint64_t)size - start - used : 0;
+
+	skipped += start;
+	if (!skipped)
+		return;
+	/* the first one is warned; all are in hotcold_symbolizer_perfmap_* */
+	if (!__atomic_fetch_add(&perfmap_nr_capped, 1, __ATOMIC_RELAXED))
+		pr_warn("perfmap: '%s/%s' is %lld MiB: only the last %u MiB of a map are read\n",
+			dir, name, (long long)(size >> 20), PERFMAP_MAX_BYTES >> 20);
+	__atomic_fetch_add(&perfmap_bytes_skipped, skipped, __ATOMIC_RELAXED);
+}
+
+/* Position @f at the first full line of its last PERFMAP_MAX_BYTES; the offset. */
+static off_t seek_tail(FILE *f, off_t size)
+{
+	off_t start = size - PERFMAP_MAX_BYTES;
+	int c;
+
+	if (fseeko(f, start, SEEK_SET))
+		return 0;
+	while ((c = getc(f)) != EOF && c != '\n')
+		start++;
+	return start + 1;
 }
 
 int perfmap_check_file(int fd, uid_t owner)
@@ -170,6 +244,9 @@ int perfmap_check_file(int fd, uid_t owner)
 struct perfmap *perfmap__load_at(int dirfd, const char *dir, uint32_t pid, uid_t owner)
 {
 	struct perfmap *pm;
+	struct stat st;
+	uint64_t used;
+	off_t start = 0;
 	char name[32];
 	FILE *f;
 	int fd, err;
@@ -185,6 +262,8 @@ struct perfmap *perfmap__load_at(int dirfd, const char *dir, uint32_t pid, uid_t
 		return NULL;
 	}
 	err = perfmap_check_file(fd, owner);
+	if (!err && fstat(fd, &st))
+		err = -errno;
 	if (err) {
 		pr_debug("perfmap: ignoring '%s/%s': %s\n", dir, name,
 			 err == -EPERM ? "not a regular file owned by the process's user or root" :
@@ -200,8 +279,13 @@ struct perfmap *perfmap__load_at(int dirfd, const char *dir, uint32_t pid, uid_t
 		errno = err;
 		return NULL;
 	}
-	pm = perfmap__parse(f);
+	if (st.st_size > PERFMAP_MAX_BYTES)
+		start = seek_tail(f, st.st_size);
+	pm = parse_bounded(f, PERFMAP_MAX_BYTES, &used);
 	err = errno;
+	/* the size now: a map that grew while we read is skipped past the cap too */
+	if (pm && !fstat(fd, &st))
+		count_skip(dir, name, st.st_size, start, used);
 	fclose(f);
 	if (!pm)
 		errno = err;

@@ -33,6 +33,13 @@ struct perfmap *perfmap__load(const char *dir, uint32_t pid, uid_t owner);
  */
 struct perfmap *perfmap__load_at(int dirfd, const char *dir, uint32_t pid, uid_t owner);
 
+/*
+ * perfmap__load() reads at most the last 8 MiB of a map (anyone can write
+ * one for their own process); since start, maps that were cut and the bytes
+ * not read, process-wide.
+ */
+void perfmap_stats(uint64_t *capped, uint64_t *bytes_skipped);
+
 /* The ownership rule of perfmap__load() on an open fd. 0 or -EPERM / -errno. */
 int perfmap_check_file(int fd, uid_t owner);
 

@@ -145,6 +145,39 @@ static int procmaps__push(struct procmaps *pm, const struct procmap *m, uint32_t
 	return 0;
 }
 
+/*
+ * A process's mappings are many and their paths can be long (a user can map
+ * one file 65530 times under a 4 KiB path): consecutive mappings of one path
+ * share its copy, and past PROCMAPS_MAX_MAPS mappings or
+ * PROCMAPS_MAX_PATH_BYTES of paths the rest are dropped, counted.
+ */
+#define PROCMAPS_MAX_MAPS (1u << 18)		/* the largest vm.max_map_count seen set */
+#define PROCMAPS_MAX_PATH_BYTES (16u << 20)
+
+static uint64_t procmaps_nr_dropped;
+
+uint64_t procmaps_dropped(void)
+{
+	return __atomic_load_n(&procmaps_nr_dropped, __ATOMIC_RELAXED);
+}
+
+static int procmaps__add(struct procmaps *pm, const struct procmap *m)
+{
+	size_t len = strlen(m->path);
+	uint32_t off;
+	int err;
+
+	if (pm->nr && !strcmp(strtab__str(&pm->paths,
+					  (uint32_t)(uintptr_t)pm->maps[pm->nr - 1].path), m->path))
+		return procmaps__push(pm, m, (uint32_t)(uintptr_t)pm->maps[pm->nr - 1].path);
+	if (pm->nr >= PROCMAPS_MAX_MAPS || pm->paths.len + len >= PROCMAPS_MAX_PATH_BYTES) {
+		__atomic_fetch_add(&procmaps_nr_dropped, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	err = strtab__add(&pm->paths, m->path, len, &off);
+	return err ? err : procmaps__push(pm, m, off);
+}
+
 static int procmap_cmp(const void *a, const void *b)
 {
 	const struct procmap *x = a, *y = b;
@@ -160,7 +193,6 @@ struct procmaps *procmaps__parse(FILE *f, unsigned int flags)
 	struct procmap m;
 	char *line = NULL;
 	size_t line_cap = 0, i;
-	uint32_t off;
 	int err = 0;
 
 	pm = calloc(1, sizeof(*pm));
@@ -172,9 +204,7 @@ struct procmaps *procmaps__parse(FILE *f, unsigned int flags)
 			continue;
 		if ((flags & PROCMAPS_EXEC_ONLY) && !(m.perms & PROCMAP_X))
 			continue;
-		err = strtab__add(&pm->paths, m.path, strlen(m.path), &off);
-		if (!err)
-			err = procmaps__push(pm, &m, off);
+		err = procmaps__add(pm, &m);
 		if (err)
 			break;
 	}
@@ -230,7 +260,6 @@ static int query_exec(int fd, struct procmaps *pm)
 	struct procmap m;
 	char name[4096];
 	uint64_t addr = 0;
-	uint32_t off;
 	int err;
 
 	for (;;) {
@@ -253,9 +282,7 @@ static int query_exec(int fd, struct procmaps *pm)
 		if (!q.vma_name_size)
 			name[0] = '\0';
 		set_path(&m, name, strlen(name));
-		err = strtab__add(&pm->paths, m.path, strlen(m.path), &off);
-		if (!err)
-			err = procmaps__push(pm, &m, off);
+		err = procmaps__add(pm, &m);
 		if (err)
 			return err;
 		addr = q.vma_end;

@@ -61,6 +61,12 @@ void procmaps__free(struct procmaps *pm);	/* NULL is a no-op */
 
 size_t procmaps__nr(const struct procmaps *pm);
 
+/*
+ * Mappings dropped since start, process-wide: past 256 Ki mappings or 16 MiB
+ * of distinct paths in one process (consecutive mappings of a path share it).
+ */
+uint64_t procmaps_dropped(void);
+
 /* Entry @i (< procmaps__nr()); valid as long as @pm. */
 const struct procmap *procmaps__entry(const struct procmaps *pm, size_t i);
 

@@ -151,6 +151,32 @@ static void sizes_take_binary_suffixes(void **state)
 	assert_int_equal(parse_size("99999999999T", &v), -ERANGE);
 }
 
+/* NUL bytes and other controls: refused, naming the line and the byte, not parsed around. */
+static void a_file_with_nul_bytes_is_not_text(void **state)
+{
+	static const char nul_first[] = "\0\0\0interval = 2s\n";
+	static const char nul_later[] = "interval = 2s\nfrequency = 49\0\n";
+	struct agent_config c;
+	char err[256] = "";
+	FILE *f;
+
+	(void)state;
+	agent_config_init(&c);
+	f = fmemopen((void *)nul_first, sizeof(nul_first) - 1, "r");
+	assert_int_equal(agent_config_parse(&c, f, "agent.conf", err, sizeof(err)), -EINVAL);
+	fclose(f);
+	assert_string_equal(err, "agent.conf:1: not a text file (byte 0x00 at column 1)");
+	f = fmemopen((void *)nul_later, sizeof(nul_later) - 1, "r");
+	assert_int_equal(agent_config_parse(&c, f, "agent.conf", err, sizeof(err)), -EINVAL);
+	fclose(f);
+	assert_string_equal(err, "agent.conf:2: not a text file (byte 0x00 at column 15)");
+	assert_int_equal(parse_text(&c, "dir = /x\x1b[2J\n", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "agent.conf:1: not a text file (byte 0x1b at column 9)");
+	/* tabs, CRLF and UTF-8 in comments are text */
+	assert_int_equal(parse_text(&c, "\tinterval\t= 3s\r\n# caf\xc3\xa9\n", err, sizeof(err)), 0);
+	agent_config_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +186,7 @@ int main(void)
 		cmocka_unit_test(cgroup_and_name_targets),
 		cmocka_unit_test(out_of_range_values_are_rejected),
 		cmocka_unit_test(sizes_take_binary_suffixes),
+		cmocka_unit_test(a_file_with_nul_bytes_is_not_text),
 	};
 
 	return cmocka_run_group_tests_name("agent_config", tests, NULL, NULL);

@@ -197,6 +197,59 @@ static void missing_map_fails_with_enoent(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* Over 8 MiB only the map's tail is read (the newest code), and the skip is counted. */
+static void a_huge_map_is_read_from_its_last_8_mib_counted(void **state)
+{
+	uint64_t capped0, skipped0, capped, skipped;
+	struct tmpdir t;
+	struct perfmap *pm;
+	FILE *f;
+
+	(void)state;
+	perfmap_stats(&capped0, &skipped0);
+	tmp_map(&t, 43);	/* "1000 10 owned" first: 9 MiB from the end */
+	f = fopen(t.path, "r+");
+	assert_non_null(f);
+	assert_int_equal(ftruncate(fileno(f), 9 << 20), 0);	/* a hole, no newline */
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	fputs("\n2000 10 newest\n", f);
+	assert_int_equal(fclose(f), 0);
+	pm = perfmap__load(t.dir, 43, geteuid());
+	assert_non_null(pm);
+	assert_jit(pm, 0x2004, "newest", 4);
+	assert_null(perfmap__lookup(pm, 0x1008, NULL));
+	assert_int_equal(perfmap__nr(pm), 1);
+	perfmap__free(pm);
+	perfmap_stats(&capped, &skipped);
+	assert_int_equal(capped, capped0 + 1);
+	assert_true(skipped - skipped0 >= (1u << 20));
+	tmp_cleanup(&t);
+}
+
+/* A line longer than any name is skipped whole; the next one still counts. */
+static void an_overlong_line_is_skipped(void **state)
+{
+	char *buf;
+	size_t len;
+	struct perfmap *pm;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	fputs("1000 10 ", f);
+	for (int i = 0; i < 100000; i++)
+		fputc('x', f);
+	fputs("\n3000 10 after\n", f);
+	fclose(f);
+	f = fmemopen(buf, len, "r");
+	pm = perfmap__parse(f);
+	fclose(f);
+	free(buf);
+	assert_non_null(pm);
+	assert_int_equal(perfmap__nr(pm), 1);
+	assert_jit(pm, 0x3001, "after", 1);
+	perfmap__free(pm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +264,8 @@ int main(void)
 		cmocka_unit_test(symlinked_map_is_rejected),
 		cmocka_unit_test(non_regular_file_is_rejected),
 		cmocka_unit_test(missing_map_fails_with_enoent),
+		cmocka_unit_test(a_huge_map_is_read_from_its_last_8_mib_counted),
+		cmocka_unit_test(an_overlong_line_is_skipped),
 	};
 
 	return cmocka_run_group_tests_name("perfmap", tests, setup, teardown);

@@ -285,6 +285,53 @@ static void random_bytes_do_not_crash_the_parser(void **state)
 	procmaps__free(pm);
 }
 
+/* @nr mappings of @path (each path made distinct by its index when @distinct), parsed. */
+static struct procmaps *parse_many(const char *path, size_t nr, bool distinct)
+{
+	struct procmaps *pm;
+	size_t len;
+	char *buf;
+	FILE *f = open_memstream(&buf, &len);
+
+	for (size_t i = 0; i < nr; i++) {
+		fprintf(f, "%zx-%zx r-xp 00000000 08:01 42 %s", 0x10000 + i * 0x1000,
+			0x11000 + i * 0x1000, path);
+		if (distinct)
+			fprintf(f, "%zu", i);
+		fputc('\n', f);
+	}
+	fclose(f);
+	f = fmemopen(buf, len, "r");
+	pm = procmaps__parse(f, 0);
+	fclose(f);
+	free(buf);
+	assert_non_null(pm);
+	return pm;
+}
+
+/* One long path mapped many times costs one copy; distinct long paths are capped, counted. */
+static void long_paths_are_shared_and_capped(void **state)
+{
+	char path[4001];
+	size_t nr = 6000;
+	uint64_t dropped0 = procmaps_dropped();
+	struct procmaps *pm;
+
+	(void)state;
+	memset(path, 'a', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	pm = parse_many(path, nr, false);
+	assert_int_equal(procmaps__nr(pm), nr);
+	assert_int_equal(procmaps_dropped(), dropped0);
+	procmaps__free(pm);
+	/* 6000 distinct 4 KB paths: 24 MB, over the 16 MiB cap */
+	pm = parse_many(path, nr, true);
+	assert_true(procmaps__nr(pm) < nr && procmaps__nr(pm) > nr / 2);
+	assert_int_equal(procmaps_dropped() - dropped0, nr - procmaps__nr(pm));
+	procmaps__free(pm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +347,7 @@ int main(void)
 		cmocka_unit_test(query_and_text_agree_on_this_process),
 		cmocka_unit_test(missing_file_fails_with_errno),
 		cmocka_unit_test(random_bytes_do_not_crash_the_parser),
+		cmocka_unit_test(long_paths_are_shared_and_capped),
 	};
 
 	return cmocka_run_group_tests_name("procmaps", tests, NULL, NULL);

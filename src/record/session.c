@@ -46,7 +46,9 @@ static void install_signals(void)
 
 static int on_seen(uint32_t tgid, const char *comm, void *arg)
 {
-	session_seen(arg, tgid, comm);
+	struct session *s = arg;
+
+	proclife__seen(s->life, tgid, comm, clock_mono_ns());
 	return 0;
 }
 
@@ -98,24 +100,14 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 	return n;
 }
 
-int session_sample(struct session *s, const struct sample_view *v)
+int session_aggregate(const struct sample_view *v, void *arg)
 {
+	struct session *s = arg;
 	struct waker_stack wk;
 	struct stack_key key;
 	uint16_t nk;
 	size_t n;
 
-	if (v->new_tgid && !v->kthread)
-		session_add_process(s, v->tgid);
-	/* first seen without a stack and not read then (session_seen): after this batch */
-	else if (v->nr_uips && !v->kthread && !symbolizer__knows(s->sym, v->tgid))
-		session_defer_read(s, v->tgid);
-	/* a CFI walk that ended early may have met a library mapped since (dlopen) */
-	else if (v->unwind_unmapped && s->ut)
-		session_refresh_unwind(s, v->tgid);
-	/* gone before its maps were read: named when its exit maps come */
-	if (session_hold(s, v))
-		return 0;
 	if (v->kind == SAMPLE_WAKER) {
 		/* the waker's stack waits for the record of the block it ended */
 		if (s->wakers) {
@@ -172,26 +164,25 @@ int session_sample(struct session *s, const struct sample_view *v)
 	return err == -ENOSPC ? 0 : err;
 }
 
+/* A ring record: through the process lifecycle (read, defer, hold) to the aggregation. */
 static int on_sample(const struct sample_view *v, void *arg)
 {
 	struct session *s = arg;
 
 	s->work.records++;
-	return session_sample(s, v);
+	/* a CFI walk that ended early may have met a library mapped since (dlopen) */
+	if (v->unwind_unmapped && s->ut && !v->new_tgid && !v->kthread &&
+	    symbolizer__knows(s->sym, v->tgid))
+		session_refresh_unwind(s, v->tgid);
+	return proclife__sample(s->life, v);
 }
 
 static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
 {
 	struct session *s = arg;
 
-	/* the old image's held records: no exit maps will come for it */
-	session_gone_exit(s, tgid);
-	/* the next sample is flagged new and re-reads the new image's maps */
-	symbolizer__forget_process(s->sym, tgid);
-	if (s->ut)
-		unwind_tables__remove_process(s->ut, tgid);
-	if (keymap__del(&s->deferred, tgid, 0, NULL))
-		s->deferred_gone++;
+	/* the old image's held records, then its state: the next sample re-reads */
+	proclife__exec(s->life, tgid);
 	if (s->o->snapshot_at_exec)
 		session_snapshot_exec(s, tgid);
 	return 0;
@@ -199,7 +190,9 @@ static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
 
 static int on_proc_maps(uint32_t tgid, const struct procmap *m, size_t n, void *arg)
 {
-	session_exit_maps(arg, tgid, m, n);
+	struct session *s = arg;
+
+	proclife__exit_maps(s->life, tgid, m, n);
 	return 0;
 }
 
@@ -207,14 +200,29 @@ static int on_proc_exit(uint32_t tgid, void *arg)
 {
 	struct session *s = arg;
 
-	session_gone_exit(s, tgid);
-	/* ring order: every sample of @tgid was normalized before this record */
-	symbolizer__forget_process(s->sym, tgid);
-	if (s->ut)
-		unwind_tables__remove_process(s->ut, tgid);
-	if (keymap__del(&s->deferred, tgid, 0, NULL))
-		s->deferred_gone++;
+	proclife__exit(s->life, tgid);
 	return 0;
+}
+
+static bool host_known(uint32_t tgid, void *arg)
+{
+	struct session *s = arg;
+
+	return symbolizer__knows(s->sym, tgid);
+}
+
+static void host_gone(uint32_t tgid, void *arg)
+{
+	struct session *s = arg;
+
+	symbolizer__add_gone(s->sym, tgid);
+}
+
+static void host_exit_maps(uint32_t tgid, const struct procmap *m, size_t n, void *arg)
+{
+	struct session *s = arg;
+
+	symbolizer__add_exit_maps(s->sym, tgid, m, n);
 }
 
 static const struct proc_handlers handlers_proto = {
@@ -264,13 +272,23 @@ static int session_open(struct session *s)
 	struct symbolizer_opts so = { .no_demangle = o->no_demangle };
 	uint32_t child_pid = 0;
 	int err;
+	struct proclife_host host = {
+		.sample = session_aggregate,
+		.read = session_add_process,
+		.known = host_known,
+		.gone = host_gone,
+		.exit_maps = host_exit_maps,
+		.forget = session_forget_process,
+		.arg = s,
+	};
 
 	s->child.pid = -1;
 	s->child.go_fd = s->child.err_fd = -1;
 	s->words = malloc(sizeof(*s->words) * SESSION_MAX_WORDS);
 	s->sym = symbolizer__new(&so);
 	s->agg = stack_agg__new(o->max_stacks);
-	if (!s->words || !s->sym || !s->agg)
+	s->life = proclife__new(&host, o->snapshot_at_exec);
+	if (!s->words || !s->sym || !s->agg || !s->life)
 		return -ENOMEM;
 	if (o->wakers) {
 		s->wakers = wakers__new(SESSION_WAKER_SLOTS);
@@ -428,8 +446,7 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 			timeout = (limit - t) / 1000000 + 1;
 		c = clock_thread_cpu_ns();
 		err = proc_tracker__poll(s->pt, timeout, &h);
-		if (s->to_read.nr)
-			session_read_deferred(s);
+		proclife__end_batch(s->life);
 		s->work.ring_ns += clock_thread_cpu_ns() - c;
 		s->work.polls++;
 		if (err && err != -EINTR) {
@@ -468,9 +485,7 @@ static void session_close(struct session *s)
 	symbolizer__free(s->sym);
 	unwind_tables__free(s->ut);
 	keymap__release(&s->deferred);
-	keymap__release(&s->comm_read);
-	keymap__release(&s->to_read);
-	session_free_held(s);
+	proclife__free(s->life);
 	stack_agg__free(s->agg);
 	wakers__free(s->wakers);
 	locknames__free(s->locknames);
@@ -500,7 +515,6 @@ int session__open(struct session **out, const struct record_opts *o)
 	if (!s)
 		return -ENOMEM;
 	s->o = o;
-	s->held_tail = &s->held_head;
 	install_signals();
 	err = session_open(s);
 	if (!err)
@@ -532,7 +546,9 @@ int session__stop(struct session *s)
 	/* what the programs wrote before detach is still in the ring */
 	h.arg = s;
 	err = proc_tracker__consume(s->pt, &h);
-	session_release_held(s);
+	/* every call lowers the count (no record is held twice): this ends */
+	while (proclife__release(s->life, SESSION_REPLAY_BUDGET))
+		;
 	if (!err)
 		err = session_drain(s);
 	return err;
@@ -545,7 +561,7 @@ int session__flush(struct session *s)
 
 	h.arg = s;
 	err = proc_tracker__consume(s->pt, &h);
-	session_release_held(s);
+	proclife__release(s->life, SESSION_REPLAY_BUDGET);
 	if (!err)
 		err = session_drain(s);
 	return err;
@@ -573,6 +589,8 @@ void session__report(struct session *s, bool final)
 
 void session__counts(const struct session *s, struct session_counts *c)
 {
+	struct proclife_stats ls;
+
 	memset(c, 0, sizeof(*c));
 	c->samples = s->samples;
 	c->off_ns = s->off_ns;
@@ -585,14 +603,17 @@ void session__counts(const struct session *s, struct session_counts *c)
 	c->lock_waits = s->lock_waits;
 	c->stacks = stack_agg__nr_entries(s->agg);
 	c->stacks_dropped = stack_agg__dropped(s->agg);
-	c->procs_late = s->procs_late;
-	c->held_dropped = s->held_dropped;
+	proclife__stats(s->life, &ls);
+	c->procs_late = ls.late;
+	c->held_dropped = ls.dropped;
 }
 
 void session__stats(struct session *s, session_stat_fn fn, void *arg)
 {
+	struct proclife_stats ls;
 	struct collector_stats st;
 
+	proclife__stats(s->life, &ls);
 	for (size_t i = 0; i < s->nr_cols; i++) {
 		s->cols[i].ops->stats(&s->cols[i], &st);
 		for (size_t j = 0; j < st.nr; j++)
@@ -621,8 +642,11 @@ void session__stats(struct session *s, session_stat_fn fn, void *arg)
 	fn("loader", "cpu ns in ring polls (records and new processes)", s->work.ring_ns, false,
 	   arg);
 	fn("loader", "new processes read", s->work.adds, false, arg);
-	fn("loader", "first sights left to a process's first stack", s->seen_lazy, false, arg);
-	fn("loader", "records held for exit maps and replayed", s->held_replayed, false, arg);
+	fn("loader", "first sights left to a process's first stack", ls.lazy, false, arg);
+	fn("loader", "records held for exit maps and replayed", ls.replayed, false, arg);
+	fn("loader", "new processes under a pid still held (exit record lost)", ls.reused, false,
+	   arg);
+	fn("loader", "records not held twice (replay)", ls.refused, true, arg);
 	fn("user", "frame-pointer stacks cut at an address in no mapping", s->fp_cut, false,
 	   arg);
 	fn("loader", "cpu ns reading new processes (maps, tables)", s->work.add_ns, false, arg);

@@ -17,6 +17,7 @@
 #include "output/outfile.h"
 #include "record/emit.h"
 #include "record/opts.h"
+#include "record/proclife.h"
 #include "record/target.h"
 #include "stack/stack_agg.h"
 #include "sym/keymap.h"
@@ -32,12 +33,11 @@ struct locknames;
 /* kernel ips + user frames of EMIT_UFR_WORDS each, for the stack and its waker */
 #define SESSION_MAX_WORDS (2 * (128 + 128 * EMIT_UFR_WORDS))
 #define SESSION_WAKER_SLOTS 4096
-#define SESSION_MAX_HELD 4096	/* records held for exit maps (session_held.c) */
-#define SESSION_MAX_COMMS 4096	/* names in the discovery cache (session_seen) */
-#define SESSION_COMM_REREAD_NS (10 * 1000000000ull)
+/* held records replayed per flush; leftovers on the next (proclife__release) */
+#define SESSION_REPLAY_BUDGET PROCLIFE_MAX_HELD
 
-struct held_rec;
 struct procmap;
+struct proclife;
 
 struct session {
 	const struct record_opts *o;
@@ -65,16 +65,8 @@ struct session {
 	uint64_t runq_ns, runq_waits;		/* run-queue waits with stacks */
 	uint64_t rq_stacked_ns, rq_stacked_waits;	/* with stacks, since open */
 	uint64_t rq_folded_ns, rq_folded_waits;		/* without, already folded in */
-	uint64_t procs_late;	/* first sample arrived after the process exited */
-	struct keymap gone;		/* (tgid, 0): gone before its maps were read */
-	struct keymap comm_read;	/* (comm hash, 0) -> when a process of that name was read */
-	struct keymap to_read;		/* (tgid, 0): read after this batch (session_defer_read) */
-	uint64_t seen_lazy;		/* first sights not read at once (session_seen) */
+	struct proclife *life;		/* first sight, exec, exit, held records (proclife.h) */
 	uint64_t fp_cut;		/* FP-walked stacks cut at an unmapped return address */
-	struct held_rec *held_head;	/* their records, in ring order */
-	struct held_rec **held_tail;
-	size_t nr_held;
-	uint64_t held_replayed, held_dropped;
 	struct {			/* thread CPU time (ns) by activity */
 		uint64_t polls, ring_ns;	/* ring polls: records, new processes */
 		uint64_t records;
@@ -91,37 +83,17 @@ struct session {
 	uint64_t next_report_ns;	/* monotonic: next -v loss report */
 };
 
-/* session.c: one decoded record into the aggregation */
-int session_sample(struct session *s, const struct sample_view *v);
-
-/* session_held.c */
-/* @tgid was gone before its maps were read: hold its records for its exit maps. */
-void session_mark_gone(struct session *s, uint32_t tgid);
-/* Keep @v (of a process marked gone) for later; false: process it now. */
-bool session_hold(struct session *s, const struct sample_view *v);
-/* HC_REC_MAPS: @tgid's executable mappings at exit. */
-void session_exit_maps(struct session *s, uint32_t tgid, const struct procmap *m, size_t n);
-/* @tgid exited (or exec'd): replay its held records. */
-void session_gone_exit(struct session *s, uint32_t tgid);
-/*
- * A stack record of @tgid, first seen without a stack and not read then:
- * hold its records and read its maps after the batch of records in hand,
- * unless its exit (and exit maps) came in that batch: no failed read.
- */
-void session_defer_read(struct session *s, uint32_t tgid);
-/* End of a batch: read the deferred processes still alive and replay their records. */
-void session_read_deferred(struct session *s);
-/* Replay every held record (interval end, stop): their exits may never come. */
-void session_release_held(struct session *s);
-/* Free them unreplayed (close). */
-void session_free_held(struct session *s);
+/* session.c: one record, past the process lifecycle, into the aggregation */
+int session_aggregate(const struct sample_view *v, void *arg);
 
 /* session_procs.c */
-/* First sight of @tgid without a stack: read its maps now, or at its first stack. */
-void session_seen(struct session *s, uint32_t tgid, const char *comm);
-/* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
-/* true if its maps were read (false: gone or unreadable) */
-bool session_add_process(struct session *s, uint32_t tgid);
+/*
+ * proclife's host: a process's maps for naming and, with CFI, its unwind
+ * tables. 0, -ESRCH (gone or a zombie: noted in the symbolizer), -errno.
+ */
+int session_add_process(uint32_t tgid, void *arg);
+/* proclife's host: @tgid exited or exec'd: its snapshot, tables and deferral go. */
+void session_forget_process(uint32_t tgid, void *arg);
 /* At exec (snapshot_at_exec): the new image's maps for the symbolizer. */
 void session_snapshot_exec(struct session *s, uint32_t tgid);
 /* A CFI walk of @tgid met unknown code: re-read its mappings (not while deferred). */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The session's processes: what a new one costs (its maps for the symbolizer
- * and the unwinder, once), snapshots at exec, CFI tables built late for
- * processes that outlive the deferral, and the run-queue time that carries
- * no stack. Split from session.c, which keeps the lifecycle and the drain.
+ * The session's side of the process lifecycle (proclife.c decides when):
+ * what a new process costs (its maps for the symbolizer and the unwinder,
+ * once), what its exit or exec drops, snapshots at exec, CFI tables built
+ * late for processes that outlive the deferral, and the run-queue time that
+ * carries no stack.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,12 +15,12 @@
 #include "sym/procmaps.h"
 #include "unwind/tables.h"
 #include "util/clock.h"
-#include "util/hash.h"
 
 
 /* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
-bool session_add_process(struct session *s, uint32_t tgid)
+int session_add_process(uint32_t tgid, void *arg)
 {
+	struct session *s = arg;
 	struct procmaps *pm;
 	char path[64];
 	uint64_t t = clock_mono_ns(), c = clock_thread_cpu_ns(), seen;
@@ -39,13 +40,9 @@ bool session_add_process(struct session *s, uint32_t tgid)
 	if (!pm) {
 		/* no unwinder, or gone (counted) or unreadable: the symbolizer's own path */
 		err = gone ? symbolizer__add_gone(s->sym, tgid) : symbolizer__add_process(s->sym, tgid);
-		if (err == -ESRCH) {
-			s->procs_late++;
-			session_mark_gone(s, tgid);
-		}
 		s->work.add_ns += clock_thread_cpu_ns() - c;
 		s->work.adds++;
-		return !err;
+		return err;
 	}
 	symbolizer__add_process_maps(s->sym, tgid, pm, t);
 	/*
@@ -62,36 +59,19 @@ bool session_add_process(struct session *s, uint32_t tgid)
 	procmaps__free(pm);
 	s->work.add_ns += clock_thread_cpu_ns() - c;
 	s->work.adds++;
-	return true;
+	return 0;
 }
 
-/*
- * First sight of @tgid without a stack (it blocked). Reading its maps now
- * costs ~20 us (most of it opening /proc/PID/maps) and, under process churn
- * (a shell loop's /bin/true, sleep), is wasted: most such processes exit
- * without a single stack record. What a read buys: the files opened while
- * the process is alive, so that later instances, gone before a read, are
- * named through the maps BPF reads at their exit (session_held.c). So read
- * the first process of each name, and again every SESSION_COMM_REREAD_NS;
- * the others are read at their first stack record, if they have one.
- */
-void session_seen(struct session *s, uint32_t tgid, const char *comm)
+void session_forget_process(uint32_t tgid, void *arg)
 {
-	uint64_t h = hash_str(comm), now = clock_mono_ns(), t;
+	struct session *s = arg;
 
-	if (s->o->snapshot_at_exec ||
-	    !keymap__get(&s->comm_read, h, 0, &t) || now - t >= SESSION_COMM_REREAD_NS) {
-		/* bounded: a name storm only costs reads again */
-		if (s->comm_read.nr >= SESSION_MAX_COMMS) {
-			keymap__release(&s->comm_read);
-			keymap__init(&s->comm_read);
-		}
-		/* a name is known once one of its processes was read alive */
-		if (session_add_process(s, tgid))
-			keymap__put(&s->comm_read, h, 0, now);
-		return;
-	}
-	s->seen_lazy++;
+	/* ring order: every sample of @tgid was normalized before this record */
+	symbolizer__forget_process(s->sym, tgid);
+	if (s->ut)
+		unwind_tables__remove_process(s->ut, tgid);
+	if (keymap__del(&s->deferred, tgid, 0, NULL))
+		s->deferred_gone++;
 }
 
 /* Build the tables deferred for processes that have lived long enough by now. */

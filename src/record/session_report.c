@@ -51,6 +51,7 @@ void session_report_stats(struct session *s, bool final)
 {
 	struct collector_stats st;
 	struct symbolizer_stats ss;
+	struct proclife_stats ls;
 
 	for (size_t i = 0; i < s->nr_cols; i++) {
 		s->cols[i].ops->stats(&s->cols[i], &st);
@@ -58,25 +59,26 @@ void session_report_stats(struct session *s, bool final)
 	}
 	proc_tracker__stats(s->pt, &st);
 	symbolizer__stats(s->sym, &ss);
+	proclife__stats(s->life, &ls);
 	st.s[st.nr++] = (struct collector_stat){ "stacks over the aggregation limit",
 						 stack_agg__dropped(s->agg), true };
 	/* gone early but named from the maps BPF read at their exit: not a loss */
 	st.s[st.nr++] = (struct collector_stat){ "processes gone before their maps were read "
-						 "and without exit maps", s->procs_late > ss.procs_exit_maps ?
-						 s->procs_late - ss.procs_exit_maps : 0, true };
+						 "and without exit maps", ls.late > ss.procs_exit_maps ?
+						 ls.late - ss.procs_exit_maps : 0, true };
 	st.s[st.nr++] = (struct collector_stat){ "records not held for exit maps (limit)",
-						 s->held_dropped, true };
+						 ls.dropped, true };
 	st.s[st.nr++] = (struct collector_stat){ "objects unreadable", ss.object_errors, true };
 	print_stat_group("lost", &st, final);
 	if (final && s->fp_cut)
 		pr_info("user: %llu frame-pointer stacks cut at an address in no mapping "
 			"(code without frame pointers, execve; the rest was noise)\n",
 			(unsigned long long)s->fp_cut);
-	if (final && s->procs_late)
+	if (final && ls.late)
 		pr_info("symbolizer: %llu processes gone before their maps were read, %llu named "
 			"from the maps BPF read at their exit (%llu records held for them)\n",
-			(unsigned long long)s->procs_late, (unsigned long long)ss.procs_exit_maps,
-			(unsigned long long)s->held_replayed);
+			(unsigned long long)ls.late, (unsigned long long)ss.procs_exit_maps,
+			(unsigned long long)ls.held);
 	if (s->ut && final)
 		report_unwind(s->ut);
 }

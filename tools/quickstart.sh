@@ -28,6 +28,10 @@ TEST_PKGS=(
 	golang-go		# `go tool pprof`, the reference pprof reader (tests/golden/pprof_check.sh)
 	linux-perf		# perf record --call-graph dwarf: t_unwind's independent reference
 	libclang-rt-14-dev	# libFuzzer + ASan/UBSan runtimes for `make fuzz` / `make fuzz-smoke`
+	postgresql		# real servers under the agent (t_real_servers): PostgreSQL + pgbench,
+	nginx-light		# nginx + wrk,
+	redis-server redis-tools	# Redis + redis-benchmark
+	wrk			# HTTP load for nginx
 )
 
 install_missing() {

@@ -23,6 +23,12 @@
 
 /* A slice of polling: how late a SIGHUP or an HTTP request may be served. */
 #define AGENT_SLICE_NS (200 * 1000000ull)
+/*
+ * A step of the loop longer than this is a stall: half of the second in
+ * which SIGTERM must end the agent. Logged once per kind of step, counted.
+ */
+#define AGENT_STALL_NS (500 * 1000000ull)
+#define AGENT_STALL_KINDS 16
 
 static volatile sig_atomic_t hup;
 
@@ -41,7 +47,49 @@ struct agent {
 	int64_t start_ms;	/* interval start, Unix ms */
 	uint64_t start_ns;	/* the same, monotonic */
 	bool runq_warned;
+	const char *slowest_what;	/* the agent's own longest step this interval */
+	uint64_t slowest_ns;
+	const char *stalls_logged[AGENT_STALL_KINDS];	/* kinds of stall already logged */
 };
+
+/* A step of the agent's own (naming, encoding, writing) took @t0 until now. */
+static void agent_step(struct agent *a, const char *what, uint64_t t0)
+{
+	uint64_t ns = clock_mono_ns() - t0;
+
+	if (ns > a->slowest_ns) {
+		a->slowest_ns = ns;
+		a->slowest_what = what;
+	}
+}
+
+/* The loop came back @ns late (past AGENT_STALL_NS): counted; logged once per kind. */
+static void agent_stall(struct agent *a, const char *what, uint64_t ns)
+{
+	size_t i;
+
+	a->m.stalls++;
+	for (i = 0; i < AGENT_STALL_KINDS && a->stalls_logged[i]; i++)
+		if (a->stalls_logged[i] == what)
+			return;
+	if (i < AGENT_STALL_KINDS)
+		a->stalls_logged[i] = what;
+	pr_warn("agent: the loop stalled %.3f s %s (logged once; hotcold_agent_stalls_total "
+		"counts them)\n", ns / 1e9, what ? what : "in an unnamed step");
+}
+
+/* The session's longest step since the last call joins the agent's. */
+static void agent_merge_slowest(struct agent *a)
+{
+	const char *what;
+	uint64_t ns;
+
+	session__take_slowest(a->s, &what, &ns);
+	if (ns > a->slowest_ns) {
+		a->slowest_ns = ns;
+		a->slowest_what = what;
+	}
+}
 
 static void opts_from_config(struct record_opts *o, const struct agent_config *c)
 {
@@ -110,7 +158,7 @@ static int agent_rotate(struct agent *a, bool partial)
 	struct split_out so = { 0 };
 	struct profile *p;
 	int64_t end_ms = clock_unix_ms();
-	uint64_t end_ns = clock_mono_ns(), c0 = clock_thread_cpu_ns();
+	uint64_t end_ns = clock_mono_ns(), c0 = clock_thread_cpu_ns(), t0, due;
 	int err;
 
 	err = session__fold_unstacked_runq(a->s);
@@ -119,28 +167,45 @@ static int agent_rotate(struct agent *a, bool partial)
 		a->runq_warned = true;
 	}
 	session__counts(a->s, &c);
+	t0 = clock_mono_ns();
 	p = profile__new();
 	err = p ? session__profile(a->s, p) : -ENOMEM;
+	agent_step(a, "naming the interval's stacks", t0);
+	t0 = clock_mono_ns();
 	if (!err)
 		err = split_encode(p, &so);
 	profile__free(p);
 	if (!err && a->cfg.counters)
 		err = counters_blob(a, &so);
+	agent_step(a, "encoding the interval", t0);
+	t0 = clock_mono_ns();
 	if (!err)
 		err = store__write(a->st, a->start_ms, end_ms, partial, so.blobs, so.nr);
 	else
 		pr_warn("agent: cannot encode the interval: %s\n", strerror(-err));
 	split_release(&so);
+	agent_step(a, "writing the interval", t0);
 	session__reset(a->s);
 	/*
 	 * The interval's frames are named and gone (the agent keeps no waker
 	 * stacks across intervals): free what only exited processes used, and
 	 * give the encoder's and the table builders' free memory back.
 	 */
+	t0 = clock_mono_ns();
 	symbolizer__trim(session__symbolizer(a->s));
 	malloc_trim(0);
+	agent_step(a, "trimming symbols after the interval", t0);
 	a->m.write_ns += clock_thread_cpu_ns() - c0;
 	a->m.intervals++;
+	due = a->start_ns + a->cfg.interval_ns;
+	a->m.interval_late_ns = end_ns > due ? end_ns - due : 0;
+	a->m.loop_lag_max_ns = a->m.loop_lag_max_cur;
+	a->m.loop_lag_max_cur = 0;
+	agent_merge_slowest(a);
+	a->m.slowest_what = a->slowest_what;
+	a->m.slowest_ns = a->slowest_ns;
+	a->slowest_what = NULL;
+	a->slowest_ns = 0;
 	metrics_update(&a->m, a->s, &c, a->st, (end_ns - a->start_ns) / 1e9);
 	metrics_log(&a->m);
 	a->start_ms = end_ms;
@@ -173,37 +238,74 @@ static void agent_reload(struct agent *a, agent_reload_fn reload, void *arg)
 	agent_config_release(&n);
 }
 
+/*
+ * One turn: poll the session until the interval's end or a slice, serve
+ * HTTP and SIGHUP, rotate when due. Every part is bounded (session.h), so
+ * the turn comes back to the timers and the signal flag; how late it came
+ * back is the loop's lag (metrics). 1: stop; 0: go on; or -errno.
+ */
+static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
+{
+	uint64_t until = a->start_ns + a->cfg.interval_ns, t0 = clock_mono_ns(), t;
+	const char *what;
+	bool done = false;
+	int err;
+
+	if (t0 + AGENT_SLICE_NS < until)
+		until = t0 + AGENT_SLICE_NS;
+	err = session__poll(a->s, until, &done);
+	if (!err && a->http)
+		http__poll(a->http);
+	if (!err && hup)
+		agent_reload(a, reload, arg);
+	if (err || done || session__stopping())
+		return err ? err : 1;
+	if (clock_mono_ns() >= a->start_ns + a->cfg.interval_ns) {
+		t = clock_mono_ns();
+		err = session__flush(a->s);
+		agent_step(a, "reading the ring before the write", t);
+		if (!err)
+			err = agent_rotate(a, false);
+	}
+	t = clock_mono_ns();
+	t = t > until ? t - until : 0;
+	metrics_loop_turn(&a->m, t);
+	agent_merge_slowest(a);
+	/* a rotate in this turn moved its steps to the metrics */
+	what = a->slowest_ns >= a->m.slowest_ns ? a->slowest_what : a->m.slowest_what;
+	if (t >= AGENT_STALL_NS)
+		agent_stall(a, what, t);
+	return err;
+}
+
 static int agent_loop(struct agent *a, agent_reload_fn reload, void *arg)
 {
-	uint64_t until;
-	bool done = false;
-	int err = 0;
+	int err;
 
-	while (!err && !done) {
-		until = a->start_ns + a->cfg.interval_ns;
-		if (clock_mono_ns() + AGENT_SLICE_NS < until)
-			until = clock_mono_ns() + AGENT_SLICE_NS;
-		err = session__poll(a->s, until, &done);
-		if (err)
-			break;
-		if (a->http)
-			http__poll(a->http);
-		if (hup)
-			agent_reload(a, reload, arg);
-		if (done || session__stopping())
-			break;
-		if (clock_mono_ns() >= a->start_ns + a->cfg.interval_ns) {
-			err = session__flush(a->s);
-			if (!err)
-				err = agent_rotate(a, false);
-		}
-	}
+	do
+		err = agent_turn(a, reload, arg);
+	while (!err);
+	if (err == 1)
+		err = 0;
 	if (err)
 		pr_warn("agent: stopping: %s\n", strerror(-err));
 	/* the partial interval: what was recorded up to the signal */
 	if (!session__stop(a->s))
 		agent_rotate(a, true);
 	return err;
+}
+
+/*
+ * Kernel symbols now, not in the first interval's naming: parsing
+ * /proc/kallsyms takes ~0.3 s of CPU, more on a busy machine, and made the
+ * first interval late. Any address loads them.
+ */
+static void agent_warm_symbols(struct agent *a)
+{
+	char name[64];
+	unsigned int flags;
+
+	symbolizer__kernel_name(session__symbolizer(a->s), 0, name, sizeof(name), &flags);
 }
 
 int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
@@ -238,6 +340,7 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	err = session__open(&a->s, &a->o);
 	if (err)
 		goto out;
+	agent_warm_symbols(a);
 	malloc_trim(0);	/* after loading: the runtime objects' CFI tables were built */
 	if (c->http) {
 		hs = (struct http_source){ a->st, &a->m, live_profile, a,

@@ -404,10 +404,21 @@ static bool targets_gone(struct session *s)
 }
 
 
+/* A step of the loop took @t0 until now: keep the longest (session__take_slowest). */
+static void session_step(struct session *s, const char *what, uint64_t t0)
+{
+	uint64_t ns = clock_mono_ns() - t0;
+
+	if (ns > s->slowest_ns) {
+		s->slowest_ns = ns;
+		s->slowest_what = what;
+	}
+}
+
 /* In-kernel aggregates (off-CPU short blocks) into the same aggregation as ring samples. */
 static int session_drain(struct session *s)
 {
-	uint64_t c = clock_thread_cpu_ns();
+	uint64_t c = clock_thread_cpu_ns(), t0 = clock_mono_ns();
 	int err = 0;
 
 	for (size_t i = 0; !err && i < s->nr_cols; i++) {
@@ -415,22 +426,74 @@ static int session_drain(struct session *s)
 			err = s->cols[i].ops->drain(&s->cols[i], on_sample, s);
 	}
 	s->work.drain_ns += clock_thread_cpu_ns() - c;
+	session_step(s, "draining in-kernel maps", t0);
 	return err;
+}
+
+/*
+ * One budgeted read of the ring, after waiting up to @wait_ms for a wakeup
+ * (0: none), then the reads of the processes it deferred. What is left is
+ * read on the next turn, without waiting (s->ring_more). 0 or -errno.
+ */
+static int session_ring_turn(struct session *s, int wait_ms)
+{
+	struct proc_handlers h = handlers_proto;
+	uint64_t c = clock_thread_cpu_ns(), t0;
+	int ret;
+
+	h.arg = s;
+	h.max_records = SESSION_TURN_RECORDS;
+	h.budget_ns = SESSION_TURN_NS;
+	ret = proc_tracker__poll(s->pt, s->ring_more ? 0 : wait_ms, &h);
+	t0 = clock_mono_ns();
+	s->ring_more = ret == 1;
+	s->work.cut_turns += s->ring_more;
+	/* the wait is not work: the step is the budgeted read alone, as near as it gets */
+	proclife__end_batch(s->life);
+	session_step(s, "reading new processes' maps", t0);
+	s->work.ring_ns += clock_thread_cpu_ns() - c;
+	s->work.polls++;
+	if (ret < 0)
+		pr_warn("record: reading the event ring failed: %s\n", strerror(-ret));
+	return ret < 0 ? ret : 0;
+}
+
+/* The periodic work besides the ring: in-kernel maps, deferred unwind tables. */
+static int session_periodic(struct session *s)
+{
+	uint64_t t = clock_mono_ns(), t0;
+	int err;
+
+	if (t < s->next_drain_ns)
+		return 0;
+	err = session_drain(s);
+	if (err)
+		return err;
+	if (s->deferred.nr) {
+		t0 = clock_mono_ns();
+		session_build_deferred(s);
+		session_step(s, "building deferred unwind tables", t0);
+	}
+	/* after a stall, the next drain is an interval from now, not a burst to catch up */
+	s->next_drain_ns += s->o->drain_interval_ns;
+	if (s->next_drain_ns < t)
+		s->next_drain_ns = t + s->o->drain_interval_ns;
+	return 0;
 }
 
 /*
  * Drain until the monotonic time @until_ns (0: no limit of its own), the
  * duration, a signal or the targets' exit. *done says whether the run is
- * over (anything but @until_ns). 0 or -errno.
+ * over (anything but @until_ns). Every turn is bounded (session_ring_turn,
+ * session_periodic), so the limits and the signal flag are seen at least
+ * every SESSION_POLL_MS plus a turn's budget. 0 or -errno.
  */
 static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 {
-	struct proc_handlers h = handlers_proto;
-	uint64_t end = s->end_ns, limit, c;
+	uint64_t end = s->end_ns, limit;
 	int err;
 
 	*done = true;
-	h.arg = s;
 	while (!stop_signal) {
 		uint64_t t = clock_mono_ns();
 		int timeout = SESSION_POLL_MS;
@@ -444,23 +507,11 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 		limit = until_ns && until_ns < end ? until_ns : end;
 		if (limit - t < (uint64_t)SESSION_POLL_MS * 1000000)
 			timeout = (limit - t) / 1000000 + 1;
-		c = clock_thread_cpu_ns();
-		err = proc_tracker__poll(s->pt, timeout, &h);
-		proclife__end_batch(s->life);
-		s->work.ring_ns += clock_thread_cpu_ns() - c;
-		s->work.polls++;
-		if (err && err != -EINTR) {
-			pr_warn("record: reading the event ring failed: %s\n", strerror(-err));
+		err = session_ring_turn(s, timeout);
+		if (!err)
+			err = session_periodic(s);
+		if (err)
 			return err;
-		}
-		if (clock_mono_ns() >= s->next_drain_ns) {
-			err = session_drain(s);
-			if (err)
-				return err;
-			if (s->deferred.nr)
-				session_build_deferred(s);
-			s->next_drain_ns += s->o->drain_interval_ns;
-		}
 		if (targets_gone(s)) {
 			pr_debug("record: targets exited\n");
 			return 0;
@@ -536,17 +587,35 @@ int session__poll(struct session *s, uint64_t until_ns, bool *done)
 	return session_loop(s, until_ns, done);
 }
 
+/* Replay up to a budget of held records (their exits may never come). */
+static void session_release(struct session *s)
+{
+	uint64_t t0 = clock_mono_ns();
+
+	proclife__release(s->life, SESSION_REPLAY_BUDGET);
+	session_step(s, "replaying held records", t0);
+}
+
 int session__stop(struct session *s)
 {
-	struct proc_handlers h = handlers_proto;
+	uint64_t deadline;
 	int err;
 
 	for (size_t i = 0; i < s->nr_cols; i++)
 		s->cols[i].ops->stop(&s->cols[i]);
-	/* what the programs wrote before detach is still in the ring */
-	h.arg = s;
-	err = proc_tracker__consume(s->pt, &h);
-	/* every call lowers the count (no record is held twice): this ends */
+	/*
+	 * What the programs wrote before detach is still in the ring; exec and
+	 * exit records keep coming (the tracker stays attached), so the read
+	 * has a deadline: the exit must come within a second of the signal.
+	 */
+	deadline = clock_mono_ns() + SESSION_STOP_NS;
+	do
+		err = session_ring_turn(s, 0);
+	while (!err && s->ring_more && clock_mono_ns() < deadline);
+	if (s->ring_more)
+		pr_warn("record: stopped with records left in the ring (read for %llu ms)\n",
+			(unsigned long long)(SESSION_STOP_NS / 1000000));
+	/* each call lowers the count: no record is held twice (proclife.h) */
 	while (proclife__release(s->life, SESSION_REPLAY_BUDGET))
 		;
 	if (!err)
@@ -556,15 +625,21 @@ int session__stop(struct session *s)
 
 int session__flush(struct session *s)
 {
-	struct proc_handlers h = handlers_proto;
-	int err;
+	/* one budgeted turn: what is left in the ring goes to the next interval */
+	int err = session_ring_turn(s, 0);
 
-	h.arg = s;
-	err = proc_tracker__consume(s->pt, &h);
-	proclife__release(s->life, SESSION_REPLAY_BUDGET);
+	session_release(s);
 	if (!err)
 		err = session_drain(s);
 	return err;
+}
+
+void session__take_slowest(struct session *s, const char **what, uint64_t *ns)
+{
+	*what = s->slowest_what;
+	*ns = s->slowest_ns;
+	s->slowest_what = NULL;
+	s->slowest_ns = 0;
 }
 
 int session__write(struct session *s, FILE *f, enum out_format fmt)
@@ -638,6 +713,7 @@ void session__stats(struct session *s, session_stat_fn fn, void *arg)
 	}
 	/* where the loader's own CPU goes (thread CPU time, ns) */
 	fn("loader", "ring polls", s->work.polls, false, arg);
+	fn("loader", "ring reads cut by the turn's budget", s->work.cut_turns, false, arg);
 	fn("loader", "records decoded", s->work.records, false, arg);
 	fn("loader", "cpu ns in ring polls (records and new processes)", s->work.ring_ns, false,
 	   arg);

@@ -33,8 +33,18 @@ struct locknames;
 /* kernel ips + user frames of EMIT_UFR_WORDS each, for the stack and its waker */
 #define SESSION_MAX_WORDS (2 * (128 + 128 * EMIT_UFR_WORDS))
 #define SESSION_WAKER_SLOTS 4096
-/* held records replayed per flush; leftovers on the next (proclife__release) */
-#define SESSION_REPLAY_BUDGET PROCLIFE_MAX_HELD
+/*
+ * Budgets of one turn of the loop, so that timers and signals are seen at
+ * least every SESSION_POLL_MS plus about SESSION_TURN_NS: ring records
+ * (a record costs ~1-5 us, a new process's maps ~20-35 us), held records
+ * replayed per flush (proclife__release; the rest on the next), and the
+ * final read of the ring at stop (SIGTERM must end the run within 1 s).
+ */
+#define SESSION_TURN_RECORDS 16384
+#define SESSION_TURN_NS (50 * 1000000ull)
+#define SESSION_REPLAY_BUDGET 1024
+#define SESSION_STOP_NS (300 * 1000000ull)
+#define SESSION_BUILD_NS (50 * 1000000ull)	/* deferred unwind table builds per drain */
 
 struct procmap;
 struct proclife;
@@ -69,6 +79,7 @@ struct session {
 	uint64_t fp_cut;		/* FP-walked stacks cut at an unmapped return address */
 	struct {			/* thread CPU time (ns) by activity */
 		uint64_t polls, ring_ns;	/* ring polls: records, new processes */
+		uint64_t cut_turns;		/* ring reads ended by the turn's budget */
 		uint64_t records;
 		uint64_t adds, add_ns;		/* session_add_process(), part of ring_ns */
 		uint64_t drain_ns;		/* collectors' drain of in-kernel maps */
@@ -81,6 +92,9 @@ struct session {
 	uint64_t end_ns;		/* monotonic: -d DUR ends the run here */
 	uint64_t next_drain_ns;		/* monotonic: next drain of in-kernel aggregates */
 	uint64_t next_report_ns;	/* monotonic: next -v loss report */
+	bool ring_more;			/* the last read left records: no wait on the next */
+	const char *slowest_what;	/* the longest step since session__take_slowest() */
+	uint64_t slowest_ns;
 };
 
 /* session.c: one record, past the process lifecycle, into the aggregation */

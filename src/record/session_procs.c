@@ -95,7 +95,7 @@ void session_build_deferred(struct session *s)
 {
 	uint32_t due[64], now_s = (uint32_t)(clock_mono_ns() / 1000000000);
 	size_t it = 0, nr = 0;
-	uint64_t v, c;
+	uint64_t v, c, t0 = clock_mono_ns();
 
 	/* collected first: the keymap must not change during the walk */
 	while (nr < sizeof(due) / sizeof(due[0]) && keymap__next(&s->deferred, &it, &v)) {
@@ -103,7 +103,8 @@ void session_build_deferred(struct session *s)
 			due[nr++] = (uint32_t)(v >> 32);
 	}
 	c = clock_thread_cpu_ns();
-	for (size_t i = 0; i < nr; i++) {
+	/* a time budget between processes (one build can take most of a second: libLLVM) */
+	for (size_t i = 0; i < nr && clock_mono_ns() - t0 < SESSION_BUILD_NS; i++) {
 		keymap__del(&s->deferred, due[i], 0, NULL);
 		if (unwind_tables__add_process(s->ut, due[i]) == -ESRCH)
 			s->deferred_gone++;

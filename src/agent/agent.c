@@ -91,6 +91,29 @@ static void agent_merge_slowest(struct agent *a)
 	}
 }
 
+/*
+ * HOTCOLD_AGENT_RING_BYTES: a test knob, not an option (the default is
+ * sized from the CPU count): a tiny ring overflows on purpose
+ * (t_agent_churn). A power of two >= 4096, else ignored with a warning.
+ */
+static size_t ring_from_env(void)
+{
+	const char *e = getenv("HOTCOLD_AGENT_RING_BYTES");
+	unsigned long long v;
+	char *end;
+
+	if (!e)
+		return 0;
+	errno = 0;
+	v = strtoull(e, &end, 10);
+	if (errno || *end || v < 4096 || v > (1ull << 30) || (v & (v - 1))) {
+		pr_warn("agent: ignoring HOTCOLD_AGENT_RING_BYTES='%s': not a power of two "
+			"in 4096..1G\n", e);
+		return 0;
+	}
+	return v;
+}
+
 static void opts_from_config(struct record_opts *o, const struct agent_config *c)
 {
 	record_opts_init(o);
@@ -120,6 +143,7 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	o->rules = c->rules;
 	o->system_wide = !c->nr_pids && !target_rules_any(&c->rules);
 	o->max_stacks = c->max_stacks;
+	o->ring_bytes = ring_from_env();
 }
 
 static int live_profile(struct profile *p, void *arg)

@@ -22,7 +22,11 @@ PORT=$((20000 + RANDOM % 20000))
 metric() {
 	python3 - "$PORT" "$1" <<'PY'
 import re, sys, urllib.request
-t = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode()
+try:
+    t = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode()
+except OSError as e:
+    print(-1)   # no answer: every check on it fails
+    sys.exit(0)
 print(int(sum(float(l.rsplit(" ", 1)[1]) for l in t.splitlines()
               if not l.startswith("#") and re.search(sys.argv[2], l.rsplit(" ", 1)[0]))))
 PY
@@ -69,9 +73,9 @@ echo "A: $logged intervals ended, $idx written ($deleted of them deleted for roo
 [ $((lost + deleted)) -ge 1 ] &&
 	ok "A: the full disk met: $deleted old intervals deleted for room, $lost lost, all counted" ||
 	bad "A: no ENOSPC seen while the disk was full: the fault was not injected"
-[ "$late" -eq 0 ] && ok "A: every complete interval ended on time (longest $mx ms of 2000 + 10%)" ||
-	bad "A: $late of $full intervals late (longest $mx ms; load $(cut -d' ' -f1 /proc/loadavg))"
-[ "$lost_ring" -gt 0 ] && ok "A: the 16 KiB ring overflowed ($lost_ring records), counted" ||
+[ "$full" -ge 8 ] && [ "$late" -eq 0 ] && ok "A: every complete interval ended on time (longest $mx ms of 2000 + 10%)" ||
+	bad "A: $late of $full intervals late, 8 expected at least (longest $mx ms; load $(cut -d' ' -f1 /proc/loadavg))"
+[ "$lost_ring" -gt 0 ] 2>/dev/null && ok "A: the 16 KiB ring overflowed ($lost_ring records), counted" ||
 	bad "A: the ring never overflowed: the fault was not injected"
 [ "$refused" -eq 0 ] && ok "A: no record was held twice" || bad "A: $refused holds refused in a replay"
 [ "$forks" -gt "$pidmax" ] && ok "A: pids wrapped ($forks forks, pid_max $pidmax)" ||
@@ -123,8 +127,8 @@ print(len(tail), sum(1 for r in tail if r["end_ms"] - r["start_ms"] > 1100),
       max([r["end_ms"] - r["start_ms"] for r in tail] or [0]), 0, int(rows[-1]["partial"]))
 PY
 )
-[ "$late" -eq 0 ] && ok "B: intervals after the last round on time (longest $mx ms of 1000 + 10%)" ||
-	bad "B: $late late after the last round (longest $mx ms)"
+[ "$full" -eq 2 ] && [ "$late" -eq 0 ] && ok "B: intervals after the last round on time (longest $mx ms of 1000 + 10%)" ||
+	bad "B: $late of $full late after the last round (longest $mx ms)"
 [ "$t" != timeout ] && within "$t" 0 1 && ok "B: SIGTERM: exit in $t s" || bad "B: SIGTERM: exit $t"
 [ "$part" = 1 ] && ok "B: the partial interval written" || bad "B: no partial interval"
 finish

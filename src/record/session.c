@@ -534,7 +534,12 @@ static void session_close(struct session *s)
 	if (s->child.pid > 0 && !s->child_done)
 		target_child_abort(&s->child);
 	symbolizer__free(s->sym);
-	unwind_tables__free(s->ut);
+	/* a build still running owns ut: left to the exit, not freed under it */
+	if (session_unwind_stop(s, SESSION_BUILDER_WAIT_NS)) {
+		unwind_tables__free(s->ut);
+		pthread_mutex_destroy(&s->ut_lock);
+	}
+	keymap__release(&s->ut_rm);
 	keymap__release(&s->deferred);
 	proclife__free(s->life);
 	stack_agg__free(s->agg);
@@ -566,6 +571,7 @@ int session__open(struct session **out, const struct record_opts *o)
 	if (!s)
 		return -ENOMEM;
 	s->o = o;
+	pthread_mutex_init(&s->ut_lock, NULL);
 	install_signals();
 	err = session_open(s);
 	if (!err)
@@ -603,6 +609,7 @@ int session__stop(struct session *s)
 
 	for (size_t i = 0; i < s->nr_cols; i++)
 		s->cols[i].ops->stop(&s->cols[i]);
+	session_unwind_stop(s, 0);	/* no new builds; the one running ends by itself */
 	/*
 	 * What the programs wrote before detach is still in the ring; exec and
 	 * exit records keep coming (the tracker stays attached), so the read
@@ -700,16 +707,20 @@ void session__stats(struct session *s, session_stat_fn fn, void *arg)
 	if (s->ut) {
 		struct unwind_tables_stats us;
 
-		unwind_tables__stats(s->ut, &us);
+		if (session_unwind_lock(s)) {
+			unwind_tables__stats(s->ut, &s->ut_stats);
+			session_unwind_unlock(s);
+		}
+		us = s->ut_stats;
 		fn("unwind", "tables built", us.objects_built, false, arg);
 		fn("unwind", "idle tables reused", us.objects_reused, false, arg);
 		fn("unwind", "tables refused (row or object limit)", us.over_limit, true, arg);
 		fn("unwind", "mappings beyond the per-process limit", us.maps_dropped, true, arg);
 		fn("unwind", "processes without tables", us.procs_failed, true, arg);
-		fn("unwind", "processes given their new tables late", s->deferred_built, false,
-		   arg);
+		fn("unwind", "processes given their new tables late",
+		   __atomic_load_n(&s->deferred_built, __ATOMIC_RELAXED), false, arg);
 		fn("unwind", "processes gone before their new tables were built",
-		   s->deferred_gone, false, arg);
+		   __atomic_load_n(&s->deferred_gone, __ATOMIC_RELAXED), false, arg);
 	}
 	/* where the loader's own CPU goes (thread CPU time, ns) */
 	fn("loader", "ring polls", s->work.polls, false, arg);
@@ -750,7 +761,9 @@ void session__close(struct session *s, int *cmd_status)
 	if (cmd_status && s->exec_failed)
 		*cmd_status = 127;
 	session_close(s);
-	free(s);
+	/* a table build still running uses @s: the process exit takes both */
+	if (!s->builder)
+		free(s);
 }
 
 /* Write the aggregation to the output opened at the start; commit or discard it. */

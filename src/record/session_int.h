@@ -7,6 +7,7 @@
 #ifndef HC_RECORD_SESSION_INT_H
 #define HC_RECORD_SESSION_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,8 +23,8 @@
 #include "stack/stack_agg.h"
 #include "sym/keymap.h"
 #include "sym/symbolizer.h"
+#include "unwind/tables.h"
 
-struct unwind_tables;
 struct wakers;
 struct locknames;
 
@@ -44,10 +45,13 @@ struct locknames;
 #define SESSION_TURN_NS (50 * 1000000ull)
 #define SESSION_REPLAY_BUDGET 1024
 #define SESSION_STOP_NS (300 * 1000000ull)
-#define SESSION_BUILD_NS (50 * 1000000ull)	/* deferred unwind table builds per drain */
+#define SESSION_BUILD_NS (50 * 1000000ull)	/* unwind table builds per drain, without a builder */
+/* at close: how long to wait for the builder's table build in progress */
+#define SESSION_BUILDER_WAIT_NS (100 * 1000000ull)
 
 struct procmap;
 struct proclife;
+struct session_builder;
 
 struct session {
 	const struct record_opts *o;
@@ -58,6 +62,10 @@ struct session {
 	size_t nr_cols;
 	struct symbolizer *sym;
 	struct unwind_tables *ut;	/* NULL: frame pointers only */
+	pthread_mutex_t ut_lock;	/* every use of ut (session_unwind.c) */
+	struct keymap ut_rm;		/* (tgid, 0): exited while ut was busy; removed at the next lock */
+	struct session_builder *builder;	/* deferred table builds, lazily started */
+	struct unwind_tables_stats ut_stats;	/* the last read (ut may be busy) */
 	struct keymap deferred;		/* (tgid, 0) -> tgid << 32 | first sight (s) */
 	uint64_t deferred_built, deferred_gone;	/* built late / exited before */
 	struct stack_agg *agg;
@@ -114,6 +122,17 @@ void session_snapshot_exec(struct session *s, uint32_t tgid);
 void session_refresh_unwind(struct session *s, uint32_t tgid);
 /* Build the unwind tables deferred for processes that have lived long enough. */
 void session_build_deferred(struct session *s);
+
+/* session_unwind.c: ut is used under ut_lock; the loop only try-locks it */
+/* true: ut is the caller's until session_unwind_unlock() (pending removals applied) */
+bool session_unwind_lock(struct session *s);
+void session_unwind_unlock(struct session *s);
+/* @tgid exited or exec'd: drop its tables entry now, or at the next lock. */
+void session_unwind_remove(struct session *s, uint32_t tgid);
+/* Build @tgid's tables on the builder thread (started on first use). false: not queued. */
+bool session_unwind_queue(struct session *s, uint32_t tgid);
+/* Stop the builder, waiting up to @wait_ns for a build in progress. true: stopped. */
+bool session_unwind_stop(struct session *s, uint64_t wait_ns);
 
 /* session_write.c */
 enum out_format session_output_format(const struct record_opts *o);

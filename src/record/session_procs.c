@@ -52,10 +52,16 @@ int session_add_process(uint32_t tgid, void *arg)
 	 * a build or a shell loop are gone before their libraries' tables would
 	 * pay off (libLLVM alone is ~1M rows, most of a second to build).
 	 */
-	err = unwind_tables__add_process_maps(s->ut, tgid, pm, !s->o->unwind_defer_ns);
 	seen = (uint64_t)tgid << 32 | (uint32_t)(t / 1000000000);
-	if (err > 0 && keymap__put(&s->deferred, tgid, 0, seen))
-		unwind_tables__add_process(s->ut, tgid);	/* no memory to defer: now */
+	if (session_unwind_lock(s)) {
+		err = unwind_tables__add_process_maps(s->ut, tgid, pm, !s->o->unwind_defer_ns);
+		if (err > 0 && keymap__put(&s->deferred, tgid, 0, seen))
+			unwind_tables__add_process(s->ut, tgid);	/* no memory to defer: now */
+		session_unwind_unlock(s);
+	} else {
+		/* a build is running: this one waits its turn, walked by frame pointer */
+		keymap__put(&s->deferred, tgid, 0, seen);
+	}
 	procmaps__free(pm);
 	s->work.add_ns += clock_thread_cpu_ns() - c;
 	s->work.adds++;
@@ -68,8 +74,7 @@ void session_forget_process(uint32_t tgid, void *arg)
 
 	/* ring order: every sample of @tgid was normalized before this record */
 	symbolizer__forget_process(s->sym, tgid);
-	if (s->ut)
-		unwind_tables__remove_process(s->ut, tgid);
+	session_unwind_remove(s, tgid);
 	if (keymap__del(&s->deferred, tgid, 0, NULL))
 		s->deferred_gone++;
 }
@@ -84,10 +89,11 @@ void session_refresh_unwind(struct session *s, uint32_t tgid)
 	 * by design: a refresh would build their tables at once (it did, most of
 	 * the agent's table builds). They come with the deferred build.
 	 */
-	if (keymap__get(&s->deferred, tgid, 0, NULL))
+	if (keymap__get(&s->deferred, tgid, 0, NULL) || !session_unwind_lock(s))
 		return;
 	c = clock_thread_cpu_ns();
 	unwind_tables__refresh(s->ut, tgid);
+	session_unwind_unlock(s);
 	s->work.add_ns += clock_thread_cpu_ns() - c;
 }
 
@@ -103,13 +109,23 @@ void session_build_deferred(struct session *s)
 			due[nr++] = (uint32_t)(v >> 32);
 	}
 	c = clock_thread_cpu_ns();
-	/* a time budget between processes (one build can take most of a second: libLLVM) */
-	for (size_t i = 0; i < nr && clock_mono_ns() - t0 < SESSION_BUILD_NS; i++) {
+	for (size_t i = 0; i < nr; i++) {
+		/* on the builder thread: one build can take seconds (libLLVM, postgres on a busy box) */
+		if (session_unwind_queue(s, due[i])) {
+			keymap__del(&s->deferred, due[i], 0, NULL);
+			continue;
+		}
+		if (s->builder)
+			break;	/* its queue is full: the rest on the next drain */
+		/* no thread: here, with a time budget between processes */
+		if (clock_mono_ns() - t0 >= SESSION_BUILD_NS || !session_unwind_lock(s))
+			break;
 		keymap__del(&s->deferred, due[i], 0, NULL);
 		if (unwind_tables__add_process(s->ut, due[i]) == -ESRCH)
 			s->deferred_gone++;
 		else
 			s->deferred_built++;
+		session_unwind_unlock(s);
 	}
 	s->work.add_ns += clock_thread_cpu_ns() - c;
 }

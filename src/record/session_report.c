@@ -79,8 +79,10 @@ void session_report_stats(struct session *s, bool final)
 			"from the maps BPF read at their exit (%llu records held for them)\n",
 			(unsigned long long)ls.late, (unsigned long long)ss.procs_exit_maps,
 			(unsigned long long)ls.held);
-	if (s->ut && final)
+	if (final && session_unwind_lock(s)) {
 		report_unwind(s->ut);
+		session_unwind_unlock(s);
+	}
 }
 
 /* record --counters: the collector's one-line snapshot joins the summary on stderr. */

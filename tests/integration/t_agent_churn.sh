@@ -16,6 +16,10 @@
 . "$(dirname "$0")/agent_lib.sh"
 
 cleanup_hooks+=("churn_stop")
+# bench/soak.sh --faults runs the same longer: phase A's seconds, phase B's rounds
+RUN_A=${AGENT_CHURN_S:-24}
+ROUNDS=${AGENT_CHURN_ROUNDS:-4}
+third=$((RUN_A / 3))
 PORT=$((20000 + RANDOM % 20000))
 
 # metric NAME_REGEX: the sum of matching lines of /metrics
@@ -38,19 +42,19 @@ mkdir -p "$F"
 mount -t tmpfs -o size=2m,mode=0700 hotcold-test "$F" || skip "cannot mount a tmpfs"
 cleanup_hooks+=("umount -l '$F' 2>/dev/null")
 forks0=$(awk '/^processes/ { print $2 }' /proc/stat)
-churn_start "$TMP/bin" 8 26
-"$WL/churn" 24 >/dev/null 2>&1 &
+churn_start "$TMP/bin" 8 $((RUN_A + 2))
+"$WL/churn" "$RUN_A" >/dev/null 2>&1 &
 CHURN_PIDS+=($!)
 HOTCOLD_AGENT_RING_BYTES=16384 "$HOTCOLD" agent -o "$F/hist" --interval 2 --off-cpu --runq \
 	--locks --http 127.0.0.1:$PORT 2>"$TMP/a.err" &
 ag=$!
 cleanup_hooks+=("kill -KILL $ag 2>/dev/null")
-sleep 8
+sleep $third
 # fill the tmpfs: every write fails with ENOSPC until the filler goes
 dd if=/dev/zero of="$F/filler" bs=64k 2>/dev/null
-sleep 8
+sleep $third
 rm -f "$F/filler"
-sleep 8
+sleep $third
 lost_ring=$(metric '^hotcold_lost_total\{.*ring full')
 refused=$(metric 'records not held twice')
 lag=$(metric 'hotcold_agent_loop_turns_total')
@@ -66,15 +70,16 @@ idx=$(( $(grep -c . "$F/hist/index.jsonl" 2>/dev/null) + deleted ))
 read -r full late mx gaps part < <(index_check "$F/hist/index.jsonl" 2000)
 echo "A: $logged intervals ended, $idx written ($deleted of them deleted for room), $lost lost (disk full), longest ${mx} ms," \
 	"$lost_ring records lost to the ring, $forks forks (pid_max $pidmax), $lag loop turns, exit ${t} s"
-[ "$logged" -ge 8 ] && [ "$logged" -eq $((idx + lost)) ] &&
+[ "$logged" -ge $((RUN_A / 3)) ] && [ "$logged" -eq $((idx + lost)) ] &&
 	ok "A: every interval written ($idx) or its loss counted ($lost) of $logged" ||
 	bad "A: $logged intervals, $idx written, $lost counted as lost"
 # a full disk costs old intervals (deleted for room) or, with none left, the new one
 [ $((lost + deleted)) -ge 1 ] &&
 	ok "A: the full disk met: $deleted old intervals deleted for room, $lost lost, all counted" ||
 	bad "A: no ENOSPC seen while the disk was full: the fault was not injected"
-[ "$full" -ge 8 ] && [ "$late" -eq 0 ] && ok "A: every complete interval ended on time (longest $mx ms of 2000 + 10%)" ||
-	bad "A: $late of $full intervals late, 8 expected at least (longest $mx ms; load $(cut -d' ' -f1 /proc/loadavg))"
+# the lost intervals are not in the index: judge the ones written (at least 3)
+[ "$full" -ge 3 ] && [ "$late" -eq 0 ] && ok "A: every complete interval ended on time (longest $mx ms of 2000 + 10%)" ||
+	bad "A: $late of $full written intervals late, 3 expected at least (longest $mx ms; load $(cut -d' ' -f1 /proc/loadavg))"
 [ "$lost_ring" -gt 0 ] 2>/dev/null && ok "A: the 16 KiB ring overflowed ($lost_ring records), counted" ||
 	bad "A: the ring never overflowed: the fault was not injected"
 [ "$refused" -eq 0 ] && ok "A: no record was held twice" || bad "A: $refused holds refused in a replay"
@@ -85,7 +90,7 @@ echo "A: $logged intervals ended, $idx written ($deleted of them deleted for roo
 
 # ---- B: SIGSTOP 5 s, 4 rounds, next to /bin/sleep 0.003 loops
 for _ in 1 2; do
-	bash -c 'end=$((SECONDS + 40)); while [ $SECONDS -lt $end ]; do /bin/sleep 0.003; done' &
+	bash -c "end=\$((SECONDS + $((ROUNDS * 7 + 12)))); while [ \$SECONDS -lt \$end ]; do /bin/sleep 0.003; done" &
 	CHURN_PIDS+=($!)
 done
 "$HOTCOLD" agent -o "$TMP/histB" --interval 1s --off-cpu --http 127.0.0.1:$((PORT + 1)) \
@@ -94,7 +99,7 @@ ag=$!
 cleanup_hooks+=("kill -CONT $ag 2>/dev/null; kill -KILL $ag 2>/dev/null")
 until [ -s "$TMP/histB/index.jsonl" ]; do sleep 0.1; kill -0 $ag || break; done
 slow=0
-for round in 1 2 3 4; do
+for round in $(seq "$ROUNDS"); do
 	sleep 1.5
 	kill -STOP $ag
 	sleep 5
@@ -115,8 +120,8 @@ PORT=$((PORT + 1))
 refused=$(metric 'records not held twice')
 t=$(term_wait $ag 3)
 churn_stop
-[ $slow -eq 0 ] && ok "B: 4 rounds of SIGSTOP 5 s: an interval written within 1.5 s of each SIGCONT" ||
-	bad "B: $slow of 4 rounds without an interval after SIGCONT"
+[ $slow -eq 0 ] && ok "B: $ROUNDS rounds of SIGSTOP 5 s: an interval written within 1.5 s of each SIGCONT" ||
+	bad "B: $slow of $ROUNDS rounds without an interval after SIGCONT"
 [ "$refused" -eq 0 ] && ok "B: no record was held twice" || bad "B: $refused holds refused in a replay"
 # after the last round: 3 s of 1 s intervals, the first after SIGCONT aside
 read -r full late mx gaps part < <(python3 - "$TMP/histB/index.jsonl" <<'PY'

@@ -216,8 +216,10 @@ static int agent_rotate(struct agent *a, bool partial)
 	 * give the encoder's and the table builders' free memory back.
 	 */
 	t0 = clock_mono_ns();
-	symbolizer__trim(session__symbolizer(a->s));
-	malloc_trim(0);
+	if (!partial) {		/* the last one: the exit frees everything */
+		symbolizer__trim(session__symbolizer(a->s));
+		malloc_trim(0);
+	}
 	agent_step(a, "trimming symbols after the interval", t0);
 	a->m.write_ns += clock_thread_cpu_ns() - c0;
 	a->m.intervals++;

@@ -366,7 +366,6 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	err = session__open(&a->s, &a->o);
 	if (err)
 		goto out;
-	agent_warm_symbols(a);
 	malloc_trim(0);	/* after loading: the runtime objects' CFI tables were built */
 	if (c->http) {
 		hs = (struct http_source){ a->st, &a->m, live_profile, a,
@@ -378,6 +377,7 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	a->start_ms = clock_unix_ms();
 	a->start_ns = clock_mono_ns();
 	pr_info("agent: writing every %.3f s to '%s'\n", c->interval_ns / 1e9, c->dir);
+	agent_warm_symbols(a);	/* in the first interval, before its loop: not in its naming */
 	err = agent_loop(a, reload, arg);
 out:
 	http__stop(a->http);

@@ -146,7 +146,8 @@ bool session_unwind_stop(struct session *s, uint64_t wait_ns)
 		waited += 10 * 1000000;
 	}
 	if (!__atomic_load_n(&b->done, __ATOMIC_ACQUIRE)) {
-		pr_info("record: an unwind table build still running at exit; left to the exit\n");
+		if (wait_ns)
+			pr_info("record: an unwind table build still running; left to the exit\n");
 		return false;
 	}
 	pthread_join(b->th, NULL);

@@ -11,7 +11,8 @@
 #  B. The issue's hang: `agent --interval 1s --off-cpu` next to two loops
 #     of /bin/sleep 0.003, SIGSTOPped for 5 s and continued, 4 rounds (the
 #     old agent hung in the 4th). After each round an interval is written
-#     within 1.5 s; SIGTERM ends it within 1 s.
+#     within 1.5 s; /debug/pprof/profile (the same flush) answers within
+#     2 s; SIGTERM ends it within 1 s.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/agent_lib.sh"
 
@@ -115,8 +116,25 @@ for round in $(seq "$ROUNDS"); do
 		echo "round $round: no interval within 1.5 s of SIGCONT"
 	fi
 done
-sleep 3
 PORT=$((PORT + 1))
+# the web view's live profile takes the same flush as the interval's end
+# (the hang's other path): answered within 2 s, right after a SIGSTOP round
+kill -STOP $ag; sleep 2; kill -CONT $ag
+pp=$(python3 - "$PORT" <<'PY'
+import sys, time, urllib.request
+t = time.time()
+try:
+    n = len(urllib.request.urlopen("http://127.0.0.1:%s/debug/pprof/profile?seconds=5" % sys.argv[1],
+                                   timeout=5).read())
+except OSError as e:
+    n = -1
+print("%d %.3f" % (n, time.time() - t))
+PY
+)
+read -r ppb pps <<< "$pp"
+[ "$ppb" -gt 0 ] && within "$pps" 0 2 && ok "B: /debug/pprof/profile after a stop: $ppb bytes in $pps s" ||
+	bad "B: /debug/pprof/profile: $ppb bytes in $pps s"
+sleep 3
 refused=$(metric 'records not held twice')
 t=$(term_wait $ag 3)
 churn_stop

@@ -351,6 +351,11 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	 * a heap that only grows.
 	 */
 	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+	/*
+	 * One heap: the unwind builder thread's transient CFI rows would
+	 * otherwise grow a second arena that malloc_trim() rarely shrinks.
+	 */
+	mallopt(M_ARENA_MAX, 1);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGHUP, &sa, NULL);
 	opts_from_config(&a->o, c);

@@ -287,9 +287,7 @@ static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 	if (err || done || session__stopping())
 		return err ? err : 1;
 	if (clock_mono_ns() >= a->start_ns + a->cfg.interval_ns) {
-		t = clock_mono_ns();
-		err = session__flush(a->s);
-		agent_step(a, "reading the ring before the write", t);
+		err = session__flush(a->s);	/* its steps are the session's */
 		if (!err)
 			err = agent_rotate(a, false);
 	}

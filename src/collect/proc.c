@@ -204,7 +204,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		return err;
 	pt->taken++;
 	if ((h->max_records && pt->taken >= h->max_records) ||
-	    (pt->deadline_ns && !(pt->taken & 63) && clock_mono_ns() >= pt->deadline_ns)) {
+	    (pt->deadline_ns && clock_mono_ns() >= pt->deadline_ns)) {
 		pt->cut = true;
 		return PROC_BUDGET_CUT;
 	}

@@ -444,7 +444,10 @@ static int session_ring_turn(struct session *s, int wait_ms)
 	h.arg = s;
 	h.max_records = SESSION_TURN_RECORDS;
 	h.budget_ns = SESSION_TURN_NS;
+	t0 = clock_mono_ns();
 	ret = proc_tracker__poll(s->pt, s->ring_more ? 0 : wait_ms, &h);
+	/* includes the wait (<= SESSION_POLL_MS): never a stall by itself */
+	session_step(s, "decoding ring records", t0);
 	t0 = clock_mono_ns();
 	s->ring_more = ret == 1;
 	s->work.cut_turns += s->ring_more;

@@ -154,4 +154,5 @@ PY
 	bad "B: $late of $full late after the last round (longest $mx ms)"
 [ "$t" != timeout ] && within "$t" 0 1 && ok "B: SIGTERM: exit in $t s" || bad "B: SIGTERM: exit $t"
 [ "$part" = 1 ] && ok "B: the partial interval written" || bad "B: no partial interval"
+[ -n "${KEEP:-}" ] && cp "$TMP"/*.err "$KEEP"/
 finish

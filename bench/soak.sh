@@ -13,8 +13,18 @@
 #   - in the last complete interval no storm stack through the storm binary
 #     or libc has a raw address ([unknown]), and storm_work is named.
 # usage: sudo [HOTCOLD=BIN] [SOAK_FLAGS='--maps-at-exec'] bench/soak.sh [DURATION_S]
+#
+# bench/soak.sh --faults [DURATION_S]: issue 12's churn and fault soak
+# (tests/integration/t_agent_churn.sh) run longer: DURATION_S (default 300)
+# of churn from fresh binaries, thread churn, pid reuse, a 16 KiB ring and a
+# full disk for a third of it, then DURATION_S / 7 rounds of SIGSTOP 5 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --faults ]; then
+	d=${2:-300}
+	AGENT_CHURN_S=$d AGENT_CHURN_ROUNDS=$((d / 7)) \
+		exec tests/integration/run.sh "${HOTCOLD:-./.output/hotcold}" t_agent_churn
+fi
 DUR=${1:-600}
 BUDGET=$((4 * 1024 * 1024))
 BIN=${HOTCOLD:-./.output/hotcold}

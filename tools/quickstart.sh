@@ -32,6 +32,9 @@ TEST_PKGS=(
 	wrk			# t_http_load: load test of the agent's web view on loopback
 	dpkg-dev		# dpkg-buildflags: Debian's hardening flags for `make check-hardened`
 	libasan8 libubsan1	# gcc 12's ASan/UBSan runtimes for `make check-asan` (gcc pulls them in too)
+	postgresql		# real servers under the agent (t_real_servers): PostgreSQL + pgbench,
+	nginx-light		# nginx + wrk (wrk above),
+	redis-server redis-tools	# Redis + redis-benchmark
 )
 
 install_missing() {

@@ -23,6 +23,12 @@
 
 /* A slice of polling: how late a SIGHUP or an HTTP request may be served. */
 #define AGENT_SLICE_NS (200 * 1000000ull)
+/*
+ * A step of the loop longer than this is a stall: half of the second in
+ * which SIGTERM must end the agent. Logged once per kind of step, counted.
+ */
+#define AGENT_STALL_NS (500 * 1000000ull)
+#define AGENT_STALL_KINDS 16
 
 static volatile sig_atomic_t hup;
 
@@ -41,7 +47,72 @@ struct agent {
 	int64_t start_ms;	/* interval start, Unix ms */
 	uint64_t start_ns;	/* the same, monotonic */
 	bool runq_warned;
+	const char *slowest_what;	/* the agent's own longest step this interval */
+	uint64_t slowest_ns;
+	const char *stalls_logged[AGENT_STALL_KINDS];	/* kinds of stall already logged */
 };
+
+/* A step of the agent's own (naming, encoding, writing) took @t0 until now. */
+static void agent_step(struct agent *a, const char *what, uint64_t t0)
+{
+	uint64_t ns = clock_mono_ns() - t0;
+
+	if (ns > a->slowest_ns) {
+		a->slowest_ns = ns;
+		a->slowest_what = what;
+	}
+}
+
+/* The loop came back @ns late (past AGENT_STALL_NS): counted; logged once per kind. */
+static void agent_stall(struct agent *a, const char *what, uint64_t ns)
+{
+	size_t i;
+
+	a->m.stalls++;
+	for (i = 0; i < AGENT_STALL_KINDS && a->stalls_logged[i]; i++)
+		if (a->stalls_logged[i] == what)
+			return;
+	if (i < AGENT_STALL_KINDS)
+		a->stalls_logged[i] = what;
+	pr_warn("agent: the loop stalled %.3f s %s (logged once; hotcold_agent_stalls_total "
+		"counts them)\n", ns / 1e9, what ? what : "in an unnamed step");
+}
+
+/* The session's longest step since the last call joins the agent's. */
+static void agent_merge_slowest(struct agent *a)
+{
+	const char *what;
+	uint64_t ns;
+
+	session__take_slowest(a->s, &what, &ns);
+	if (ns > a->slowest_ns) {
+		a->slowest_ns = ns;
+		a->slowest_what = what;
+	}
+}
+
+/*
+ * HOTCOLD_AGENT_RING_BYTES: a test knob, not an option (the default is
+ * sized from the CPU count): a tiny ring overflows on purpose
+ * (t_agent_churn). A power of two >= 4096, else ignored with a warning.
+ */
+static size_t ring_from_env(void)
+{
+	const char *e = getenv("HOTCOLD_AGENT_RING_BYTES");
+	unsigned long long v;
+	char *end;
+
+	if (!e)
+		return 0;
+	errno = 0;
+	v = strtoull(e, &end, 10);
+	if (errno || *end || v < 4096 || v > (1ull << 30) || (v & (v - 1))) {
+		pr_warn("agent: ignoring HOTCOLD_AGENT_RING_BYTES='%s': not a power of two "
+			"in 4096..1G\n", e);
+		return 0;
+	}
+	return v;
+}
 
 static void opts_from_config(struct record_opts *o, const struct agent_config *c)
 {
@@ -72,6 +143,7 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	o->rules = c->rules;
 	o->system_wide = !c->nr_pids && !target_rules_any(&c->rules);
 	o->max_stacks = c->max_stacks;
+	o->ring_bytes = ring_from_env();
 }
 
 static int live_profile(struct profile *p, void *arg)
@@ -110,7 +182,7 @@ static int agent_rotate(struct agent *a, bool partial)
 	struct split_out so = { 0 };
 	struct profile *p;
 	int64_t end_ms = clock_unix_ms();
-	uint64_t end_ns = clock_mono_ns(), c0 = clock_thread_cpu_ns();
+	uint64_t end_ns = clock_mono_ns(), c0 = clock_thread_cpu_ns(), t0, due;
 	int err;
 
 	err = session__fold_unstacked_runq(a->s);
@@ -119,17 +191,22 @@ static int agent_rotate(struct agent *a, bool partial)
 		a->runq_warned = true;
 	}
 	session__counts(a->s, &c);
+	t0 = clock_mono_ns();
 	p = profile__new();
 	err = p ? session__profile(a->s, p) : -ENOMEM;
 	/* the interval's span, not the session's: every stored profile says when it was */
 	if (!err)
 		profile__set_time(p, (uint64_t)a->start_ms * 1000000ull,
 				  (uint64_t)(end_ms - a->start_ms) * 1000000ull);
+	agent_step(a, "naming the interval's stacks", t0);
+	t0 = clock_mono_ns();
 	if (!err)
 		err = split_encode(p, &so);
 	profile__free(p);
 	if (!err && a->cfg.counters)
 		err = counters_blob(a, &so);
+	agent_step(a, "encoding the interval", t0);
+	t0 = clock_mono_ns();
 	if (!err) {
 		http__lock(a->http);	/* the web view's threads read the store */
 		err = store__write(a->st, a->start_ms, end_ms, partial, so.blobs, so.nr);
@@ -138,17 +215,31 @@ static int agent_rotate(struct agent *a, bool partial)
 		pr_warn("agent: cannot encode the interval: %s\n", strerror(-err));
 	}
 	split_release(&so);
+	agent_step(a, "writing the interval", t0);
 	session__reset(a->s);
 	/*
 	 * The interval's frames are named and gone (the agent keeps no waker
 	 * stacks across intervals): free what only exited processes used, and
 	 * give the encoder's and the table builders' free memory back.
 	 */
-	symbolizer__trim(session__symbolizer(a->s));
-	malloc_trim(0);
+	t0 = clock_mono_ns();
+	if (!partial) {		/* the last one: the exit frees everything */
+		symbolizer__trim(session__symbolizer(a->s));
+		malloc_trim(0);
+	}
+	agent_step(a, "trimming symbols after the interval", t0);
 	http__lock(a->http);	/* and the metrics */
 	a->m.write_ns += clock_thread_cpu_ns() - c0;
 	a->m.intervals++;
+	due = a->start_ns + a->cfg.interval_ns;
+	a->m.interval_late_ns = end_ns > due ? end_ns - due : 0;
+	a->m.loop_lag_max_ns = a->m.loop_lag_max_cur;
+	a->m.loop_lag_max_cur = 0;
+	agent_merge_slowest(a);
+	a->m.slowest_what = a->slowest_what;
+	a->m.slowest_ns = a->slowest_ns;
+	a->slowest_what = NULL;
+	a->slowest_ns = 0;
 	metrics_update(&a->m, a->s, &c, a->st, (end_ns - a->start_ns) / 1e9);
 	http__unlock(a->http);
 	metrics_log(&a->m);
@@ -184,37 +275,72 @@ static void agent_reload(struct agent *a, agent_reload_fn reload, void *arg)
 	agent_config_release(&n);
 }
 
+/*
+ * One turn: poll the session until the interval's end or a slice, serve
+ * HTTP and SIGHUP, rotate when due. Every part is bounded (session.h), so
+ * the turn comes back to the timers and the signal flag; how late it came
+ * back is the loop's lag (metrics). 1: stop; 0: go on; or -errno.
+ */
+static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
+{
+	uint64_t until = a->start_ns + a->cfg.interval_ns, t0 = clock_mono_ns(), t;
+	const char *what;
+	bool done = false;
+	int err;
+
+	if (t0 + AGENT_SLICE_NS < until)
+		until = t0 + AGENT_SLICE_NS;
+	err = session__poll(a->s, until, &done);
+	if (!err && a->http)
+		http__poll(a->http);
+	if (!err && hup)
+		agent_reload(a, reload, arg);
+	if (err || done || session__stopping())
+		return err ? err : 1;
+	if (clock_mono_ns() >= a->start_ns + a->cfg.interval_ns) {
+		err = session__flush(a->s);	/* its steps are the session's */
+		if (!err)
+			err = agent_rotate(a, false);
+	}
+	t = clock_mono_ns();
+	t = t > until ? t - until : 0;
+	metrics_loop_turn(&a->m, t);
+	agent_merge_slowest(a);
+	/* a rotate in this turn moved its steps to the metrics */
+	what = a->slowest_ns >= a->m.slowest_ns ? a->slowest_what : a->m.slowest_what;
+	if (t >= AGENT_STALL_NS)
+		agent_stall(a, what, t);
+	return err;
+}
+
 static int agent_loop(struct agent *a, agent_reload_fn reload, void *arg)
 {
-	uint64_t until;
-	bool done = false;
-	int err = 0;
+	int err;
 
-	while (!err && !done) {
-		until = a->start_ns + a->cfg.interval_ns;
-		if (clock_mono_ns() + AGENT_SLICE_NS < until)
-			until = clock_mono_ns() + AGENT_SLICE_NS;
-		err = session__poll(a->s, until, &done);
-		if (err)
-			break;
-		if (a->http)
-			http__poll(a->http);
-		if (hup)
-			agent_reload(a, reload, arg);
-		if (done || session__stopping())
-			break;
-		if (clock_mono_ns() >= a->start_ns + a->cfg.interval_ns) {
-			err = session__flush(a->s);
-			if (!err)
-				err = agent_rotate(a, false);
-		}
-	}
+	do
+		err = agent_turn(a, reload, arg);
+	while (!err);
+	if (err == 1)
+		err = 0;
 	if (err)
 		pr_warn("agent: stopping: %s\n", strerror(-err));
 	/* the partial interval: what was recorded up to the signal */
 	if (!session__stop(a->s))
 		agent_rotate(a, true);
 	return err;
+}
+
+/*
+ * Kernel symbols now, not in the first interval's naming: parsing
+ * /proc/kallsyms takes ~0.3 s of CPU, more on a busy machine, and made the
+ * first interval late. Any address loads them.
+ */
+static void agent_warm_symbols(struct agent *a)
+{
+	char name[64];
+	unsigned int flags;
+
+	symbolizer__kernel_name(session__symbolizer(a->s), 0, name, sizeof(name), &flags);
 }
 
 int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
@@ -234,6 +360,11 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	 * a heap that only grows.
 	 */
 	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+	/*
+	 * One heap: the unwind builder thread's transient CFI rows would
+	 * otherwise grow a second arena that malloc_trim() rarely shrinks.
+	 */
+	mallopt(M_ARENA_MAX, 1);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGHUP, &sa, NULL);
 	opts_from_config(&a->o, c);
@@ -260,6 +391,7 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	a->start_ms = clock_unix_ms();
 	a->start_ns = clock_mono_ns();
 	pr_info("agent: writing every %.3f s to '%s'\n", c->interval_ns / 1e9, c->dir);
+	agent_warm_symbols(a);	/* in the first interval, before its loop: not in its naming */
 	err = agent_loop(a, reload, arg);
 out:
 	http__stop(a->http);

@@ -149,6 +149,14 @@ void metrics_update(struct metrics *m, struct session *s, const struct session_c
 	m->store_intervals = store__nr(st);
 }
 
+void metrics_loop_turn(struct metrics *m, uint64_t lag_ns)
+{
+	m->loop_turns++;
+	m->loop_lag_ns += lag_ns;
+	if (lag_ns > m->loop_lag_max_cur)
+		m->loop_lag_max_cur = lag_ns;
+}
+
 void metrics_log(struct metrics *m)
 {
 	char bpf[512] = "";
@@ -167,6 +175,9 @@ void metrics_log(struct metrics *m)
 		(unsigned long long)m->last.stacks, m->cpu_pct_interval,
 		m->rss_bytes / 1048576.0, (unsigned long long)m->store_intervals,
 		m->store.bytes / 1048576.0);
+	pr_debug("agent: loop lag max %.1f ms, interval ended %.1f ms late; slowest step %.1f ms "
+		 "(%s)\n", m->loop_lag_max_ns / 1e6, m->interval_late_ns / 1e6, m->slowest_ns / 1e6,
+		 m->slowest_what ? m->slowest_what : "none");
 	pr_debug("agent: bpf (stats %s):%s\n", m->bpf_stats_enabled ? "on" : "off (bpf_stats = yes)",
 		 bpf);
 	for (size_t i = 0; i < m->nr_loss; i++) {

@@ -15,7 +15,7 @@
 #include "record/session.h"
 
 #define METRICS_MAX_PROGS 32
-#define METRICS_MAX_LOSSES 48
+#define METRICS_MAX_LOSSES 64
 
 struct metrics_prog {
 	char name[16];
@@ -38,6 +38,15 @@ struct metrics {
 	struct session_counts last;
 	uint64_t intervals;
 	uint64_t write_ns;		/* naming, encoding, writing and trimming, all intervals */
+	/* the loop (agent.c): how late it came back to its timers and signal flags */
+	uint64_t loop_turns;
+	uint64_t loop_lag_ns;		/* summed over every turn */
+	uint64_t loop_lag_max_ns;	/* the longest in the last interval */
+	uint64_t loop_lag_max_cur;	/* ... in the interval in progress */
+	uint64_t interval_late_ns;	/* the last interval's end past its due time */
+	uint64_t stalls;		/* steps longer than the stall threshold */
+	uint64_t slowest_ns;		/* the longest step of the last interval ... */
+	const char *slowest_what;	/* ... and what it was (static string or NULL) */
 	uint64_t stacks_dropped_total;	/* over max_stacks, all intervals */
 	/* cumulative loss counters by collector */
 	struct metrics_loss loss[METRICS_MAX_LOSSES];
@@ -60,6 +69,9 @@ struct metrics {
 /* Refresh everything from the process, @s (last interval's counts in @c) and @st. */
 void metrics_update(struct metrics *m, struct session *s, const struct session_counts *c,
 		    const struct store *st, double wall_s);
+
+/* One turn of the loop came back to its timers @lag_ns late (0: on time). */
+void metrics_loop_turn(struct metrics *m, uint64_t lag_ns);
 
 /* One summary line on stderr (pr_info); losses that grew since the last log with pr_warn. */
 void metrics_log(struct metrics *m);

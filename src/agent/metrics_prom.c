@@ -90,6 +90,22 @@ int metrics_write_prometheus(const struct metrics *m, FILE *out)
 	one(out, "interval_write_seconds_total", "counter",
 	    "CPU time naming, encoding and writing intervals, and trimming after them.",
 	    m->write_ns / 1e9);
+	one(out, "agent_loop_turns_total", "counter", "Turns of the agent's loop.", m->loop_turns);
+	one(out, "agent_loop_lag_seconds_total", "counter",
+	    "Summed lateness of the loop coming back to its timers and signal flags.",
+	    m->loop_lag_ns / 1e9);
+	one(out, "agent_loop_lag_max_seconds", "gauge",
+	    "The loop's longest lateness in the last interval.", m->loop_lag_max_ns / 1e9);
+	one(out, "agent_interval_late_seconds", "gauge",
+	    "How long after its due time the last interval ended.", m->interval_late_ns / 1e9);
+	one(out, "agent_stalls_total", "counter",
+	    "Steps of the loop longer than the stall threshold (0.5 s), logged once per kind.",
+	    m->stalls);
+	head(out, "agent_slowest_step_seconds", "gauge",
+	     "The longest single step of the loop in the last interval, by what it was doing.");
+	fprintf(out, "hotcold_agent_slowest_step_seconds{what=\"");
+	label(out, m->slowest_what ? m->slowest_what : "none");
+	fprintf(out, "\"} %.9f\n", m->slowest_ns / 1e9);
 	one(out, "interval_samples", "gauge", "On-CPU samples in the last interval.",
 	    m->last.samples);
 	one(out, "interval_offcpu_seconds", "gauge", "Off-CPU time in the last interval.",

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -16,6 +17,7 @@
 #include "record/opts.h"
 #include "record/target_rules.h"
 #include "sym/procmaps.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 _Static_assert(sizeof(struct hc_stack_rec) == 96 + 2 * HC_MAX_STACK_DEPTH * 8,
@@ -31,6 +33,9 @@ struct proc_tracker {
 	struct proc_bpf *skel;
 	struct ring_buffer *rb;
 	const struct proc_handlers *h;	/* valid during poll/consume */
+	size_t taken;			/* records this call: the turn's budget */
+	uint64_t deadline_ns;		/* CLOCK_MONOTONIC end of this call's budget, or 0 */
+	bool cut;			/* the budget ended the call */
 	struct procmap vmas[HC_MAX_EXIT_VMAS];	/* the HC_REC_MAPS being decoded */
 	int nr_cpus;
 	uint64_t bad_records;		/* malformed ring records (never expected) */
@@ -151,9 +156,8 @@ static int decode_maps(struct proc_tracker *pt, const struct hc_maps_rec *r, siz
 	return pt->h->maps ? pt->h->maps(r->tgid, pt->vmas, r->nr, pt->h->arg) : 0;
 }
 
-static int on_record(void *ctx, void *data, size_t size)
+static int dispatch(struct proc_tracker *pt, void *data, size_t size)
 {
-	struct proc_tracker *pt = ctx;
 	const struct hc_rec_hdr *hdr = data;
 	const struct hc_proc_rec *p = data;
 	char comm[HC_COMM_LEN + 1];
@@ -185,6 +189,26 @@ static int on_record(void *ctx, void *data, size_t size)
 		pt->bad_records++;
 		return 0;
 	}
+}
+
+/* Private to proc.c: stops libbpf's consume loop (the record itself was taken). */
+#define PROC_BUDGET_CUT (-ECANCELED)
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct proc_tracker *pt = ctx;
+	const struct proc_handlers *h = pt->h;
+	int err = dispatch(pt, data, size);
+
+	if (err)
+		return err;
+	pt->taken++;
+	if ((h->max_records && pt->taken >= h->max_records) ||
+	    (pt->deadline_ns && clock_mono_ns() >= pt->deadline_ns)) {
+		pt->cut = true;
+		return PROC_BUDGET_CUT;
+	}
+	return 0;
 }
 
 static int add_targets(struct proc_tracker *pt, const uint32_t *ids, size_t nr, __u32 bits)
@@ -345,27 +369,37 @@ int proc_tracker__start(struct proc_tracker *pt)
 	return err;
 }
 
+/* The end of a poll or consume: 1 if the budget cut it, 0, or the handlers' -errno. */
+static int call_end(struct proc_tracker *pt, int n)
+{
+	pt->h = NULL;
+	if (pt->cut)
+		return 1;
+	return n < 0 ? n : 0;
+}
+
 int proc_tracker__consume(struct proc_tracker *pt, const struct proc_handlers *h)
 {
-	int n;
-
 	pt->h = h;
-	n = ring_buffer__consume(pt->rb);
-	pt->h = NULL;
-	return n < 0 ? n : 0;
+	pt->taken = 0;
+	pt->cut = false;
+	pt->deadline_ns = h->budget_ns ? clock_mono_ns() + h->budget_ns : 0;
+	return call_end(pt, ring_buffer__consume(pt->rb));
 }
 
 int proc_tracker__poll(struct proc_tracker *pt, int timeout_ms, const struct proc_handlers *h)
 {
-	int n;
+	struct epoll_event ev;
 
-	pt->h = h;
-	/* samples are submitted without wakeup: poll only waits, consume drains */
-	n = ring_buffer__poll(pt->rb, timeout_ms);
-	if (n >= 0 || n == -EINTR)
-		n = ring_buffer__consume(pt->rb);
-	pt->h = NULL;
-	return n < 0 ? n : 0;
+	/*
+	 * Samples are submitted without wakeup: wait on the ring's epoll fd
+	 * only (ring_buffer__poll() would consume without the budget), then
+	 * consume. A signal ends the wait (EINTR) and the ring is read anyway.
+	 */
+	if (timeout_ms && epoll_wait(ring_buffer__epoll_fd(pt->rb), &ev, 1, timeout_ms) < 0 &&
+	    errno != EINTR)
+		return -errno;
+	return proc_tracker__consume(pt, h);
 }
 
 void proc_tracker__stats(const struct proc_tracker *pt, struct collector_stats *st)

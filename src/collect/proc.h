@@ -23,6 +23,15 @@ struct proc_handlers {
 	/* a young process's executable mappings, just before its exit (path "") */
 	int (*maps)(uint32_t tgid, const struct procmap *m, size_t n, void *arg);
 	void *arg;
+	/*
+	 * A turn's budget: stop after @max_records records (0: no limit) or
+	 * @budget_ns of consuming (0: none; checked after every record, ~20 ns
+	 * against 1-5 us to decode one and a millisecond or more for one that
+	 * reads a new process's maps; the wait for a wakeup does not count).
+	 * What is left stays in the ring.
+	 */
+	size_t max_records;
+	uint64_t budget_ns;
 };
 
 /*
@@ -33,10 +42,14 @@ int proc_tracker__open(struct proc_tracker **out, const struct record_opts *o,
 		       uint32_t child_pid, struct collector_env *env);
 int proc_tracker__start(struct proc_tracker *pt);
 
-/* Wait up to @timeout_ms for a wakeup, then consume everything in the ring. */
+/*
+ * Wait up to @timeout_ms for a wakeup, then consume the ring within @h's
+ * budget. 0: consumed all there was; 1: the budget ended first (call again
+ * without waiting); or -errno.
+ */
 int proc_tracker__poll(struct proc_tracker *pt, int timeout_ms, const struct proc_handlers *h);
 
-/* Decode without polling; used for the final drain after collectors stop. */
+/* Decode without polling (before a write, after collectors stop). The same returns. */
 int proc_tracker__consume(struct proc_tracker *pt, const struct proc_handlers *h);
 
 void proc_tracker__stats(const struct proc_tracker *pt, struct collector_stats *st);

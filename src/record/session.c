@@ -46,7 +46,9 @@ static void install_signals(void)
 
 static int on_seen(uint32_t tgid, const char *comm, void *arg)
 {
-	session_seen(arg, tgid, comm);
+	struct session *s = arg;
+
+	proclife__seen(s->life, tgid, comm, clock_mono_ns());
 	return 0;
 }
 
@@ -98,24 +100,14 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 	return n;
 }
 
-int session_sample(struct session *s, const struct sample_view *v)
+int session_aggregate(const struct sample_view *v, void *arg)
 {
+	struct session *s = arg;
 	struct waker_stack wk;
 	struct stack_key key;
 	uint16_t nk;
 	size_t n;
 
-	if (v->new_tgid && !v->kthread)
-		session_add_process(s, v->tgid);
-	/* first seen without a stack and not read then (session_seen): after this batch */
-	else if (v->nr_uips && !v->kthread && !symbolizer__knows(s->sym, v->tgid))
-		session_defer_read(s, v->tgid);
-	/* a CFI walk that ended early may have met a library mapped since (dlopen) */
-	else if (v->unwind_unmapped && s->ut)
-		session_refresh_unwind(s, v->tgid);
-	/* gone before its maps were read: named when its exit maps come */
-	if (session_hold(s, v))
-		return 0;
 	if (v->kind == SAMPLE_WAKER) {
 		/* the waker's stack waits for the record of the block it ended */
 		if (s->wakers) {
@@ -172,26 +164,25 @@ int session_sample(struct session *s, const struct sample_view *v)
 	return err == -ENOSPC ? 0 : err;
 }
 
+/* A ring record: through the process lifecycle (read, defer, hold) to the aggregation. */
 static int on_sample(const struct sample_view *v, void *arg)
 {
 	struct session *s = arg;
 
 	s->work.records++;
-	return session_sample(s, v);
+	/* a CFI walk that ended early may have met a library mapped since (dlopen) */
+	if (v->unwind_unmapped && s->ut && !v->new_tgid && !v->kthread &&
+	    symbolizer__knows(s->sym, v->tgid))
+		session_refresh_unwind(s, v->tgid);
+	return proclife__sample(s->life, v);
 }
 
 static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
 {
 	struct session *s = arg;
 
-	/* the old image's held records: no exit maps will come for it */
-	session_gone_exit(s, tgid);
-	/* the next sample is flagged new and re-reads the new image's maps */
-	symbolizer__forget_process(s->sym, tgid);
-	if (s->ut)
-		unwind_tables__remove_process(s->ut, tgid);
-	if (keymap__del(&s->deferred, tgid, 0, NULL))
-		s->deferred_gone++;
+	/* the old image's held records, then its state: the next sample re-reads */
+	proclife__exec(s->life, tgid);
 	if (s->o->snapshot_at_exec)
 		session_snapshot_exec(s, tgid);
 	return 0;
@@ -199,7 +190,9 @@ static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
 
 static int on_proc_maps(uint32_t tgid, const struct procmap *m, size_t n, void *arg)
 {
-	session_exit_maps(arg, tgid, m, n);
+	struct session *s = arg;
+
+	proclife__exit_maps(s->life, tgid, m, n);
 	return 0;
 }
 
@@ -207,14 +200,29 @@ static int on_proc_exit(uint32_t tgid, void *arg)
 {
 	struct session *s = arg;
 
-	session_gone_exit(s, tgid);
-	/* ring order: every sample of @tgid was normalized before this record */
-	symbolizer__forget_process(s->sym, tgid);
-	if (s->ut)
-		unwind_tables__remove_process(s->ut, tgid);
-	if (keymap__del(&s->deferred, tgid, 0, NULL))
-		s->deferred_gone++;
+	proclife__exit(s->life, tgid);
 	return 0;
+}
+
+static bool host_known(uint32_t tgid, void *arg)
+{
+	struct session *s = arg;
+
+	return symbolizer__knows(s->sym, tgid);
+}
+
+static void host_gone(uint32_t tgid, void *arg)
+{
+	struct session *s = arg;
+
+	symbolizer__add_gone(s->sym, tgid);
+}
+
+static void host_exit_maps(uint32_t tgid, const struct procmap *m, size_t n, void *arg)
+{
+	struct session *s = arg;
+
+	symbolizer__add_exit_maps(s->sym, tgid, m, n);
 }
 
 static const struct proc_handlers handlers_proto = {
@@ -264,13 +272,23 @@ static int session_open(struct session *s)
 	struct symbolizer_opts so = { .no_demangle = o->no_demangle };
 	uint32_t child_pid = 0;
 	int err;
+	struct proclife_host host = {
+		.sample = session_aggregate,
+		.read = session_add_process,
+		.known = host_known,
+		.gone = host_gone,
+		.exit_maps = host_exit_maps,
+		.forget = session_forget_process,
+		.arg = s,
+	};
 
 	s->child.pid = -1;
 	s->child.go_fd = s->child.err_fd = -1;
 	s->words = malloc(sizeof(*s->words) * SESSION_MAX_WORDS);
 	s->sym = symbolizer__new(&so);
 	s->agg = stack_agg__new(o->max_stacks);
-	if (!s->words || !s->sym || !s->agg)
+	s->life = proclife__new(&host, o->snapshot_at_exec);
+	if (!s->words || !s->sym || !s->agg || !s->life)
 		return -ENOMEM;
 	if (o->wakers) {
 		s->wakers = wakers__new(SESSION_WAKER_SLOTS);
@@ -386,10 +404,21 @@ static bool targets_gone(struct session *s)
 }
 
 
+/* A step of the loop took @t0 until now: keep the longest (session__take_slowest). */
+static void session_step(struct session *s, const char *what, uint64_t t0)
+{
+	uint64_t ns = clock_mono_ns() - t0;
+
+	if (ns > s->slowest_ns) {
+		s->slowest_ns = ns;
+		s->slowest_what = what;
+	}
+}
+
 /* In-kernel aggregates (off-CPU short blocks) into the same aggregation as ring samples. */
 static int session_drain(struct session *s)
 {
-	uint64_t c = clock_thread_cpu_ns();
+	uint64_t c = clock_thread_cpu_ns(), t0 = clock_mono_ns();
 	int err = 0;
 
 	for (size_t i = 0; !err && i < s->nr_cols; i++) {
@@ -397,22 +426,77 @@ static int session_drain(struct session *s)
 			err = s->cols[i].ops->drain(&s->cols[i], on_sample, s);
 	}
 	s->work.drain_ns += clock_thread_cpu_ns() - c;
+	session_step(s, "draining in-kernel maps", t0);
 	return err;
+}
+
+/*
+ * One budgeted read of the ring, after waiting up to @wait_ms for a wakeup
+ * (0: none), then the reads of the processes it deferred. What is left is
+ * read on the next turn, without waiting (s->ring_more). 0 or -errno.
+ */
+static int session_ring_turn(struct session *s, int wait_ms)
+{
+	struct proc_handlers h = handlers_proto;
+	uint64_t c = clock_thread_cpu_ns(), t0;
+	int ret;
+
+	h.arg = s;
+	h.max_records = SESSION_TURN_RECORDS;
+	h.budget_ns = SESSION_TURN_NS;
+	t0 = clock_mono_ns();
+	ret = proc_tracker__poll(s->pt, s->ring_more ? 0 : wait_ms, &h);
+	/* includes the wait (<= SESSION_POLL_MS): never a stall by itself */
+	session_step(s, "decoding ring records", t0);
+	t0 = clock_mono_ns();
+	s->ring_more = ret == 1;
+	s->work.cut_turns += s->ring_more;
+	/* the wait is not work: the step is the budgeted read alone, as near as it gets */
+	proclife__end_batch(s->life);
+	session_step(s, "reading new processes' maps", t0);
+	s->work.ring_ns += clock_thread_cpu_ns() - c;
+	s->work.polls++;
+	if (ret < 0)
+		pr_warn("record: reading the event ring failed: %s\n", strerror(-ret));
+	return ret < 0 ? ret : 0;
+}
+
+/* The periodic work besides the ring: in-kernel maps, deferred unwind tables. */
+static int session_periodic(struct session *s)
+{
+	uint64_t t = clock_mono_ns(), t0;
+	int err;
+
+	if (t < s->next_drain_ns)
+		return 0;
+	err = session_drain(s);
+	if (err)
+		return err;
+	if (s->deferred.nr) {
+		t0 = clock_mono_ns();
+		session_build_deferred(s);
+		session_step(s, "building deferred unwind tables", t0);
+	}
+	/* after a stall, the next drain is an interval from now, not a burst to catch up */
+	s->next_drain_ns += s->o->drain_interval_ns;
+	if (s->next_drain_ns < t)
+		s->next_drain_ns = t + s->o->drain_interval_ns;
+	return 0;
 }
 
 /*
  * Drain until the monotonic time @until_ns (0: no limit of its own), the
  * duration, a signal or the targets' exit. *done says whether the run is
- * over (anything but @until_ns). 0 or -errno.
+ * over (anything but @until_ns). Every turn is bounded (session_ring_turn,
+ * session_periodic), so the limits and the signal flag are seen at least
+ * every SESSION_POLL_MS plus a turn's budget. 0 or -errno.
  */
 static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 {
-	struct proc_handlers h = handlers_proto;
-	uint64_t end = s->end_ns, limit, c;
+	uint64_t end = s->end_ns, limit;
 	int err;
 
 	*done = true;
-	h.arg = s;
 	while (!stop_signal) {
 		uint64_t t = clock_mono_ns();
 		int timeout = SESSION_POLL_MS;
@@ -426,24 +510,11 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 		limit = until_ns && until_ns < end ? until_ns : end;
 		if (limit - t < (uint64_t)SESSION_POLL_MS * 1000000)
 			timeout = (limit - t) / 1000000 + 1;
-		c = clock_thread_cpu_ns();
-		err = proc_tracker__poll(s->pt, timeout, &h);
-		if (s->to_read.nr)
-			session_read_deferred(s);
-		s->work.ring_ns += clock_thread_cpu_ns() - c;
-		s->work.polls++;
-		if (err && err != -EINTR) {
-			pr_warn("record: reading the event ring failed: %s\n", strerror(-err));
+		err = session_ring_turn(s, timeout);
+		if (!err)
+			err = session_periodic(s);
+		if (err)
 			return err;
-		}
-		if (clock_mono_ns() >= s->next_drain_ns) {
-			err = session_drain(s);
-			if (err)
-				return err;
-			if (s->deferred.nr)
-				session_build_deferred(s);
-			s->next_drain_ns += s->o->drain_interval_ns;
-		}
 		if (targets_gone(s)) {
 			pr_debug("record: targets exited\n");
 			return 0;
@@ -466,11 +537,14 @@ static void session_close(struct session *s)
 	if (s->child.pid > 0 && !s->child_done)
 		target_child_abort(&s->child);
 	symbolizer__free(s->sym);
-	unwind_tables__free(s->ut);
+	/* a build still running owns ut: left to the exit, not freed under it */
+	if (session_unwind_stop(s, SESSION_BUILDER_WAIT_NS)) {
+		unwind_tables__free(s->ut);
+		pthread_mutex_destroy(&s->ut_lock);
+	}
+	keymap__release(&s->ut_rm);
 	keymap__release(&s->deferred);
-	keymap__release(&s->comm_read);
-	keymap__release(&s->to_read);
-	session_free_held(s);
+	proclife__free(s->life);
 	stack_agg__free(s->agg);
 	wakers__free(s->wakers);
 	locknames__free(s->locknames);
@@ -500,7 +574,7 @@ int session__open(struct session **out, const struct record_opts *o)
 	if (!s)
 		return -ENOMEM;
 	s->o = o;
-	s->held_tail = &s->held_head;
+	pthread_mutex_init(&s->ut_lock, NULL);
 	install_signals();
 	err = session_open(s);
 	if (!err)
@@ -524,17 +598,38 @@ int session__poll(struct session *s, uint64_t until_ns, bool *done)
 	return session_loop(s, until_ns, done);
 }
 
+/* Replay up to a budget of held records (their exits may never come). */
+static void session_release(struct session *s)
+{
+	uint64_t t0 = clock_mono_ns();
+
+	proclife__release(s->life, SESSION_REPLAY_BUDGET);
+	session_step(s, "replaying held records", t0);
+}
+
 int session__stop(struct session *s)
 {
-	struct proc_handlers h = handlers_proto;
+	uint64_t deadline;
 	int err;
 
 	for (size_t i = 0; i < s->nr_cols; i++)
 		s->cols[i].ops->stop(&s->cols[i]);
-	/* what the programs wrote before detach is still in the ring */
-	h.arg = s;
-	err = proc_tracker__consume(s->pt, &h);
-	session_release_held(s);
+	session_unwind_stop(s, 0);	/* no new builds; the one running ends by itself */
+	/*
+	 * What the programs wrote before detach is still in the ring; exec and
+	 * exit records keep coming (the tracker stays attached), so the read
+	 * has a deadline: the exit must come within a second of the signal.
+	 */
+	deadline = clock_mono_ns() + SESSION_STOP_NS;
+	do
+		err = session_ring_turn(s, 0);
+	while (!err && s->ring_more && clock_mono_ns() < deadline);
+	if (s->ring_more)
+		pr_warn("record: stopped with records left in the ring (read for %llu ms)\n",
+			(unsigned long long)(SESSION_STOP_NS / 1000000));
+	/* each call lowers the count: no record is held twice (proclife.h) */
+	while (proclife__release(s->life, SESSION_REPLAY_BUDGET))
+		;
 	if (!err)
 		err = session_drain(s);
 	return err;
@@ -542,15 +637,21 @@ int session__stop(struct session *s)
 
 int session__flush(struct session *s)
 {
-	struct proc_handlers h = handlers_proto;
-	int err;
+	/* one budgeted turn: what is left in the ring goes to the next interval */
+	int err = session_ring_turn(s, 0);
 
-	h.arg = s;
-	err = proc_tracker__consume(s->pt, &h);
-	session_release_held(s);
+	session_release(s);
 	if (!err)
 		err = session_drain(s);
 	return err;
+}
+
+void session__take_slowest(struct session *s, const char **what, uint64_t *ns)
+{
+	*what = s->slowest_what;
+	*ns = s->slowest_ns;
+	s->slowest_what = NULL;
+	s->slowest_ns = 0;
 }
 
 int session__write(struct session *s, FILE *f, enum out_format fmt)
@@ -573,66 +674,6 @@ void session__report(struct session *s, bool final)
 	session_report_self();
 }
 
-void session__counts(const struct session *s, struct session_counts *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->samples = s->samples;
-	c->off_ns = s->off_ns;
-	c->off_blocks = s->off_blocks;
-	c->short_ns = s->short_ns;
-	c->short_blocks = s->short_blocks;
-	c->runq_ns = s->runq_ns;
-	c->runq_waits = s->runq_waits;
-	c->lock_ns = s->lock_ns;
-	c->lock_waits = s->lock_waits;
-	c->stacks = stack_agg__nr_entries(s->agg);
-	c->stacks_dropped = stack_agg__dropped(s->agg);
-	c->procs_late = s->procs_late;
-	c->held_dropped = s->held_dropped;
-}
-
-void session__stats(struct session *s, session_stat_fn fn, void *arg)
-{
-	struct collector_stats st;
-
-	for (size_t i = 0; i < s->nr_cols; i++) {
-		s->cols[i].ops->stats(&s->cols[i], &st);
-		for (size_t j = 0; j < st.nr; j++)
-			fn(s->cols[i].ops->name, st.s[j].name, st.s[j].value, st.s[j].loss, arg);
-	}
-	proc_tracker__stats(s->pt, &st);
-	for (size_t j = 0; j < st.nr; j++)
-		fn("proc", st.s[j].name, st.s[j].value, st.s[j].loss, arg);
-	if (s->ut) {
-		struct unwind_tables_stats us;
-
-		unwind_tables__stats(s->ut, &us);
-		fn("unwind", "tables built", us.objects_built, false, arg);
-		fn("unwind", "idle tables reused", us.objects_reused, false, arg);
-		fn("unwind", "tables refused (row or object limit)", us.over_limit, true, arg);
-		fn("unwind", "mappings beyond the per-process limit", us.maps_dropped, true, arg);
-		fn("unwind", "processes without tables", us.procs_failed, true, arg);
-		fn("unwind", "processes given their new tables late", s->deferred_built, false,
-		   arg);
-		fn("unwind", "processes gone before their new tables were built",
-		   s->deferred_gone, false, arg);
-	}
-	/* where the loader's own CPU goes (thread CPU time, ns) */
-	fn("loader", "ring polls", s->work.polls, false, arg);
-	fn("loader", "records decoded", s->work.records, false, arg);
-	fn("loader", "cpu ns in ring polls (records and new processes)", s->work.ring_ns, false,
-	   arg);
-	fn("loader", "new processes read", s->work.adds, false, arg);
-	fn("loader", "first sights left to a process's first stack", s->seen_lazy, false, arg);
-	fn("loader", "records held for exit maps and replayed", s->held_replayed, false, arg);
-	fn("user", "frame-pointer stacks cut at an address in no mapping", s->fp_cut, false,
-	   arg);
-	fn("loader", "cpu ns reading new processes (maps, tables)", s->work.add_ns, false, arg);
-	fn("loader", "cpu ns draining in-kernel maps", s->work.drain_ns, false, arg);
-	fn("loader", "execs snapshotted", s->work.execs, false, arg);
-	fn("loader", "cpu ns snapshotting execs", s->work.exec_ns, false, arg);
-}
-
 struct symbolizer *session__symbolizer(struct session *s)
 {
 	return s->sym;
@@ -652,7 +693,9 @@ void session__close(struct session *s, int *cmd_status)
 	if (cmd_status && s->exec_failed)
 		*cmd_status = 127;
 	session_close(s);
-	free(s);
+	/* a table build still running uses @s: the process exit takes both */
+	if (!s->builder)
+		free(s);
 }
 
 /* Write the aggregation to the output opened at the start; commit or discard it. */

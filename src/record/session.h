@@ -32,8 +32,16 @@ int session__open(struct session **out, const struct record_opts *o);
  * its own), -d, a signal, or the targets' exit. *done: the run is over.
  */
 int session__poll(struct session *s, uint64_t until_ns, bool *done);
-/* Consume what is in the ring and in-kernel aggregates now (before a write). */
+/*
+ * Before a write: one budgeted read of the ring (what is left goes to the
+ * next interval), a budgeted replay of held records, in-kernel aggregates.
+ */
 int session__flush(struct session *s);
+/*
+ * The longest single step of the loop (wall ns) since the last call, and
+ * what it was doing ("replaying held records", ...; NULL if none); resets.
+ */
+void session__take_slowest(struct session *s, const char **what, uint64_t *ns);
 /* Write the current aggregation to @f. 0 or -errno. */
 int session__write(struct session *s, FILE *f, enum out_format fmt);
 /*

@@ -7,6 +7,7 @@
 #ifndef HC_RECORD_SESSION_INT_H
 #define HC_RECORD_SESSION_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,12 +18,13 @@
 #include "output/outfile.h"
 #include "record/emit.h"
 #include "record/opts.h"
+#include "record/proclife.h"
 #include "record/target.h"
 #include "stack/stack_agg.h"
 #include "sym/keymap.h"
 #include "sym/symbolizer.h"
+#include "unwind/tables.h"
 
-struct unwind_tables;
 struct wakers;
 struct locknames;
 
@@ -32,12 +34,24 @@ struct locknames;
 /* kernel ips + user frames of EMIT_UFR_WORDS each, for the stack and its waker */
 #define SESSION_MAX_WORDS (2 * (128 + 128 * EMIT_UFR_WORDS))
 #define SESSION_WAKER_SLOTS 4096
-#define SESSION_MAX_HELD 4096	/* records held for exit maps (session_held.c) */
-#define SESSION_MAX_COMMS 4096	/* names in the discovery cache (session_seen) */
-#define SESSION_COMM_REREAD_NS (10 * 1000000000ull)
+/*
+ * Budgets of one turn of the loop, so that timers and signals are seen at
+ * least every SESSION_POLL_MS plus about SESSION_TURN_NS: ring records
+ * (a record costs ~1-5 us, a new process's maps ~20-35 us), held records
+ * replayed per flush (proclife__release; the rest on the next), and the
+ * final read of the ring at stop (SIGTERM must end the run within 1 s).
+ */
+#define SESSION_TURN_RECORDS 16384
+#define SESSION_TURN_NS (50 * 1000000ull)
+#define SESSION_REPLAY_BUDGET 1024
+#define SESSION_STOP_NS (300 * 1000000ull)
+#define SESSION_BUILD_NS (50 * 1000000ull)	/* unwind table builds per drain, without a builder */
+/* at close: how long to wait for the builder's table build in progress */
+#define SESSION_BUILDER_WAIT_NS (100 * 1000000ull)
 
-struct held_rec;
 struct procmap;
+struct proclife;
+struct session_builder;
 
 struct session {
 	const struct record_opts *o;
@@ -48,6 +62,10 @@ struct session {
 	size_t nr_cols;
 	struct symbolizer *sym;
 	struct unwind_tables *ut;	/* NULL: frame pointers only */
+	pthread_mutex_t ut_lock;	/* every use of ut (session_unwind.c) */
+	struct keymap ut_rm;		/* (tgid, 0): exited while ut was busy; removed at the next lock */
+	struct session_builder *builder;	/* deferred table builds, lazily started */
+	struct unwind_tables_stats ut_stats;	/* the last read (ut may be busy) */
 	struct keymap deferred;		/* (tgid, 0) -> tgid << 32 | first sight (s) */
 	uint64_t deferred_built, deferred_gone;	/* built late / exited before */
 	struct stack_agg *agg;
@@ -65,18 +83,11 @@ struct session {
 	uint64_t runq_ns, runq_waits;		/* run-queue waits with stacks */
 	uint64_t rq_stacked_ns, rq_stacked_waits;	/* with stacks, since open */
 	uint64_t rq_folded_ns, rq_folded_waits;		/* without, already folded in */
-	uint64_t procs_late;	/* first sample arrived after the process exited */
-	struct keymap gone;		/* (tgid, 0): gone before its maps were read */
-	struct keymap comm_read;	/* (comm hash, 0) -> when a process of that name was read */
-	struct keymap to_read;		/* (tgid, 0): read after this batch (session_defer_read) */
-	uint64_t seen_lazy;		/* first sights not read at once (session_seen) */
+	struct proclife *life;		/* first sight, exec, exit, held records (proclife.h) */
 	uint64_t fp_cut;		/* FP-walked stacks cut at an unmapped return address */
-	struct held_rec *held_head;	/* their records, in ring order */
-	struct held_rec **held_tail;
-	size_t nr_held;
-	uint64_t held_replayed, held_dropped;
 	struct {			/* thread CPU time (ns) by activity */
 		uint64_t polls, ring_ns;	/* ring polls: records, new processes */
+		uint64_t cut_turns;		/* ring reads ended by the turn's budget */
 		uint64_t records;
 		uint64_t adds, add_ns;		/* session_add_process(), part of ring_ns */
 		uint64_t drain_ns;		/* collectors' drain of in-kernel maps */
@@ -90,45 +101,39 @@ struct session {
 	uint64_t start_ns, start_unix_ns;	/* monotonic and wall clock at the start */
 	uint64_t next_drain_ns;		/* monotonic: next drain of in-kernel aggregates */
 	uint64_t next_report_ns;	/* monotonic: next -v loss report */
+	bool ring_more;			/* the last read left records: no wait on the next */
+	const char *slowest_what;	/* the longest step since session__take_slowest() */
+	uint64_t slowest_ns;
 };
 
-/* session.c: one decoded record into the aggregation */
-int session_sample(struct session *s, const struct sample_view *v);
-
-/* session_held.c */
-/* @tgid was gone before its maps were read: hold its records for its exit maps. */
-void session_mark_gone(struct session *s, uint32_t tgid);
-/* Keep @v (of a process marked gone) for later; false: process it now. */
-bool session_hold(struct session *s, const struct sample_view *v);
-/* HC_REC_MAPS: @tgid's executable mappings at exit. */
-void session_exit_maps(struct session *s, uint32_t tgid, const struct procmap *m, size_t n);
-/* @tgid exited (or exec'd): replay its held records. */
-void session_gone_exit(struct session *s, uint32_t tgid);
-/*
- * A stack record of @tgid, first seen without a stack and not read then:
- * hold its records and read its maps after the batch of records in hand,
- * unless its exit (and exit maps) came in that batch: no failed read.
- */
-void session_defer_read(struct session *s, uint32_t tgid);
-/* End of a batch: read the deferred processes still alive and replay their records. */
-void session_read_deferred(struct session *s);
-/* Replay every held record (interval end, stop): their exits may never come. */
-void session_release_held(struct session *s);
-/* Free them unreplayed (close). */
-void session_free_held(struct session *s);
+/* session.c: one record, past the process lifecycle, into the aggregation */
+int session_aggregate(const struct sample_view *v, void *arg);
 
 /* session_procs.c */
-/* First sight of @tgid without a stack: read its maps now, or at its first stack. */
-void session_seen(struct session *s, uint32_t tgid, const char *comm);
-/* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
-/* true if its maps were read (false: gone or unreadable) */
-bool session_add_process(struct session *s, uint32_t tgid);
+/*
+ * proclife's host: a process's maps for naming and, with CFI, its unwind
+ * tables. 0, -ESRCH (gone or a zombie: noted in the symbolizer), -errno.
+ */
+int session_add_process(uint32_t tgid, void *arg);
+/* proclife's host: @tgid exited or exec'd: its snapshot, tables and deferral go. */
+void session_forget_process(uint32_t tgid, void *arg);
 /* At exec (snapshot_at_exec): the new image's maps for the symbolizer. */
 void session_snapshot_exec(struct session *s, uint32_t tgid);
 /* A CFI walk of @tgid met unknown code: re-read its mappings (not while deferred). */
 void session_refresh_unwind(struct session *s, uint32_t tgid);
 /* Build the unwind tables deferred for processes that have lived long enough. */
 void session_build_deferred(struct session *s);
+
+/* session_unwind.c: ut is used under ut_lock; the loop only try-locks it */
+/* true: ut is the caller's until session_unwind_unlock() (pending removals applied) */
+bool session_unwind_lock(struct session *s);
+void session_unwind_unlock(struct session *s);
+/* @tgid exited or exec'd: drop its tables entry now, or at the next lock. */
+void session_unwind_remove(struct session *s, uint32_t tgid);
+/* Build @tgid's tables on the builder thread (started on first use). false: not queued. */
+bool session_unwind_queue(struct session *s, uint32_t tgid);
+/* Stop the builder, waiting up to @wait_ns for a build in progress. true: stopped. */
+bool session_unwind_stop(struct session *s, uint64_t wait_ns);
 
 /* session_write.c */
 enum out_format session_output_format(const struct record_opts *o);

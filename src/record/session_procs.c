@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The session's processes: what a new one costs (its maps for the symbolizer
- * and the unwinder, once), snapshots at exec, CFI tables built late for
- * processes that outlive the deferral, and the run-queue time that carries
- * no stack. Split from session.c, which keeps the lifecycle and the drain.
+ * The session's side of the process lifecycle (proclife.c decides when):
+ * what a new process costs (its maps for the symbolizer and the unwinder,
+ * once), what its exit or exec drops, snapshots at exec, CFI tables built
+ * late for processes that outlive the deferral, and the run-queue time that
+ * carries no stack.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,12 +15,12 @@
 #include "sym/procmaps.h"
 #include "unwind/tables.h"
 #include "util/clock.h"
-#include "util/hash.h"
 
 
 /* First sight of a process: its maps for naming and, with CFI, its unwind tables. */
-bool session_add_process(struct session *s, uint32_t tgid)
+int session_add_process(uint32_t tgid, void *arg)
 {
+	struct session *s = arg;
 	struct procmaps *pm;
 	char path[64];
 	uint64_t t = clock_mono_ns(), c = clock_thread_cpu_ns(), seen;
@@ -39,13 +40,9 @@ bool session_add_process(struct session *s, uint32_t tgid)
 	if (!pm) {
 		/* no unwinder, or gone (counted) or unreadable: the symbolizer's own path */
 		err = gone ? symbolizer__add_gone(s->sym, tgid) : symbolizer__add_process(s->sym, tgid);
-		if (err == -ESRCH) {
-			s->procs_late++;
-			session_mark_gone(s, tgid);
-		}
 		s->work.add_ns += clock_thread_cpu_ns() - c;
 		s->work.adds++;
-		return !err;
+		return err;
 	}
 	symbolizer__add_process_maps(s->sym, tgid, pm, t);
 	/*
@@ -55,43 +52,31 @@ bool session_add_process(struct session *s, uint32_t tgid)
 	 * a build or a shell loop are gone before their libraries' tables would
 	 * pay off (libLLVM alone is ~1M rows, most of a second to build).
 	 */
-	err = unwind_tables__add_process_maps(s->ut, tgid, pm, !s->o->unwind_defer_ns);
 	seen = (uint64_t)tgid << 32 | (uint32_t)(t / 1000000000);
-	if (err > 0 && keymap__put(&s->deferred, tgid, 0, seen))
-		unwind_tables__add_process(s->ut, tgid);	/* no memory to defer: now */
+	if (session_unwind_lock(s)) {
+		err = unwind_tables__add_process_maps(s->ut, tgid, pm, !s->o->unwind_defer_ns);
+		if (err > 0 && keymap__put(&s->deferred, tgid, 0, seen))
+			unwind_tables__add_process(s->ut, tgid);	/* no memory to defer: now */
+		session_unwind_unlock(s);
+	} else {
+		/* a build is running: this one waits its turn, walked by frame pointer */
+		keymap__put(&s->deferred, tgid, 0, seen);
+	}
 	procmaps__free(pm);
 	s->work.add_ns += clock_thread_cpu_ns() - c;
 	s->work.adds++;
-	return true;
+	return 0;
 }
 
-/*
- * First sight of @tgid without a stack (it blocked). Reading its maps now
- * costs ~20 us (most of it opening /proc/PID/maps) and, under process churn
- * (a shell loop's /bin/true, sleep), is wasted: most such processes exit
- * without a single stack record. What a read buys: the files opened while
- * the process is alive, so that later instances, gone before a read, are
- * named through the maps BPF reads at their exit (session_held.c). So read
- * the first process of each name, and again every SESSION_COMM_REREAD_NS;
- * the others are read at their first stack record, if they have one.
- */
-void session_seen(struct session *s, uint32_t tgid, const char *comm)
+void session_forget_process(uint32_t tgid, void *arg)
 {
-	uint64_t h = hash_str(comm), now = clock_mono_ns(), t;
+	struct session *s = arg;
 
-	if (s->o->snapshot_at_exec ||
-	    !keymap__get(&s->comm_read, h, 0, &t) || now - t >= SESSION_COMM_REREAD_NS) {
-		/* bounded: a name storm only costs reads again */
-		if (s->comm_read.nr >= SESSION_MAX_COMMS) {
-			keymap__release(&s->comm_read);
-			keymap__init(&s->comm_read);
-		}
-		/* a name is known once one of its processes was read alive */
-		if (session_add_process(s, tgid))
-			keymap__put(&s->comm_read, h, 0, now);
-		return;
-	}
-	s->seen_lazy++;
+	/* ring order: every sample of @tgid was normalized before this record */
+	symbolizer__forget_process(s->sym, tgid);
+	session_unwind_remove(s, tgid);
+	if (keymap__del(&s->deferred, tgid, 0, NULL))
+		s->deferred_gone++;
 }
 
 /* Build the tables deferred for processes that have lived long enough by now. */
@@ -104,10 +89,11 @@ void session_refresh_unwind(struct session *s, uint32_t tgid)
 	 * by design: a refresh would build their tables at once (it did, most of
 	 * the agent's table builds). They come with the deferred build.
 	 */
-	if (keymap__get(&s->deferred, tgid, 0, NULL))
+	if (keymap__get(&s->deferred, tgid, 0, NULL) || !session_unwind_lock(s))
 		return;
 	c = clock_thread_cpu_ns();
 	unwind_tables__refresh(s->ut, tgid);
+	session_unwind_unlock(s);
 	s->work.add_ns += clock_thread_cpu_ns() - c;
 }
 
@@ -115,7 +101,7 @@ void session_build_deferred(struct session *s)
 {
 	uint32_t due[64], now_s = (uint32_t)(clock_mono_ns() / 1000000000);
 	size_t it = 0, nr = 0;
-	uint64_t v, c;
+	uint64_t v, c, t0 = clock_mono_ns();
 
 	/* collected first: the keymap must not change during the walk */
 	while (nr < sizeof(due) / sizeof(due[0]) && keymap__next(&s->deferred, &it, &v)) {
@@ -124,11 +110,22 @@ void session_build_deferred(struct session *s)
 	}
 	c = clock_thread_cpu_ns();
 	for (size_t i = 0; i < nr; i++) {
+		/* on the builder thread: one build can take seconds (libLLVM, postgres on a busy box) */
+		if (session_unwind_queue(s, due[i])) {
+			keymap__del(&s->deferred, due[i], 0, NULL);
+			continue;
+		}
+		if (s->builder)
+			break;	/* its queue is full: the rest on the next drain */
+		/* no thread: here, with a time budget between processes */
+		if (clock_mono_ns() - t0 >= SESSION_BUILD_NS || !session_unwind_lock(s))
+			break;
 		keymap__del(&s->deferred, due[i], 0, NULL);
 		if (unwind_tables__add_process(s->ut, due[i]) == -ESRCH)
 			s->deferred_gone++;
 		else
 			s->deferred_built++;
+		session_unwind_unlock(s);
 	}
 	s->work.add_ns += clock_thread_cpu_ns() - c;
 }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The summary on stderr: loss counters, unwinder tables, loader cost, what was written. */
+/*
+ * The summary on stderr (loss counters, unwinder tables, loader cost, what
+ * was written) and the same counters for callers (session__counts, _stats).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +10,7 @@
 #include <sys/resource.h>
 
 #include "collect/counters.h"
+#include "record/session.h"
 #include "record/session_int.h"
 #include "unwind/tables.h"
 #include "util/log.h"
@@ -51,6 +55,7 @@ void session_report_stats(struct session *s, bool final)
 {
 	struct collector_stats st;
 	struct symbolizer_stats ss;
+	struct proclife_stats ls;
 
 	for (size_t i = 0; i < s->nr_cols; i++) {
 		s->cols[i].ops->stats(&s->cols[i], &st);
@@ -58,27 +63,30 @@ void session_report_stats(struct session *s, bool final)
 	}
 	proc_tracker__stats(s->pt, &st);
 	symbolizer__stats(s->sym, &ss);
+	proclife__stats(s->life, &ls);
 	st.s[st.nr++] = (struct collector_stat){ "stacks over the aggregation limit",
 						 stack_agg__dropped(s->agg), true };
 	/* gone early but named from the maps BPF read at their exit: not a loss */
 	st.s[st.nr++] = (struct collector_stat){ "processes gone before their maps were read "
-						 "and without exit maps", s->procs_late > ss.procs_exit_maps ?
-						 s->procs_late - ss.procs_exit_maps : 0, true };
+						 "and without exit maps", ls.late > ss.procs_exit_maps ?
+						 ls.late - ss.procs_exit_maps : 0, true };
 	st.s[st.nr++] = (struct collector_stat){ "records not held for exit maps (limit)",
-						 s->held_dropped, true };
+						 ls.dropped, true };
 	st.s[st.nr++] = (struct collector_stat){ "objects unreadable", ss.object_errors, true };
 	print_stat_group("lost", &st, final);
 	if (final && s->fp_cut)
 		pr_info("user: %llu frame-pointer stacks cut at an address in no mapping "
 			"(code without frame pointers, execve; the rest was noise)\n",
 			(unsigned long long)s->fp_cut);
-	if (final && s->procs_late)
+	if (final && ls.late)
 		pr_info("symbolizer: %llu processes gone before their maps were read, %llu named "
 			"from the maps BPF read at their exit (%llu records held for them)\n",
-			(unsigned long long)s->procs_late, (unsigned long long)ss.procs_exit_maps,
-			(unsigned long long)s->held_replayed);
-	if (s->ut && final)
+			(unsigned long long)ls.late, (unsigned long long)ss.procs_exit_maps,
+			(unsigned long long)ls.held);
+	if (final && session_unwind_lock(s)) {
 		report_unwind(s->ut);
+		session_unwind_unlock(s);
+	}
 }
 
 /* record --counters: the collector's one-line snapshot joins the summary on stderr. */
@@ -179,3 +187,75 @@ void session_describe(struct session *s)
 		(s->o->nr_pids || s->o->nr_tids) ? "selected tasks" : "system-wide");
 }
 
+void session__counts(const struct session *s, struct session_counts *c)
+{
+	struct proclife_stats ls;
+
+	memset(c, 0, sizeof(*c));
+	c->samples = s->samples;
+	c->off_ns = s->off_ns;
+	c->off_blocks = s->off_blocks;
+	c->short_ns = s->short_ns;
+	c->short_blocks = s->short_blocks;
+	c->runq_ns = s->runq_ns;
+	c->runq_waits = s->runq_waits;
+	c->lock_ns = s->lock_ns;
+	c->lock_waits = s->lock_waits;
+	c->stacks = stack_agg__nr_entries(s->agg);
+	c->stacks_dropped = stack_agg__dropped(s->agg);
+	proclife__stats(s->life, &ls);
+	c->procs_late = ls.late;
+	c->held_dropped = ls.dropped;
+}
+
+void session__stats(struct session *s, session_stat_fn fn, void *arg)
+{
+	struct proclife_stats ls;
+	struct collector_stats st;
+
+	proclife__stats(s->life, &ls);
+	for (size_t i = 0; i < s->nr_cols; i++) {
+		s->cols[i].ops->stats(&s->cols[i], &st);
+		for (size_t j = 0; j < st.nr; j++)
+			fn(s->cols[i].ops->name, st.s[j].name, st.s[j].value, st.s[j].loss, arg);
+	}
+	proc_tracker__stats(s->pt, &st);
+	for (size_t j = 0; j < st.nr; j++)
+		fn("proc", st.s[j].name, st.s[j].value, st.s[j].loss, arg);
+	if (s->ut) {
+		struct unwind_tables_stats us;
+
+		if (session_unwind_lock(s)) {
+			unwind_tables__stats(s->ut, &s->ut_stats);
+			session_unwind_unlock(s);
+		}
+		us = s->ut_stats;
+		fn("unwind", "tables built", us.objects_built, false, arg);
+		fn("unwind", "idle tables reused", us.objects_reused, false, arg);
+		fn("unwind", "tables refused (row or object limit)", us.over_limit, true, arg);
+		fn("unwind", "mappings beyond the per-process limit", us.maps_dropped, true, arg);
+		fn("unwind", "processes without tables", us.procs_failed, true, arg);
+		fn("unwind", "processes given their new tables late",
+		   __atomic_load_n(&s->deferred_built, __ATOMIC_RELAXED), false, arg);
+		fn("unwind", "processes gone before their new tables were built",
+		   __atomic_load_n(&s->deferred_gone, __ATOMIC_RELAXED), false, arg);
+	}
+	/* where the loader's own CPU goes (thread CPU time, ns) */
+	fn("loader", "ring polls", s->work.polls, false, arg);
+	fn("loader", "ring reads cut by the turn's budget", s->work.cut_turns, false, arg);
+	fn("loader", "records decoded", s->work.records, false, arg);
+	fn("loader", "cpu ns in ring polls (records and new processes)", s->work.ring_ns, false,
+	   arg);
+	fn("loader", "new processes read", s->work.adds, false, arg);
+	fn("loader", "first sights left to a process's first stack", ls.lazy, false, arg);
+	fn("loader", "records held for exit maps and replayed", ls.replayed, false, arg);
+	fn("loader", "new processes under a pid still held (exit record lost)", ls.reused, false,
+	   arg);
+	fn("loader", "records not held twice (replay)", ls.refused, true, arg);
+	fn("user", "frame-pointer stacks cut at an address in no mapping", s->fp_cut, false,
+	   arg);
+	fn("loader", "cpu ns reading new processes (maps, tables)", s->work.add_ns, false, arg);
+	fn("loader", "cpu ns draining in-kernel maps", s->work.drain_ns, false, arg);
+	fn("loader", "execs snapshotted", s->work.execs, false, arg);
+	fn("loader", "cpu ns snapshotting execs", s->work.exec_ns, false, arg);
+}

@@ -304,8 +304,10 @@ static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 	}
 	t = clock_mono_ns();
 	t = t > until ? t - until : 0;
+	http__lock(a->http);	/* the web view's threads read the metrics */
 	metrics_loop_turn(&a->m, t);
 	agent_merge_slowest(a);
+	http__unlock(a->http);
 	/* a rotate in this turn moved its steps to the metrics */
 	what = a->slowest_ns >= a->m.slowest_ns ? a->slowest_what : a->m.slowest_what;
 	if (t >= AGENT_STALL_NS)

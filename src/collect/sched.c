@@ -21,7 +21,7 @@
 #include "sched.skel.h"
 #include "util/log.h"
 
-_Static_assert(sizeof(struct hc_offcpu_short) == 48, "hc_offcpu_short ABI changed");
+_Static_assert(sizeof(struct hc_offcpu_short) == 56, "hc_offcpu_short ABI changed");
 
 struct offcpu {
 	struct sched_bpf *skel;
@@ -213,6 +213,7 @@ static int emit_short(const struct hc_offcpu_thread *k, const struct hc_offcpu_s
 	sv.short_blocks = true;
 	sv.syscall = -1;
 	sv.weight = v->ns;
+	sv.addr = v->wait_ns;	/* their CPU wait, as for a block with a stack */
 	sv.count = v->count;
 	sv.comm = comm;
 	sv.pcomm = pcomm;

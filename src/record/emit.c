@@ -190,7 +190,7 @@ static int build_frames(struct emit_ctx *x, const struct stack_entry *e)
 	while (n > 1 && bpf_frame(x->frames[n - 1]))
 		n--;
 	if (e->key.kind == SAMPLE_RUNQ) {
-		x->frames[n++] = "[runq]";
+		x->frames[n++] = e->key.aux == RUNQ_AUX_CPU_WAIT ? "[cpu wait]" : "[runq]";
 	} else if (e->key.kind == SAMPLE_LOCK) {
 		const struct lock_ident *li = x->o->locknames ?
 			locknames__get(x->o->locknames, e->key.aux) : NULL;

@@ -98,6 +98,29 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 	return n;
 }
 
+/*
+ * The CPU wait after an off-CPU block's wakeup (v->addr): the block's stack
+ * (@key, words in s->words) as a run-queue stack, "[cpu wait]" at its leaf.
+ */
+static int session_cpu_wait(struct session *s, const struct stack_key *key,
+			    const struct sample_view *v)
+{
+	struct stack_key k = *key;
+	int err;
+
+	if (!v->addr)
+		return 0;
+	k.kind = SAMPLE_RUNQ;
+	k.aux = RUNQ_AUX_CPU_WAIT;
+	k.aux2 = 0;
+	s->cpuwait_ns += v->addr;
+	/* histogrammed too (runq): not to be folded again as a stackless wait */
+	s->rq_stacked_ns += v->addr;
+	s->rq_stacked_waits += v->count;
+	err = stack_agg__add(s->agg, &k, s->words, v->addr);
+	return err == -ENOSPC ? 0 : err;
+}
+
 int session_sample(struct session *s, const struct sample_view *v)
 {
 	struct waker_stack wk;
@@ -155,6 +178,13 @@ int session_sample(struct session *s, const struct sample_view *v)
 	memcpy(key.pcomm, v->pcomm, sizeof(key.pcomm));
 	n = stack_words(s, v->tgid, v, s->words, &nk);
 	key.nr_kernel = nk;
+	key.nr_user = n - nk;
+	if (v->kind == SAMPLE_OFFCPU) {
+		int err = session_cpu_wait(s, &key, v);
+
+		if (err || !v->weight)
+			return err;	/* only CPU wait in this sample of short blocks */
+	}
 	if (v->kind == SAMPLE_OFFCPU && !v->short_blocks && s->wakers &&
 	    wakers__take(s->wakers, v->pid, v->time_ns, &wk)) {
 		/* the waker's words follow; nr_user covers them, aux2 says how many */
@@ -561,7 +591,7 @@ int session__write(struct session *s, FILE *f, enum out_format fmt)
 void session__reset(struct session *s)
 {
 	stack_agg__clear(s->agg);
-	s->samples = s->off_ns = s->off_blocks = s->short_ns = s->short_blocks = 0;
+	s->samples = s->off_ns = s->off_blocks = s->short_ns = s->short_blocks = s->cpuwait_ns = 0;
 	s->runq_ns = s->runq_waits = s->lock_ns = s->lock_waits = 0;
 }
 

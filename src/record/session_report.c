@@ -135,9 +135,11 @@ void session_report_written(struct session *s)
 				(unsigned long long)s->samples);
 	if (o->offcpu)
 		off += snprintf(what + off, sizeof(what) - off,
-				"%s%.3f s off-CPU in %llu blocks with stacks + %.3f s in %llu short blocks",
+				"%s%.3f s off-CPU in %llu blocks with stacks + %.3f s stackless in "
+				"%llu short blocks, %.3f s [cpu wait] after wakeups",
 				off ? ", " : "", s->off_ns / 1e9, (unsigned long long)s->off_blocks,
-				s->short_ns / 1e9, (unsigned long long)s->short_blocks);
+				s->short_ns / 1e9, (unsigned long long)s->short_blocks,
+				s->cpuwait_ns / 1e9);
 	if (o->runq && !o->runq_report)
 		off += snprintf(what + off, sizeof(what) - off,
 				"%s%.3f s run-queue wait in %llu preemptions with stacks",

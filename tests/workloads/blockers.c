@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Threads that block in known ways for known times, each measuring the time
- * it spent off-CPU over its blocking loop: wall time minus its own CPU time
- * (fsync, for one, also burns CPU in the kernel). That is the ground truth
- * for hotcold's per-thread off-CPU totals:
+ * it spent blocked over its blocking loop: wall time minus its own CPU time
+ * (fsync, for one, also burns CPU in the kernel) minus the time it waited
+ * for a CPU (schedstat's run_delay: after wakeups and preemptions), and that
+ * wait apart. That is the ground truth for hotcold's per-thread off-CPU
+ * totals (blocked) and their [cpu wait] frames:
  *   futex-10ms   futex wait with a 10 ms timeout (nobody wakes it)
  *   epoll-20ms   epoll_wait on an empty epoll set, 20 ms timeout
  *   fsync        4 KiB write + fsync on a file in DIR
  *   sleep-5ms    nanosleep 5 ms
- * usage: blockers SECONDS DIR RESULTS   (RESULTS: "name tid reason ns calls")
+ * usage: blockers SECONDS DIR RESULTS
+ *   RESULTS: "name tid reason blocked_ns calls run_delay_ns"
+ * HOTCOLD_BLOCKERS_CFS=1 leaves the threads in SCHED_OTHER (the saturated test).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -31,7 +35,7 @@ struct job {
 	double secs;
 	const char *dir;
 	int fd;
-	uint64_t ns, calls;
+	uint64_t ns, calls, rd;
 	pid_t tid;
 };
 
@@ -49,6 +53,23 @@ static uint64_t cpu_ns(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* This thread's run_delay (ns waiting on a run queue) from schedstat; 0 if unreadable. */
+static uint64_t run_delay_ns(pid_t tid)
+{
+	unsigned long long cpu, rd = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu %llu", &cpu, &rd) != 2)
+		rd = 0;
+	fclose(f);
+	return rd;
 }
 
 /* keeps the blocking call a call, not a tail jump, so the wait_* frame stays */
@@ -93,18 +114,19 @@ __attribute__((noinline)) void wait_sleep(struct job *j)
 static void *run(void *arg)
 {
 	struct job *j = arg;
-	uint64_t end, t0, c0;
+	uint64_t end, t0, c0, r0;
 	char path[4096];
 
 	j->tid = syscall(SYS_gettid);
 	pthread_setname_np(pthread_self(), j->name);
 	/*
-	 * Wall - CPU also counts time spent preempted (runnable, waiting for
-	 * the CPU), which is run-queue time, not off-CPU blocking. On a loaded
-	 * machine that is a few % for the busy fsync thread: SCHED_FIFO keeps
-	 * ordinary tasks from preempting it (as root; else it stays CFS).
+	 * Time waiting for a CPU is measured (run_delay) and taken out, but
+	 * SCHED_FIFO keeps it small for the test that is not about it (as
+	 * root; else it stays CFS).
 	 */
-	pthread_setschedparam(pthread_self(), SCHED_FIFO, &(struct sched_param){ .sched_priority = 1 });
+	if (!getenv("HOTCOLD_BLOCKERS_CFS"))
+		pthread_setschedparam(pthread_self(), SCHED_FIFO,
+				      &(struct sched_param){ .sched_priority = 1 });
 	if (j->block == wait_epoll)
 		j->fd = epoll_create1(0);
 	if (j->block == wait_fsync) {
@@ -116,6 +138,7 @@ static void *run(void *arg)
 	 * blocking call: the fsync thread also blocks briefly in pwrite, and
 	 * hotcold's per-thread total rightly counts that too.
 	 */
+	r0 = run_delay_ns(j->tid);
 	t0 = now_ns();
 	c0 = cpu_ns();
 	end = t0 + (uint64_t)(j->secs * 1e9);
@@ -124,6 +147,9 @@ static void *run(void *arg)
 		j->calls++;
 	}
 	j->ns = (now_ns() - t0) - (cpu_ns() - c0);
+	/* read last: it lags by nothing that matters (this thread is running) */
+	j->rd = run_delay_ns(j->tid) - r0;
+	j->ns -= j->rd < j->ns ? j->rd : j->ns;
 	return NULL;
 }
 
@@ -159,7 +185,8 @@ int main(int argc, char **argv)
 	if (!f)
 		return 1;
 	for (int i = 0; i < 4; i++)
-		fprintf(f, "%s %d %s %llu %llu\n", jobs[i].name, jobs[i].tid, jobs[i].reason,
-			(unsigned long long)jobs[i].ns, (unsigned long long)jobs[i].calls);
+		fprintf(f, "%s %d %s %llu %llu %llu\n", jobs[i].name, jobs[i].tid, jobs[i].reason,
+			(unsigned long long)jobs[i].ns, (unsigned long long)jobs[i].calls,
+			(unsigned long long)jobs[i].rd);
 	return fclose(f) ? 1 : 0;
 }

@@ -121,6 +121,21 @@ struct {
 	__type(value, struct hc_stat_val);
 } offcpu_stats SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, HC_SCHED_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} sched_stats SEC(".maps");
+
+static __always_inline void sched_stat_add(__u32 i, __u64 v)
+{
+	__u64 *c = bpf_map_lookup_elem(&sched_stats, &i);
+
+	if (c)
+		*c += v;	/* per-CPU slot, programs do not nest on it */
+}
+
 /*
  * Deferred user-stack walks. The kernel keeps struct bpf_task_work only in
  * hash, LRU-hash or array values (not task storage): one slot per thread
@@ -499,6 +514,19 @@ static __always_inline __u64 cpu_wait(struct task_struct *next, struct offcpu_ta
 	return wait;
 }
 
+/* --wakers: a long block without its waker's stacks, counted by cause */
+static __always_inline void waker_check(__u8 flags)
+{
+	__u32 st = (flags >> HC_OFFCPU_F_WK_SHIFT) & 3;
+
+	if (st == HC_OFFCPU_WK_NONE)
+		sched_stat_add(HC_SCHED_WK_NONE, 1);
+	else if (st == HC_OFFCPU_WK_SHORT)
+		sched_stat_add(HC_SCHED_WK_SHORT, 1);
+	else if (st == HC_OFFCPU_WK_LOST)
+		sched_stat_add(HC_SCHED_WK_LOST, 1);
+}
+
 /* Take @next's kernel stack for the pending record and ask for its user stack. */
 static __always_inline void take_stacks(struct task_struct *next, struct offcpu_task *ot)
 {
@@ -565,6 +593,10 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		return;
 	/* per-CPU scheduler clocks: never let a slightly earlier one wrap */
 	delta = now > off ? now - off : 0;
+	if (now < off) {
+		sched_stat_add(HC_SCHED_CLOCK_BACK, 1);
+		sched_stat_add(HC_SCHED_CLOCK_BACK_NS, off - now);
+	}
 	ot->off_ts = 0;
 	wait = cpu_wait(next, ot, now);
 	if (wait > delta)
@@ -574,10 +606,14 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		return;
 	if (delta < cfg_min_block_ns || ot->pending) {
 		/* a pending block not yet flushed keeps its slot; this one is sampled */
+		if (cfg_wakers && delta >= cfg_min_block_ns)
+			sched_stat_add(HC_SCHED_WK_SAMPLED, 1);
 		short_block(next, ot, delta, wait, off);
 		return;
 	}
 	short_flush(next, ot, false);
+	if (cfg_wakers)
+		waker_check(ot->off_flags);
 	ot->pending = 1;
 	ot->pending_flags = ot->off_flags;
 	ot->pending_ns = delta;

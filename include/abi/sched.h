@@ -45,6 +45,17 @@ struct hc_offcpu_short {
 #define HC_OFFCPU_WK_NONE	0	/* no wakeup of this block seen in time (see README) */
 #define HC_OFFCPU_WK_SHORT	3	/* woken before cfg_min_block_ns by the waker's clock */
 
+/* Counters of the scheduler collector alone (sched_stats, one per-CPU slot each). */
+enum hc_sched_stat {
+	HC_SCHED_CLOCK_BACK = 0,	/* block ended by an earlier clock (other CPU's): timed 0 */
+	HC_SCHED_CLOCK_BACK_NS,		/* ... by this much in all */
+	HC_SCHED_WK_NONE,		/* --wakers, long block: no wakeup of it seen */
+	HC_SCHED_WK_SHORT,		/* ... woken before --min-block by the waker's clock */
+	HC_SCHED_WK_LOST,		/* ... waker's record lost (ring full, no scratch) */
+	HC_SCHED_WK_SAMPLED,		/* ... a sampled short block (no waker taken by design) */
+	HC_SCHED_STAT_NR,
+};
+
 /* cfg_states bits: which blocked states are recorded */
 #define HC_OFFCPU_STATE_S	0x1	/* TASK_INTERRUPTIBLE: sleeping, waiting for an event */
 #define HC_OFFCPU_STATE_D	0x2	/* TASK_UNINTERRUPTIBLE: usually I/O */

@@ -25,7 +25,7 @@ _Static_assert(sizeof(struct hc_offcpu_short) == 56, "hc_offcpu_short ABI change
 
 struct offcpu {
 	struct sched_bpf *skel;
-	bool offcpu, runq;
+	bool offcpu, runq, wakers;
 	bool task_work;		/* user stacks deferred by task work, not sys_exit */
 	unsigned int runq_per;
 	int nr_cpus;
@@ -98,6 +98,7 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 	oc->min_block_ns = o->min_block_ns;
 	oc->offcpu = o->offcpu;
 	oc->runq = o->runq;
+	oc->wakers = o->wakers;
 	oc->runq_per = o->runq_per;
 	oc->skel = sched_bpf__open();
 	if (!oc->skel) {
@@ -287,6 +288,28 @@ static int offcpu_drain(struct collector *c, sample_fn fn, void *arg)
 	}
 }
 
+/* The scheduler collector's own counters: clock steps and --wakers misses by cause. */
+static void sched_stats_add(const struct offcpu *oc, struct collector_stats *st)
+{
+	uint64_t v[HC_SCHED_STAT_NR];
+
+	if (percpu_stats_read(bpf_map__fd(oc->skel->maps.sched_stats), oc->nr_cpus, v,
+			      HC_SCHED_STAT_NR))
+		return;
+	st->s[st->nr++] = (struct collector_stat){ "blocks timed 0 (ended by an earlier clock "
+						   "of another CPU)", v[HC_SCHED_CLOCK_BACK], true };
+	if (!oc->wakers)
+		return;
+	st->s[st->nr++] = (struct collector_stat){ "long blocks without waker stacks: no wakeup "
+						   "seen", v[HC_SCHED_WK_NONE], true };
+	st->s[st->nr++] = (struct collector_stat){ "woken under --min-block by the waker's "
+						   "clock", v[HC_SCHED_WK_SHORT], true };
+	st->s[st->nr++] = (struct collector_stat){ "waker record lost", v[HC_SCHED_WK_LOST],
+						   true };
+	st->s[st->nr++] = (struct collector_stat){ "sampled (the previous one still pending)",
+						   v[HC_SCHED_WK_SAMPLED], true };
+}
+
 static void offcpu_stats(const struct collector *c, struct collector_stats *st)
 {
 	const struct offcpu *oc = c->priv;
@@ -312,6 +335,7 @@ static void offcpu_stats(const struct collector *c, struct collector_stats *st)
 						   "before the walk)", v[HC_STAT_USTACK_MOVED], true };
 	st->s[st->nr++] = (struct collector_stat){ "run-queue waits lost (histogram map full)",
 						   v[HC_STAT_RUNQ_FULL], true };
+	sched_stats_add(oc, st);
 	st->s[st->nr++] = (struct collector_stat){ "CFI walks ended early",
 						   v[HC_STAT_UNWIND_NO_MAPPING] + v[HC_STAT_UNWIND_UNSUP] +
 						   v[HC_STAT_UNWIND_READ_ERR] + v[HC_STAT_UNWIND_BAD_SP],

@@ -191,6 +191,8 @@ int session_sample(struct session *s, const struct sample_view *v)
 		memcpy(&s->words[n], wk.words, ((size_t)wk.nr_kernel + wk.nr_user) * sizeof(uint64_t));
 		n += wk.nr_kernel + wk.nr_user;
 		key.aux2 = (uint32_t)wk.nr_kernel << 16 | wk.nr_user;
+	} else if (v->kind == SAMPLE_OFFCPU && !v->short_blocks && s->wakers) {
+		wakers__missed(s->wakers, v->state);
 	}
 	key.nr_user = n - key.nr_kernel;
 	if (v->ustack_truncated)

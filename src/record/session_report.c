@@ -8,6 +8,7 @@
 
 #include "collect/counters.h"
 #include "record/session_int.h"
+#include "record/wakers.h"
 #include "unwind/tables.h"
 #include "util/log.h"
 
@@ -67,6 +68,13 @@ void session_report_stats(struct session *s, bool final)
 	st.s[st.nr++] = (struct collector_stat){ "records not held for exit maps (limit)",
 						 s->held_dropped, true };
 	st.s[st.nr++] = (struct collector_stat){ "objects unreadable", ss.object_errors, true };
+	if (s->wakers) {
+		struct wakers_stats ws;
+
+		wakers__stats(s->wakers, &ws);
+		st.s[st.nr++] = (struct collector_stat){ "waker stacks evicted before their block's "
+							 "record", ws.unjoined, true };
+	}
 	print_stat_group("lost", &st, final);
 	if (final && s->fp_cut)
 		pr_info("user: %llu frame-pointer stacks cut at an address in no mapping "

@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/types.h>
+
+#include "abi/sched.h"
+
 /* kernel ips + user frames of two words each, both capped at 127 by the BPF side */
 #define WAKER_MAX_WORDS (128 * 3)
 
@@ -85,6 +89,14 @@ bool wakers__take(struct wakers *w, uint32_t pid, uint64_t block_ts, struct wake
 	out->nr_user = s->nr_user;
 	w->st.joined++;
 	return true;
+}
+
+void wakers__missed(struct wakers *w, uint32_t state)
+{
+	uint32_t flags = state >> HC_OFFCPU_FLAGS_SHIFT;
+
+	if (((flags >> HC_OFFCPU_F_WK_SHIFT) & 3) == HC_OFFCPU_WK_SENT)
+		w->st.unjoined++;
 }
 
 void wakers__stats(const struct wakers *w, struct wakers_stats *st)

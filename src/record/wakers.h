@@ -23,6 +23,7 @@ struct wakers_stats {
 	uint64_t stored;
 	uint64_t joined;
 	uint64_t evicted;	/* overwritten before their block's record came */
+	uint64_t unjoined;	/* blocks whose waker was sent (BPF) but not found here */
 };
 
 /* @slots: pending stacks kept at once (a fixed table). NULL + errno. */
@@ -35,6 +36,13 @@ int wakers__put(struct wakers *w, uint32_t pid, uint64_t block_ts, const uint64_
 
 /* Find and remove the stack for (@pid, @block_ts); *out valid until the next put. */
 bool wakers__take(struct wakers *w, uint32_t pid, uint64_t block_ts, struct waker_stack *out);
+
+/*
+ * A long block's record came without its waker's stack: @state, the
+ * record's state with HC_OFFCPU_F_* flags (abi/sched.h), says whether BPF
+ * sent one (then it was evicted here and is counted); BPF counts the rest.
+ */
+void wakers__missed(struct wakers *w, uint32_t state);
 
 void wakers__stats(const struct wakers *w, struct wakers_stats *st);
 

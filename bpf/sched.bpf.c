@@ -771,17 +771,107 @@ int BPF_PROG(offcpu_exit, struct task_struct *p)
 }
 
 /*
+ * A task still blocked when recording stops: its block so far, to @now, with
+ * its kernel stack and, for the user part, the leaf pc in its saved
+ * registers (its user memory cannot be read from here).
+ */
+static __always_inline void emit_still_blocked(struct task_struct *t, struct offcpu_task *ot,
+					       __u64 now)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	struct uw_scratch *s;
+	struct hc_stack_rec *r;
+	__u32 nk = 0;
+	long n;
+
+	if (now <= ot->off_ts)
+		return;
+	s = scratch_get();
+	if (!s) {
+		stat_inc(&offcpu_stats, HC_STAT_SCRATCH_ERR);
+		return;
+	}
+	r = &s->rec;
+	rec_fill_header(r, t, t->tgid, t->pid, HC_KIND_OFFCPU);
+	r->weight = now - ot->off_ts;
+	r->addr = 0;
+	r->count = 1;
+	r->time_ns = ot->off_ts;
+	r->state = ot->state | (__u32)(ot->off_flags | HC_OFFCPU_F_AT_STOP) << HC_OFFCPU_FLAGS_SHIFT;
+	r->syscall = task_syscall(t);
+	if (cfg_stacks & 0x1) {
+		n = bpf_get_task_stack(t, r->ips, HC_MAX_STACK_DEPTH * sizeof(__u64), 0);
+		nk = n > 0 ? n / sizeof(__u64) : 0;
+		if (nk > HC_MAX_STACK_DEPTH)
+			nk = HC_MAX_STACK_DEPTH;
+	}
+	r->nr_kstack = nk;
+	if ((cfg_stacks & 0x2) && !(t->flags & PF_KTHREAD) && nk < HC_MAX_STACK_DEPTH) {
+		r->ips[nk] = BPF_CORE_READ(regs, ip);
+		r->nr_ustack = 1;
+	}
+	if (first_sight(t->tgid))
+		r->flags |= HC_SF_NEW_TGID;
+	r->hdr.size = rec_size(r);
+	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), 0))
+		stat_inc(&offcpu_stats, HC_STAT_RB_FULL);
+	else
+		stat_inc(&offcpu_stats, HC_STAT_SAMPLES);
+	scratch_put();
+	ot->off_ts = 0;
+}
+
+/*
  * Run by the loader after detaching (nothing writes the storage any more):
- * every live thread's remaining batched counts.
+ * every live thread's remaining batched counts, and the blocks still going.
+ * The clock is the loader's run queue's, updated as it woke just before.
  */
 SEC("iter/task")
 int flush_tasks(struct bpf_iter__task *ctx)
 {
 	/* one load: the verifier tracks the NULL check on this copy only */
 	struct task_struct *t = ctx->task;
+	struct offcpu_task *ot;
 
-	if (t)
-		flush_task(t);
+	if (!t)
+		return 0;
+	flush_task(t);
+	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
+	if (cfg_offcpu && ot && ot->off_ts)
+		emit_still_blocked(t, ot, sched_now(bpf_get_current_task_btf()));
+	return 0;
+}
+
+/*
+ * Run by the loader right after attaching: tasks already blocked are timed
+ * from now, as if they had just blocked (HC_OFFCPU_F_AT_START); their stacks
+ * are taken as usual when they wake, or at the stop if they never do.
+ */
+SEC("iter/task")
+int mark_blocked(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct offcpu_task *ot;
+	__u32 state;
+
+	if (!t || !tracked(t))
+		return 0;
+	state = t->__state;
+	if (state == TASK_RUNNING || !state_wanted(state) || t->on_cpu)
+		return 0;
+	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ot) {
+		stat_inc(&offcpu_stats, HC_STAT_TASK_STORAGE_ERR);
+		return 0;
+	}
+	if (ot->off_ts)
+		return 0;	/* it blocked since attach: timed already */
+	ot->state = state;
+	ot->off_rd = t->sched_info.run_delay;
+	ot->off_kt = bpf_ktime_get_ns();
+	ot->off_flags = HC_OFFCPU_F_AT_START;
+	ot->nr_ustack = 0;
+	ot->off_ts = sched_now(bpf_get_current_task_btf());
 	return 0;
 }
 

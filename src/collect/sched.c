@@ -81,8 +81,10 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 	/* both flush counts batched in task storage */
 	bpf_program__set_autoload(skel->progs.offcpu_exit, o->offcpu || o->runq);
 	bpf_program__set_autoload(skel->progs.flush_tasks, o->offcpu || o->runq);
-	/* run once, by offcpu_stop, not attached with the others */
+	bpf_program__set_autoload(skel->progs.mark_blocked, o->offcpu);
+	/* run once each, by offcpu_start and offcpu_stop, not attached with the others */
 	bpf_program__set_autoattach(skel->progs.flush_tasks, false);
+	bpf_program__set_autoattach(skel->progs.mark_blocked, false);
 }
 
 static int offcpu_open(struct collector *c, const struct record_opts *o,
@@ -143,29 +145,20 @@ err_free:
 	return err;
 }
 
-static int offcpu_start(struct collector *c)
-{
-	struct offcpu *oc = c->priv;
-	int err = sched_bpf__attach(oc->skel);
-
-	if (err)
-		pr_warn("offcpu: cannot attach to the scheduler tracepoints: %s\n", strerror(-err));
-	return err;
-}
-
 /*
- * Short blocks and run-queue waits still batched in task storage: have the
- * iterator move them to the shared maps for the final drain and report. Runs
- * after detach, so nothing races it; an exited thread flushed its own.
+ * Run a task iterator program once over every task. It reads the clock of
+ * the run queue it runs on, which the scheduler updates as a task wakes on
+ * it: a short sleep first makes that within microseconds of now.
  */
-static int flush_tasks(struct offcpu *oc)
+static int run_task_iter(struct bpf_program *prog)
 {
 	struct bpf_link *link;
 	char buf[64];
 	int fd, err = 0;
 	ssize_t n;
 
-	link = bpf_program__attach_iter(oc->skel->progs.flush_tasks, NULL);
+	usleep(100);
+	link = bpf_program__attach_iter(prog, NULL);
 	if (!link)
 		return -errno;
 	fd = bpf_iter_create(bpf_link__fd(link));
@@ -184,16 +177,42 @@ out:
 	return err;
 }
 
+static int offcpu_start(struct collector *c)
+{
+	struct offcpu *oc = c->priv;
+	int err = sched_bpf__attach(oc->skel);
+
+	if (err) {
+		pr_warn("offcpu: cannot attach to the scheduler tracepoints: %s\n", strerror(-err));
+		return err;
+	}
+	/* tasks blocked since before now: timed from now, marked "blocked at start" */
+	if (oc->offcpu) {
+		err = run_task_iter(oc->skel->progs.mark_blocked);
+		if (err)
+			pr_warn("offcpu: tasks already blocked are not counted: cannot run the "
+				"iterator: %s\n", strerror(-err));
+	}
+	return 0;
+}
+
 static int offcpu_stop(struct collector *c)
 {
 	struct offcpu *oc = c->priv;
 	int err;
 
 	sched_bpf__detach(oc->skel);
-	err = flush_tasks(oc);
+	/*
+	 * Short blocks and run-queue waits still batched in task storage go to
+	 * the shared maps for the final drain, and blocks still going are
+	 * emitted, to now. After detach, so nothing races it; an exited thread
+	 * flushed its own.
+	 */
+	err = run_task_iter(oc->skel->progs.flush_tasks);
 	if (err)
-		pr_warn("offcpu: live threads' last (< 64) short blocks and run-queue waits "
-			"not counted: cannot run the flush iterator: %s\n", strerror(-err));
+		pr_warn("offcpu: live threads' last (< 64) short blocks, run-queue waits and "
+			"blocks still going not counted: cannot run the flush iterator: %s\n",
+			strerror(-err));
 	return 0;
 }
 

@@ -771,9 +771,53 @@ int BPF_PROG(offcpu_exit, struct task_struct *p)
 }
 
 /*
- * A task still blocked when recording stops: its block so far, to @now, with
- * its kernel stack and, for the user part, the leaf pc in its saved
- * registers (its user memory cannot be read from here).
+ * @t's user stack by CFI, from a sleepable program: the walker stops for
+ * every window of @t's stack it needs, read here with
+ * bpf_copy_from_user_task() (it may fault pages in). False if the process
+ * has no tables published.
+ */
+static __always_inline bool remote_walk(struct uw_scratch *s, struct task_struct *t, __u32 nk)
+{
+	struct uw_state *st = &s->st;
+	__u32 tgid = t->tgid;
+	__u64 lo, n;
+
+	if (!bpf_map_lookup_elem(&unwind_procs, &tgid))
+		return false;
+	st->remote = 1;
+	unwind_user_from(s, (struct pt_regs *)bpf_task_pt_regs(t), tgid, nk);
+	/* each pass reads up to UW_WIN_BYTES: 12 cover the 12 KiB a deep blocked stack may span */
+	for (int i = 0; i < 12 && st->stop == UW_NEED_READ; i++) {
+		lo = st->want_lo;
+		/* as uw_window(): to the end of lo's page, unless the range crosses it */
+		n = UW_PAGE_SIZE - (lo & (UW_PAGE_SIZE - 1));
+		if (n > UW_WIN_BYTES)
+			n = UW_WIN_BYTES;
+		if (n < st->want_hi - lo)
+			n = st->want_hi - lo;
+		if (n < 8 || n > UW_WIN_BYTES ||
+		    bpf_copy_from_user_task(s->win, n, (void *)lo, t, 0)) {
+			st->stop = HC_STAT_UNWIND_READ_ERR;
+			break;
+		}
+		st->win_lo = lo;
+		st->win_len = n;
+		unwind_user_resume(s);
+	}
+	s->rec.nr_ustack = st->n;
+	s->rec.flags |= HC_SF_UNWIND_CFI;
+	if (st->fp_frames)
+		s->rec.flags |= HC_SF_UNWIND_FP;
+	if (st->stop != UNWIND_DONE)
+		s->rec.flags |= HC_SF_UNWIND_PARTIAL;
+	st->remote = 0;
+	return true;
+}
+
+/*
+ * A task still blocked when recording stops: its block so far, to @now,
+ * with its kernel stack and its user stack, walked by CFI where the
+ * process's tables are published (else only the pc it blocked at).
  */
 static __always_inline void emit_still_blocked(struct task_struct *t, struct offcpu_task *ot,
 					       __u64 now)
@@ -806,9 +850,14 @@ static __always_inline void emit_still_blocked(struct task_struct *t, struct off
 			nk = HC_MAX_STACK_DEPTH;
 	}
 	r->nr_kstack = nk;
-	if ((cfg_stacks & 0x2) && !(t->flags & PF_KTHREAD) && nk < HC_MAX_STACK_DEPTH) {
-		r->ips[nk] = BPF_CORE_READ(regs, ip);
-		r->nr_ustack = 1;
+	if ((cfg_stacks & 0x2) && !(t->flags & PF_KTHREAD) && nk < HC_MAX_STACK_DEPTH &&
+	    (cfg_unwind != HC_UNWIND_CFI || !remote_walk(s, t, nk))) {
+		/* spilled across the walk, nk lost its bound: check it again, opaquely */
+		asm volatile("" : "+r"(nk));
+		if (nk < HC_MAX_STACK_DEPTH) {
+			r->ips[nk] = BPF_CORE_READ(regs, ip);
+			r->nr_ustack = 1;
+		}
 	}
 	if (first_sight(t->tgid))
 		r->flags |= HC_SF_NEW_TGID;
@@ -823,21 +872,34 @@ static __always_inline void emit_still_blocked(struct task_struct *t, struct off
 
 /*
  * Run by the loader after detaching (nothing writes the storage any more):
- * every live thread's remaining batched counts, and the blocks still going.
- * The clock is the loader's run queue's, updated as it woke just before.
+ * every live thread's remaining batched counts.
  */
 SEC("iter/task")
 int flush_tasks(struct bpf_iter__task *ctx)
 {
 	/* one load: the verifier tracks the NULL check on this copy only */
 	struct task_struct *t = ctx->task;
+
+	if (t)
+		flush_task(t);
+	return 0;
+}
+
+/*
+ * Run by the loader after flush_tasks: the blocks still going, to now (the
+ * loader's run queue's clock, updated as it woke just before). Sleepable:
+ * reading a blocked task's user stack may fault its pages in.
+ */
+SEC("iter.s/task")
+int flush_blocked(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
 	struct offcpu_task *ot;
 
 	if (!t)
 		return 0;
-	flush_task(t);
 	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
-	if (cfg_offcpu && ot && ot->off_ts)
+	if (ot && ot->off_ts)
 		emit_still_blocked(t, ot, sched_now(bpf_get_current_task_btf()));
 	return 0;
 }
@@ -866,6 +928,8 @@ int mark_blocked(struct bpf_iter__task *ctx)
 	}
 	if (ot->off_ts)
 		return 0;	/* it blocked since attach: timed already */
+	/* have the loader read its maps (and publish unwind tables) now */
+	note_seen(t, ot);
 	ot->state = state;
 	ot->off_rd = t->sched_info.run_delay;
 	ot->off_kt = bpf_ktime_get_ns();

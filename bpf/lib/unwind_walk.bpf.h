@@ -106,6 +106,12 @@ static __always_inline int uw_window(struct uw_scratch *s, __u64 lo, __u64 hi)
 	st->win_len = 0;
 	if (n < 8 || n > UW_WIN_BYTES)
 		return -1;	/* cannot happen: bounds for the verifier */
+	if (st->remote) {
+		/* not this task's memory: the caller reads it and resumes */
+		st->want_lo = lo;
+		st->want_hi = hi;
+		return -1;
+	}
 	if (bpf_probe_read_user(s->win, n, (void *)lo))
 		return -1;
 	st->win_lo = lo;
@@ -240,6 +246,11 @@ static long unwind_step(__u32 i, void *ctx)
 		reason = unwind_cfi_step(s, row);
 	if (!reason && !st->pc)
 		reason = UNWIND_DONE;	/* a zero return address ends the chain */
+	if (reason == HC_STAT_UNWIND_READ_ERR && st->want_hi) {
+		/* redo this frame once the caller has read the bytes */
+		st->n--;
+		reason = UW_NEED_READ;
+	}
 	if (reason) {
 		st->stop = reason;
 		return 1;
@@ -248,12 +259,13 @@ static long unwind_step(__u32 i, void *ctx)
 }
 
 /*
- * Walk the user stack of the current task from @regs (its user-mode
- * registers) into rec.ips[base..]. Returns the number of frames; st->stop
- * says why it ended (UNWIND_DONE: reached the outermost frame).
+ * Walk a user stack from @regs (its user-mode registers) into
+ * rec.ips[base..], reading it as the current task's unless st->remote.
+ * Returns the number of frames; st->stop says why it ended (UNWIND_DONE:
+ * reached the outermost frame; UW_NEED_READ: see struct uw_state).
  */
-static __always_inline __u32 unwind_user(struct uw_scratch *s, struct pt_regs *regs,
-					 __u32 tgid, __u32 base)
+static __always_inline __u32 unwind_user_from(struct uw_scratch *s, struct pt_regs *regs,
+					      __u32 tgid, __u32 base)
 {
 	struct uw_state *st = &s->st;
 	__u32 slot = st->slot;
@@ -268,8 +280,31 @@ static __always_inline __u32 unwind_user(struct uw_scratch *s, struct pt_regs *r
 	st->fp_frames = 0;
 	st->have_map = 0;
 	st->win_len = 0;
+	st->want_hi = 0;
 	bpf_loop(HC_MAX_STACK_DEPTH, unwind_step, &slot, 0);
 	/* every iteration recorded a frame and none found the end: the stack is deeper */
+	if (!st->stop)
+		st->stop = HC_STAT_USTACK_TRUNC;
+	return st->n;
+}
+
+/* The current task's user stack from @regs; see unwind_user_from(). */
+static __always_inline __u32 unwind_user(struct uw_scratch *s, struct pt_regs *regs,
+					 __u32 tgid, __u32 base)
+{
+	s->st.remote = 0;
+	return unwind_user_from(s, regs, tgid, base);
+}
+
+/* Go on with a walk that stopped for UW_NEED_READ, its window now filled. */
+static __always_inline __u32 unwind_user_resume(struct uw_scratch *s)
+{
+	struct uw_state *st = &s->st;
+	__u32 slot = st->slot;
+
+	st->stop = 0;
+	st->want_hi = 0;
+	bpf_loop(HC_MAX_STACK_DEPTH, unwind_step, &slot, 0);
 	if (!st->stop)
 		st->stop = HC_STAT_USTACK_TRUNC;
 	return st->n;

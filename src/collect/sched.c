@@ -82,9 +82,11 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 	bpf_program__set_autoload(skel->progs.offcpu_exit, o->offcpu || o->runq);
 	bpf_program__set_autoload(skel->progs.flush_tasks, o->offcpu || o->runq);
 	bpf_program__set_autoload(skel->progs.mark_blocked, o->offcpu);
+	bpf_program__set_autoload(skel->progs.flush_blocked, o->offcpu);
 	/* run once each, by offcpu_start and offcpu_stop, not attached with the others */
 	bpf_program__set_autoattach(skel->progs.flush_tasks, false);
 	bpf_program__set_autoattach(skel->progs.mark_blocked, false);
+	bpf_program__set_autoattach(skel->progs.flush_blocked, false);
 }
 
 static int offcpu_open(struct collector *c, const struct record_opts *o,
@@ -210,8 +212,11 @@ static int offcpu_stop(struct collector *c)
 	 */
 	err = run_task_iter(oc->skel->progs.flush_tasks);
 	if (err)
-		pr_warn("offcpu: live threads' last (< 64) short blocks, run-queue waits and "
-			"blocks still going not counted: cannot run the flush iterator: %s\n",
+		pr_warn("offcpu: live threads' last (< 64) short blocks and run-queue waits not "
+			"counted: cannot run the flush iterator: %s\n", strerror(-err));
+	err = oc->offcpu ? run_task_iter(oc->skel->progs.flush_blocked) : 0;
+	if (err)
+		pr_warn("offcpu: blocks still going not counted: cannot run the iterator: %s\n",
 			strerror(-err));
 	return 0;
 }

@@ -588,7 +588,10 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	ot = bpf_task_storage_get(&offcpu_tasks, next, NULL, 0);
 	if (!ot)
 		return;
-	off = ot->off_ts;
+	if (!ot->off_ts)
+		return;
+	/* taken atomically: the agent's interval cut (cut_blocked) may move it */
+	off = __sync_lock_test_and_set(&ot->off_ts, 0);
 	if (!off)
 		return;
 	/* per-CPU scheduler clocks: never let a slightly earlier one wrap */
@@ -597,7 +600,6 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		sched_stat_add(HC_SCHED_CLOCK_BACK, 1);
 		sched_stat_add(HC_SCHED_CLOCK_BACK_NS, off - now);
 	}
-	ot->off_ts = 0;
 	wait = cpu_wait(next, ot, now);
 	if (wait > delta)
 		wait = delta;
@@ -815,12 +817,13 @@ static __always_inline bool remote_walk(struct uw_scratch *s, struct task_struct
 }
 
 /*
- * A task still blocked when recording stops: its block so far, to @now,
- * with its kernel stack and its user stack, walked by CFI where the
- * process's tables are published (else only the pc it blocked at).
+ * A task still blocked when recording (or the agent's interval) stops: its
+ * block from @off to @now, with its kernel stack and its user stack, walked
+ * by CFI where the process's tables are published (else only the pc it
+ * blocked at); @flags: the block's HC_OFFCPU_F_*.
  */
 static __always_inline void emit_still_blocked(struct task_struct *t, struct offcpu_task *ot,
-					       __u64 now)
+					       __u64 off, __u64 now, __u8 flags)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
 	struct uw_scratch *s;
@@ -828,7 +831,7 @@ static __always_inline void emit_still_blocked(struct task_struct *t, struct off
 	__u32 nk = 0;
 	long n;
 
-	if (now <= ot->off_ts)
+	if (now <= off)
 		return;
 	s = scratch_get();
 	if (!s) {
@@ -837,11 +840,11 @@ static __always_inline void emit_still_blocked(struct task_struct *t, struct off
 	}
 	r = &s->rec;
 	rec_fill_header(r, t, t->tgid, t->pid, HC_KIND_OFFCPU);
-	r->weight = now - ot->off_ts;
+	r->weight = now - off;
 	r->addr = 0;
 	r->count = 1;
-	r->time_ns = ot->off_ts;
-	r->state = ot->state | (__u32)(ot->off_flags | HC_OFFCPU_F_AT_STOP) << HC_OFFCPU_FLAGS_SHIFT;
+	r->time_ns = off;
+	r->state = ot->state | (__u32)(flags | HC_OFFCPU_F_AT_STOP) << HC_OFFCPU_FLAGS_SHIFT;
 	r->syscall = task_syscall(t);
 	if (cfg_stacks & 0x1) {
 		n = bpf_get_task_stack(t, r->ips, HC_MAX_STACK_DEPTH * sizeof(__u64), 0);
@@ -867,7 +870,6 @@ static __always_inline void emit_still_blocked(struct task_struct *t, struct off
 	else
 		stat_inc(&offcpu_stats, HC_STAT_SAMPLES);
 	scratch_put();
-	ot->off_ts = 0;
 }
 
 /*
@@ -899,8 +901,42 @@ int flush_blocked(struct bpf_iter__task *ctx)
 	if (!t)
 		return 0;
 	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
-	if (ot && ot->off_ts)
-		emit_still_blocked(t, ot, sched_now(bpf_get_current_task_btf()));
+	if (!ot || !ot->off_ts)
+		return 0;
+	emit_still_blocked(t, ot, ot->off_ts, sched_now(bpf_get_current_task_btf()), ot->off_flags);
+	ot->off_ts = 0;
+	return 0;
+}
+
+/*
+ * The agent's interval boundary, programs attached: a block still going is
+ * emitted up to now ("still blocked") and goes on from now ("blocked at
+ * start"), so each interval holds its own part. The move of off_ts is a
+ * compare-and-swap against switch_in's exchange: whichever comes first
+ * owns the time up to now.
+ */
+SEC("iter.s/task")
+int cut_blocked(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct offcpu_task *ot;
+	__u64 off, now;
+	__u8 flags;
+
+	if (!t)
+		return 0;
+	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
+	if (!ot)
+		return 0;
+	off = ot->off_ts;
+	now = sched_now(bpf_get_current_task_btf());
+	if (!off || now <= off)
+		return 0;
+	flags = ot->off_flags;
+	if (__sync_val_compare_and_swap(&ot->off_ts, off, now) != off)
+		return 0;	/* it woke meanwhile: switch_in counts it whole */
+	ot->off_flags = flags | HC_OFFCPU_F_AT_START;
+	emit_still_blocked(t, ot, off, now, flags);
 	return 0;
 }
 

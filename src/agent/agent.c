@@ -193,6 +193,8 @@ static int agent_loop(struct agent *a, agent_reload_fn reload, void *arg)
 		if (done || session__stopping())
 			break;
 		if (clock_mono_ns() >= a->start_ns + a->cfg.interval_ns) {
+			/* blocks going on across the boundary: each interval gets its part */
+			session__cut(a->s);
 			err = session__flush(a->s);
 			if (!err)
 				err = agent_rotate(a, false);

@@ -83,10 +83,12 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 	bpf_program__set_autoload(skel->progs.flush_tasks, o->offcpu || o->runq);
 	bpf_program__set_autoload(skel->progs.mark_blocked, o->offcpu);
 	bpf_program__set_autoload(skel->progs.flush_blocked, o->offcpu);
+	bpf_program__set_autoload(skel->progs.cut_blocked, o->offcpu);
 	/* run once each, by offcpu_start and offcpu_stop, not attached with the others */
 	bpf_program__set_autoattach(skel->progs.flush_tasks, false);
 	bpf_program__set_autoattach(skel->progs.mark_blocked, false);
 	bpf_program__set_autoattach(skel->progs.flush_blocked, false);
+	bpf_program__set_autoattach(skel->progs.cut_blocked, false);
 }
 
 static int offcpu_open(struct collector *c, const struct record_opts *o,
@@ -219,6 +221,21 @@ static int offcpu_stop(struct collector *c)
 		pr_warn("offcpu: blocks still going not counted: cannot run the iterator: %s\n",
 			strerror(-err));
 	return 0;
+}
+
+/* The agent's interval ends: blocks still going are split at now (cut_blocked). */
+static int offcpu_cut(struct collector *c)
+{
+	struct offcpu *oc = c->priv;
+	int err;
+
+	if (!oc->offcpu)
+		return 0;
+	err = run_task_iter(oc->skel->progs.cut_blocked);
+	if (err)
+		pr_warn("offcpu: blocks going on across the interval end stay in the next one: "
+			"cannot run the iterator: %s\n", strerror(-err));
+	return err;
 }
 
 static int emit_short(const struct hc_offcpu_thread *k, const struct hc_offcpu_short *v,
@@ -519,6 +536,7 @@ const struct collector_ops sched_ops = {
 	.open = offcpu_open,
 	.start = offcpu_start,
 	.stop = offcpu_stop,
+	.cut = offcpu_cut,
 	.drain = offcpu_drain,
 	.stats = offcpu_stats,
 	.describe = offcpu_describe,

@@ -570,6 +570,13 @@ int session__stop(struct session *s)
 	return err;
 }
 
+void session__cut(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_cols; i++)
+		if (s->cols[i].ops->cut)
+			s->cols[i].ops->cut(&s->cols[i]);	/* a failure is logged: nothing lost */
+}
+
 int session__flush(struct session *s)
 {
 	struct proc_handlers h = handlers_proto;

@@ -34,6 +34,12 @@ int session__open(struct session **out, const struct record_opts *o);
 int session__poll(struct session *s, uint64_t until_ns, bool *done);
 /* Consume what is in the ring and in-kernel aggregates now (before a write). */
 int session__flush(struct session *s);
+
+/*
+ * An interval ends (the agent): have the collectors emit what is still
+ * going (blocks) up to now, into the ring; call before session__flush().
+ */
+void session__cut(struct session *s);
 /* Write the current aggregation to @f. 0 or -errno. */
 int session__write(struct session *s, FILE *f, enum out_format fmt);
 /*

@@ -67,6 +67,29 @@ done
 [ "$n" -eq 2 ] || bad "mutex: $n deadlocked threads, want 2"
 kill $hp 2>/dev/null
 
+# the agent: each interval holds its own part of a block going on across
+# its ends. Its end stamp is taken after the cut, the ring read and the
+# drain (under 1 ms measured): each interval's part within 10 ms of its length
+start_hang sleep 60
+"$HOTCOLD" agent -o "$TMP/hist" --interval 1s --off-cpu --no-on-cpu -p $hp 2>"$TMP/agent.err" &
+ag=$!
+cleanup_hooks+=("kill $ag 2>/dev/null")
+for _ in $(seq 100); do grep -q 'agent: interval 3:' "$TMP/agent.err" && break; sleep 0.1; done
+kill -TERM $ag; wait $ag
+n=0
+while read -r line; do
+	s0=$(sed -n 's/.*"start_ms":\([0-9]*\).*/\1/p' <<<"$line")
+	e0=$(sed -n 's/.*"end_ms":\([0-9]*\).*/\1/p' <<<"$line")
+	f=$(sed -n 's/.*"name":"\([^"]*-offcpu.folded.gz\)".*/\1/p' <<<"$line")
+	# folded weights of the agent's files are nanoseconds
+	t=$(gunzip -c "$TMP/hist/$f" | awk '/;hang_in_sleep;/ && /\[sleep, blocked (throughout|at start)\] [0-9]+$/ { t += $NF } END { printf "%.0f", t / 1e6 }')
+	n=$((n + 1))
+	within "$t" $((e0 - s0)) 10 && ok "agent interval $n: $t ms of the sleep through hang_in_sleep, interval $((e0 - s0)) ms" ||
+		bad "agent interval $n: $t ms of the sleep through hang_in_sleep, interval $((e0 - s0)) ms"
+done < "$TMP/hist/index.jsonl"
+[ "$n" -ge 3 ] || bad "agent wrote $n intervals, want >= 3"
+kill $hp 2>/dev/null
+
 # woken inside the window: timed from the start to the wakeup, marked "at
 # start"; recorded until it exits (no -d), so start-up time does not matter
 start_hang sleep 3

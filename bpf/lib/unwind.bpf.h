@@ -43,7 +43,7 @@ struct uw_state {
 	 * caller fills the window with bpf_copy_from_user_task() and resumes.
 	 */
 	__u32 remote;
-	__u32 pad;
+	__u32 exact_pc;		/* pc was restored from a signal frame: not a return address */
 	__u64 want_lo, want_hi;
 };
 

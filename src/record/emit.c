@@ -12,6 +12,7 @@
 #include "analysis/profile.h"
 #include "output/folded.h"
 #include "record/reason.h"
+#include "record/wakers.h"
 
 #define EMIT_NAME_LEN 512
 /* root + user frames + kernel frames, each at most HC_MAX_STACK_DEPTH (127) */
@@ -124,7 +125,8 @@ static size_t name_waker(struct emit_ctx *x, const uint64_t *w, size_t wk, size_
 	size_t k;
 
 	x->frames[n++] = "--";
-	k = name_kernel(x, w, wk, n, "_[w]");
+	/* wakers.h: the waker's id words, then its kernel ips */
+	k = name_kernel(x, w + WAKER_ID_WORDS, wk - WAKER_ID_WORDS, n, "_[w]");
 	/* name_kernel wrote root first; the waker part reads leaf first */
 	for (size_t a = n, b = k; a + 1 < b; a++, b--) {
 		const char *t = x->frames[a];
@@ -151,7 +153,11 @@ static size_t name_waker(struct emit_ctx *x, const uint64_t *w, size_t wk, size_
 		count_flags(x, flags);
 		x->frames[n++] = buf;
 	}
-	return n;
+	/* outermost: who woke it (a task, not an interrupt) */
+	snprintf(x->names[n], EMIT_NAME_LEN, "[waker %.16s-%u pid %u]_[w]", (const char *)&w[1],
+		 (uint32_t)w[0], (uint32_t)(w[0] >> 32));
+	x->frames[n] = x->names[n];
+	return n + 1;
 }
 
 /* Folded counts are integers: samples, or microseconds (rounded) when time is involved. */

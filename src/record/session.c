@@ -143,7 +143,8 @@ int session_sample(struct session *s, const struct sample_view *v)
 		/* the waker's stack waits for the record of the block it ended */
 		if (s->wakers) {
 			n = stack_words(s, v->state, v, s->words, &nk);
-			wakers__put(s->wakers, v->pid, v->time_ns, s->words, nk, n - nk);
+			wakers__put(s->wakers, v->pid, v->time_ns, s->words, nk, n - nk, v->state,
+				    (uint32_t)v->syscall, v->comm);
 		}
 		return 0;
 	}
@@ -187,10 +188,12 @@ int session_sample(struct session *s, const struct sample_view *v)
 	}
 	if (v->kind == SAMPLE_OFFCPU && !v->short_blocks && s->wakers &&
 	    wakers__take(s->wakers, v->pid, v->time_ns, &wk)) {
-		/* the waker's words follow; nr_user covers them, aux2 says how many */
+		/* the waker's id and words follow; nr_user covers them, aux2 says how many */
+		memcpy(&s->words[n], wk.id, sizeof(wk.id));
+		n += WAKER_ID_WORDS;
 		memcpy(&s->words[n], wk.words, ((size_t)wk.nr_kernel + wk.nr_user) * sizeof(uint64_t));
 		n += wk.nr_kernel + wk.nr_user;
-		key.aux2 = (uint32_t)wk.nr_kernel << 16 | wk.nr_user;
+		key.aux2 = (uint32_t)(wk.nr_kernel + WAKER_ID_WORDS) << 16 | wk.nr_user;
 	} else if (v->kind == SAMPLE_OFFCPU && !v->short_blocks && s->wakers) {
 		wakers__missed(s->wakers, v->state);
 	}

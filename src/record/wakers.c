@@ -18,6 +18,7 @@ struct waker_slot {
 	bool used;
 	uint16_t nr_kernel, nr_user;
 	uint64_t block_ts;
+	uint64_t id[WAKER_ID_WORDS];
 	uint64_t words[WAKER_MAX_WORDS];
 };
 
@@ -59,7 +60,8 @@ static struct waker_slot *slot_of(struct wakers *w, uint32_t pid, uint64_t ts)
 }
 
 int wakers__put(struct wakers *w, uint32_t pid, uint64_t block_ts, const uint64_t *words,
-		uint16_t nr_kernel, uint16_t nr_user)
+		uint16_t nr_kernel, uint16_t nr_user, uint32_t waker_tgid, uint32_t waker_tid,
+		const char *waker_comm)
 {
 	struct waker_slot *s = slot_of(w, pid, block_ts);
 
@@ -72,6 +74,9 @@ int wakers__put(struct wakers *w, uint32_t pid, uint64_t block_ts, const uint64_
 	s->block_ts = block_ts;
 	s->nr_kernel = nr_kernel;
 	s->nr_user = nr_user;
+	s->id[0] = (uint64_t)waker_tgid << 32 | waker_tid;
+	memset(&s->id[1], 0, 2 * sizeof(uint64_t));
+	memcpy(&s->id[1], waker_comm, strnlen(waker_comm, 2 * sizeof(uint64_t)));
 	memcpy(s->words, words, ((size_t)nr_kernel + nr_user) * sizeof(*words));
 	w->st.stored++;
 	return 0;
@@ -87,6 +92,7 @@ bool wakers__take(struct wakers *w, uint32_t pid, uint64_t block_ts, struct wake
 	out->words = s->words;
 	out->nr_kernel = s->nr_kernel;
 	out->nr_user = s->nr_user;
+	memcpy(out->id, s->id, sizeof(out->id));
 	w->st.joined++;
 	return true;
 }

@@ -35,7 +35,8 @@ bool session_hold(struct session *s, const struct sample_view *v)
 	struct held_rec *h;
 	size_t n = v->nr_kips + v->nr_uips;
 
-	if (!s->gone.nr || v->kind == SAMPLE_WAKER || !v->nr_uips ||
+	/* releasing: what is still unknown is named now, as far as it can be */
+	if (s->releasing || !s->gone.nr || v->kind == SAMPLE_WAKER || !v->nr_uips ||
 	    !keymap__get(&s->gone, v->tgid, 0, NULL))
 		return false;
 	if (s->nr_held >= SESSION_MAX_HELD) {
@@ -66,23 +67,31 @@ bool session_hold(struct session *s, const struct sample_view *v)
 	return true;
 }
 
-/* Replay the held records of @tgid (every tgid: all == true), in ring order. */
+/*
+ * Replay the held records of @tgid (every tgid: all == true), in ring order.
+ * The list is taken off first: a replayed record of a process still unknown
+ * is held again (session_sample), onto the new list, not the one walked.
+ */
 static void replay(struct session *s, uint32_t tgid, bool all)
 {
-	struct held_rec **pp = &s->held_head, *h;
+	struct held_rec *h = s->held_head, *next;
 
-	while ((h = *pp)) {
+	s->held_head = NULL;
+	s->held_tail = &s->held_head;
+	s->nr_held = 0;
+	for (; h; h = next) {
+		next = h->next;
+		h->next = NULL;
 		if (!all && h->v.tgid != tgid) {
-			pp = &h->next;
+			*s->held_tail = h;
+			s->held_tail = &h->next;
+			s->nr_held++;
 			continue;
 		}
-		*pp = h->next;
-		s->nr_held--;
 		session_sample(s, &h->v);
 		s->held_replayed++;
 		free(h);
 	}
-	s->held_tail = pp;	/* the loop ends on the last link */
 }
 
 void session_defer_read(struct session *s, uint32_t tgid)
@@ -141,7 +150,9 @@ void session_release_held(struct session *s)
 		keymap__release(&s->gone);
 		keymap__init(&s->gone);
 	}
+	s->releasing = true;
 	replay(s, 0, true);
+	s->releasing = false;
 }
 
 void session_free_held(struct session *s)

@@ -75,6 +75,7 @@ struct session {
 	struct held_rec *held_head;	/* their records, in ring order */
 	struct held_rec **held_tail;
 	size_t nr_held;
+	bool releasing;		/* session_release_held(): replayed records are not held again */
 	uint64_t held_replayed, held_dropped;
 	struct {			/* thread CPU time (ns) by activity */
 		uint64_t polls, ring_ns;	/* ring polls: records, new processes */

@@ -19,6 +19,7 @@
 #include "collect/collector.h"
 #include "collect/proc.h"
 #include "sched.skel.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 _Static_assert(sizeof(struct hc_offcpu_short) == 56, "hc_offcpu_short ABI changed");
@@ -229,9 +230,13 @@ static int offcpu_cut(struct collector *c)
 	struct offcpu *oc = c->priv;
 	int err;
 
+	uint64_t t0 = clock_mono_ns();
+
 	if (!oc->offcpu)
 		return 0;
 	err = run_task_iter(oc->skel->progs.cut_blocked);
+	pr_debug("offcpu: blocks going on cut at the interval end in %.1f ms\n",
+		 (clock_mono_ns() - t0) / 1e6);
 	if (err)
 		pr_warn("offcpu: blocks going on across the interval end stay in the next one: "
 			"cannot run the iterator: %s\n", strerror(-err));

@@ -590,7 +590,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		return;
 	if (!ot->off_ts)
 		return;
-	/* taken atomically: the agent's interval cut (cut_blocked) may move it */
+	/* taken atomically: the agent's interval cut (still_blocked) may move it */
 	off = __sync_lock_test_and_set(&ot->off_ts, 0);
 	if (!off)
 		return;
@@ -772,40 +772,71 @@ int BPF_PROG(offcpu_exit, struct task_struct *p)
 	return 0;
 }
 
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
+
+/* the thread remote_walk() walks (the iterators run one task at a time) */
+static __u32 remote_tid;
+
+/*
+ * bpf_loop callback of remote_walk(): read the window the walker stopped
+ * for, from the walked thread's memory, and resume the walk. A callback is
+ * verified once, where a loop of refills was verified pass by pass
+ * (seconds of load time).
+ */
+static long remote_refill(__u32 i, void *ctx)
+{
+	__u32 slot = *(__u32 *)ctx;
+	struct uw_scratch *s = bpf_map_lookup_elem(&unwind_scratch, &slot);
+	struct task_struct *t;
+	struct uw_state *st;
+	__u64 lo, n;
+	long err;
+
+	if (!s || s->st.stop != UW_NEED_READ)
+		return 1;
+	st = &s->st;
+	lo = st->want_lo;
+	/* as uw_window(): to the end of lo's page, unless the range crosses it */
+	n = UW_PAGE_SIZE - (lo & (UW_PAGE_SIZE - 1));
+	if (n > UW_WIN_BYTES)
+		n = UW_WIN_BYTES;
+	if (n < st->want_hi - lo)
+		n = st->want_hi - lo;
+	st->stop = HC_STAT_UNWIND_READ_ERR;
+	if (n < 8 || n > UW_WIN_BYTES)
+		return 1;
+	t = bpf_task_from_pid(remote_tid);
+	if (!t)
+		return 1;
+	err = bpf_copy_from_user_task(s->win, n, (void *)lo, t, 0);
+	bpf_task_release(t);
+	if (err)
+		return 1;
+	st->win_lo = lo;
+	st->win_len = n;
+	unwind_user_resume(s);
+	return 0;
+}
+
 /*
  * @t's user stack by CFI, from a sleepable program: the walker stops for
- * every window of @t's stack it needs, read here with
+ * every window of @t's stack it needs, read by remote_refill() with
  * bpf_copy_from_user_task() (it may fault pages in). False if the process
  * has no tables published.
  */
 static __always_inline bool remote_walk(struct uw_scratch *s, struct task_struct *t, __u32 nk)
 {
 	struct uw_state *st = &s->st;
-	__u32 tgid = t->tgid;
-	__u64 lo, n;
+	__u32 tgid = t->tgid, slot = st->slot;
 
 	if (!bpf_map_lookup_elem(&unwind_procs, &tgid))
 		return false;
 	st->remote = 1;
+	remote_tid = t->pid;
 	unwind_user_from(s, (struct pt_regs *)bpf_task_pt_regs(t), tgid, nk);
-	/* each pass reads up to UW_WIN_BYTES: 12 cover the 12 KiB a deep blocked stack may span */
-	for (int i = 0; i < 12 && st->stop == UW_NEED_READ; i++) {
-		lo = st->want_lo;
-		/* as uw_window(): to the end of lo's page, unless the range crosses it */
-		n = UW_PAGE_SIZE - (lo & (UW_PAGE_SIZE - 1));
-		if (n > UW_WIN_BYTES)
-			n = UW_WIN_BYTES;
-		if (n < st->want_hi - lo)
-			n = st->want_hi - lo;
-		if (n < 8 || n > UW_WIN_BYTES ||
-		    bpf_copy_from_user_task(s->win, n, (void *)lo, t, 0)) {
-			st->stop = HC_STAT_UNWIND_READ_ERR;
-			break;
-		}
-		st->win_lo = lo;
-		st->win_len = n;
-		unwind_user_resume(s);
-	}
+	/* each pass reads up to UW_WIN_BYTES: 16 cover the 16 KiB a deep blocked stack may span */
+	bpf_loop(16, remote_refill, &slot, 0);
 	s->rec.nr_ustack = st->n;
 	s->rec.flags |= HC_SF_UNWIND_CFI;
 	if (st->fp_frames)
@@ -887,36 +918,21 @@ int flush_tasks(struct bpf_iter__task *ctx)
 	return 0;
 }
 
+/* set by the loader before it runs still_blocked: an agent interval's end, not the stop */
+bool ctl_cut = false;
+
 /*
- * Run by the loader after flush_tasks: the blocks still going, to now (the
- * loader's run queue's clock, updated as it woke just before). Sleepable:
+ * Blocks still going, emitted up to now (the loader's run queue's clock,
+ * updated as it woke just before), marked "still blocked". Sleepable:
  * reading a blocked task's user stack may fault its pages in.
+ * - At the stop (after flush_tasks, programs detached) the block ends here.
+ * - At an agent interval's end (ctl_cut, programs attached) it goes on from
+ *   now, marked "blocked at start", so each interval holds its own part.
+ *   The move of off_ts is a compare-and-swap against switch_in's exchange:
+ *   whichever comes first owns the time up to now.
  */
 SEC("iter.s/task")
-int flush_blocked(struct bpf_iter__task *ctx)
-{
-	struct task_struct *t = ctx->task;
-	struct offcpu_task *ot;
-
-	if (!t)
-		return 0;
-	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
-	if (!ot || !ot->off_ts)
-		return 0;
-	emit_still_blocked(t, ot, ot->off_ts, sched_now(bpf_get_current_task_btf()), ot->off_flags);
-	ot->off_ts = 0;
-	return 0;
-}
-
-/*
- * The agent's interval boundary, programs attached: a block still going is
- * emitted up to now ("still blocked") and goes on from now ("blocked at
- * start"), so each interval holds its own part. The move of off_ts is a
- * compare-and-swap against switch_in's exchange: whichever comes first
- * owns the time up to now.
- */
-SEC("iter.s/task")
-int cut_blocked(struct bpf_iter__task *ctx)
+int still_blocked(struct bpf_iter__task *ctx)
 {
 	struct task_struct *t = ctx->task;
 	struct offcpu_task *ot;
@@ -933,9 +949,13 @@ int cut_blocked(struct bpf_iter__task *ctx)
 	if (!off || now <= off)
 		return 0;
 	flags = ot->off_flags;
-	if (__sync_val_compare_and_swap(&ot->off_ts, off, now) != off)
-		return 0;	/* it woke meanwhile: switch_in counts it whole */
-	ot->off_flags = flags | HC_OFFCPU_F_AT_START;
+	if (!ctl_cut) {
+		ot->off_ts = 0;
+	} else {
+		if (__sync_val_compare_and_swap(&ot->off_ts, off, now) != off)
+			return 0;	/* it woke meanwhile: switch_in counts it whole */
+		ot->off_flags = flags | HC_OFFCPU_F_AT_START;
+	}
 	emit_still_blocked(t, ot, off, now, flags);
 	return 0;
 }

@@ -83,13 +83,11 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 	bpf_program__set_autoload(skel->progs.offcpu_exit, o->offcpu || o->runq);
 	bpf_program__set_autoload(skel->progs.flush_tasks, o->offcpu || o->runq);
 	bpf_program__set_autoload(skel->progs.mark_blocked, o->offcpu);
-	bpf_program__set_autoload(skel->progs.flush_blocked, o->offcpu);
-	bpf_program__set_autoload(skel->progs.cut_blocked, o->offcpu);
+	bpf_program__set_autoload(skel->progs.still_blocked, o->offcpu);
 	/* run once each, by offcpu_start and offcpu_stop, not attached with the others */
 	bpf_program__set_autoattach(skel->progs.flush_tasks, false);
 	bpf_program__set_autoattach(skel->progs.mark_blocked, false);
-	bpf_program__set_autoattach(skel->progs.flush_blocked, false);
-	bpf_program__set_autoattach(skel->progs.cut_blocked, false);
+	bpf_program__set_autoattach(skel->progs.still_blocked, false);
 }
 
 static int offcpu_open(struct collector *c, const struct record_opts *o,
@@ -217,14 +215,15 @@ static int offcpu_stop(struct collector *c)
 	if (err)
 		pr_warn("offcpu: live threads' last (< 64) short blocks and run-queue waits not "
 			"counted: cannot run the flush iterator: %s\n", strerror(-err));
-	err = oc->offcpu ? run_task_iter(oc->skel->progs.flush_blocked) : 0;
+	oc->skel->bss->ctl_cut = false;
+	err = oc->offcpu ? run_task_iter(oc->skel->progs.still_blocked) : 0;
 	if (err)
 		pr_warn("offcpu: blocks still going not counted: cannot run the iterator: %s\n",
 			strerror(-err));
 	return 0;
 }
 
-/* The agent's interval ends: blocks still going are split at now (cut_blocked). */
+/* The agent's interval ends: blocks still going are split at now (still_blocked). */
 static int offcpu_cut(struct collector *c)
 {
 	struct offcpu *oc = c->priv;
@@ -234,7 +233,8 @@ static int offcpu_cut(struct collector *c)
 
 	if (!oc->offcpu)
 		return 0;
-	err = run_task_iter(oc->skel->progs.cut_blocked);
+	oc->skel->bss->ctl_cut = true;
+	err = run_task_iter(oc->skel->progs.still_blocked);
 	pr_debug("offcpu: blocks going on cut at the interval end in %.1f ms\n",
 		 (clock_mono_ns() - t0) / 1e6);
 	if (err)

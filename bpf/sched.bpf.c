@@ -974,6 +974,9 @@ int mark_blocked(struct bpf_iter__task *ctx)
 
 	if (!t || !tracked(t))
 		return 0;
+	/* the command hotcold runs, parked until the loader releases it: not its wait */
+	if (BPF_CORE_READ(t, real_parent, tgid) == bpf_get_current_task_btf()->tgid)
+		return 0;
 	state = t->__state;
 	if (state == TASK_RUNNING || !state_wanted(state) || t->on_cpu)
 		return 0;

@@ -313,6 +313,24 @@ static long unwind_step(__u32 i, void *ctx)
 }
 
 /*
+ * Go on with a walk (from its first frame, or one that stopped for
+ * UW_NEED_READ, its window now filled). Returns the frames so far.
+ */
+static __always_inline __u32 unwind_user_resume(struct uw_scratch *s)
+{
+	struct uw_state *st = &s->st;
+	__u32 slot = st->slot;
+
+	st->stop = 0;
+	st->want_hi = 0;
+	bpf_loop(HC_MAX_STACK_DEPTH, unwind_step, &slot, 0);
+	/* every iteration recorded a frame and none found the end: the stack is deeper */
+	if (!st->stop)
+		st->stop = HC_STAT_USTACK_TRUNC;
+	return st->n;
+}
+
+/*
  * Walk a user stack from @regs (its user-mode registers) into
  * rec.ips[base..], reading it as the current task's unless st->remote.
  * Returns the number of frames; st->stop says why it ended (UNWIND_DONE:
@@ -322,7 +340,6 @@ static __always_inline __u32 unwind_user_from(struct uw_scratch *s, struct pt_re
 					      __u32 tgid, __u32 base)
 {
 	struct uw_state *st = &s->st;
-	__u32 slot = st->slot;
 
 	st->pc = BPF_CORE_READ(regs, ip);
 	st->sp = BPF_CORE_READ(regs, sp);
@@ -330,17 +347,11 @@ static __always_inline __u32 unwind_user_from(struct uw_scratch *s, struct pt_re
 	st->tgid = tgid;
 	st->base = base;
 	st->n = 0;
-	st->stop = 0;
 	st->fp_frames = 0;
 	st->have_map = 0;
 	st->win_len = 0;
-	st->want_hi = 0;
 	st->exact_pc = 0;
-	bpf_loop(HC_MAX_STACK_DEPTH, unwind_step, &slot, 0);
-	/* every iteration recorded a frame and none found the end: the stack is deeper */
-	if (!st->stop)
-		st->stop = HC_STAT_USTACK_TRUNC;
-	return st->n;
+	return unwind_user_resume(s);
 }
 
 /* The current task's user stack from @regs; see unwind_user_from(). */
@@ -349,20 +360,6 @@ static __always_inline __u32 unwind_user(struct uw_scratch *s, struct pt_regs *r
 {
 	s->st.remote = 0;
 	return unwind_user_from(s, regs, tgid, base);
-}
-
-/* Go on with a walk that stopped for UW_NEED_READ, its window now filled. */
-static __always_inline __u32 unwind_user_resume(struct uw_scratch *s)
-{
-	struct uw_state *st = &s->st;
-	__u32 slot = st->slot;
-
-	st->stop = 0;
-	st->want_hi = 0;
-	bpf_loop(HC_MAX_STACK_DEPTH, unwind_step, &slot, 0);
-	if (!st->stop)
-		st->stop = HC_STAT_USTACK_TRUNC;
-	return st->n;
 }
 
 #endif /* HC_BPF_LIB_UNWIND_WALK_BPF_H */

@@ -7,7 +7,8 @@
 #   "[sleep, blocked throughout]" through hang_in_sleep and nanosleep;
 # - two threads deadlocked on mutexes: each shows the whole window through
 #   pthread_mutex_lock (and lock_second, the function that called it);
-# - a process whose sleep ends inside the window: "[sleep, blocked at start]"
+# - the agent, 1 s intervals: each holds its own part of the sleep;
+# - a process whose wait ends inside the window: "[other, blocked at start]"
 #   from the start to its wakeup, with its stack.
 # Window: -d D is timed by the session from just after attach to the stop,
 # and the stop comes at the next turn of its loop: D <= window <= D + 100 ms
@@ -91,15 +92,21 @@ done < "$TMP/hist/index.jsonl"
 kill $hp 2>/dev/null
 
 # woken inside the window: timed from the start to the wakeup, marked "at
-# start"; recorded until it exits (no -d), so start-up time does not matter
-start_hang sleep 3
-"$HOTCOLD" record --off-cpu --per-thread -p $hp -o "$TMP/a.folded" 2>"$TMP/err"
-t=$(with_frame "$TMP/a.folded" "hang-$hp" hang_in_sleep "sleep, blocked at start")
-# it slept 3 s from before the start: less than that, and more than what is
-# left after the start-up (BPF load and attach: 0.2-1.3 s measured here)
-awk -v t="$t" 'BEGIN { exit !(t > 300000 && t < 3000000) }' &&
-	ok "woken in the window: $t us [sleep, blocked at start] through hang_in_sleep" ||
-	bad "woken in the window: $t us [sleep, blocked at start] through hang_in_sleep: $(head -c 600 "$TMP/a.folded")"
+# start". The test wakes it (SIGUSR1 to a sigwait) 1 s after the recording
+# is attached, and the recording ends with the process: 1 s to the wakeup,
+# plus the time from the attach to "Ctrl-C to stop" (ms) and the poll of
+# the log (50 ms steps): [1.0, 1.3] s
+start_hang signal
+"$HOTCOLD" record --off-cpu --per-thread -p $hp -o "$TMP/a.folded" 2>"$TMP/err" &
+hc=$!
+for _ in $(seq 200); do grep -q 'Ctrl-C to stop' "$TMP/err" 2>/dev/null && break; sleep 0.05; done
+sleep 1
+kill -USR1 $hp
+wait $hc
+t=$(awk -v r="hang-$hp" '{ split($0, fr, ";"); if (fr[1] == r && /;hang_in_sigwait;/ && /blocked at start\] [0-9]+$/) t += $NF } END { print t + 0 }' "$TMP/a.folded")
+awk -v t="$t" 'BEGIN { exit !(t >= 1000000 && t <= 1300000) }' &&
+	ok "woken in the window: $t us [.., blocked at start] through hang_in_sigwait" ||
+	bad "woken in the window: $t us [.., blocked at start] through hang_in_sigwait: $(head -c 600 "$TMP/a.folded")"
 # negative control: nothing of it is marked still blocked
 grep -q 'still blocked\|blocked throughout' "$TMP/a.folded" && bad "a woken task marked still blocked" ||
 	ok "nothing marked still blocked once it woke"

@@ -2,6 +2,8 @@
 /*
  * Processes that block for longer than a recording window:
  *   hang sleep SECS   main -> hang_in_sleep(): one nanosleep of SECS
+ *   hang signal       main -> hang_in_sigwait(): waits for SIGUSR1 (blocked, so
+ *                     no handler runs: the wait returns like any syscall)
  *   hang mutex        two threads deadlocked: each holds one mutex and waits
  *                     in pthread_mutex_lock (lock_second()) for the other's;
  *                     main waits in pthread_join
@@ -9,6 +11,7 @@
  * to block, so a test can start recording after that.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +41,19 @@ __attribute__((noinline)) void hang_in_sleep(double secs)
 	KEEP_FRAME();
 }
 
+__attribute__((noinline)) void hang_in_sigwait(void)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	ready();
+	sigwait(&set, &sig);
+	KEEP_FRAME();
+}
+
 __attribute__((noinline)) void lock_second(long me)
 {
 	pthread_mutex_lock(&m[!me]);	/* held by the other thread for good */
@@ -62,8 +78,12 @@ int main(int argc, char **argv)
 		hang_in_sleep(atof(argv[2]));
 		return 0;
 	}
+	if (argc == 2 && !strcmp(argv[1], "signal")) {
+		hang_in_sigwait();
+		return 0;
+	}
 	if (argc != 2 || strcmp(argv[1], "mutex")) {
-		fprintf(stderr, "usage: hang sleep SECS | hang mutex\n");
+		fprintf(stderr, "usage: hang sleep SECS | hang signal | hang mutex\n");
 		return 2;
 	}
 	pthread_barrier_init(&both_hold, NULL, 2);

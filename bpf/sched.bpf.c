@@ -121,19 +121,25 @@ struct {
 	__type(value, struct hc_stat_val);
 } offcpu_stats SEC(".maps");
 
+/* one per-CPU slot of HC_SCHED_STAT_NR counters, as percpu_stats_read() reads them */
+struct sched_stat_val {
+	__u64 v[HC_SCHED_STAT_NR];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, HC_SCHED_STAT_NR);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct sched_stat_val);
 } sched_stats SEC(".maps");
 
 static __always_inline void sched_stat_add(__u32 i, __u64 v)
 {
-	__u64 *c = bpf_map_lookup_elem(&sched_stats, &i);
+	__u32 zero = 0;
+	struct sched_stat_val *c = bpf_map_lookup_elem(&sched_stats, &zero);
 
-	if (c)
-		*c += v;	/* per-CPU slot, programs do not nest on it */
+	if (c && i < HC_SCHED_STAT_NR)
+		c->v[i] += v;	/* per-CPU slot, programs do not nest on it */
 }
 
 /*

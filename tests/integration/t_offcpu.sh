@@ -37,7 +37,7 @@ else
 	bad "$mode: user stacks not taken $want_how"
 fi
 
-while read -r name tid reason ns calls rd; do
+while read -r name tid reason ns calls rd steal; do
 	root="$name-$tid"
 	want=$(awk -v n="$ns" 'BEGIN { printf "%.0f", n / 1000 }')
 	cw=$(awk -v r="$root" '{ split($0, fr, ";"); if (fr[1] == r && $0 ~ /;\[cpu wait\] [0-9]+$/) t += $NF } END { print t + 0 }' "$TMP/out.folded")
@@ -51,15 +51,19 @@ while read -r name tid reason ns calls rd; do
 	# just before the switch: the same clock the kernel charges CPU time
 	# and run_delay with, so a block is neither over- nor under-counted by
 	# the switch itself. Rounding: each folded line is rounded to 1 us
-	# (< 20 lines a thread). So 2%, as the issue asks, either way.
+	# (< 20 lines a thread). So 2%, as the issue asks, either way; and
+	# below, the host's steal time while the thread ran, which the truth
+	# counts as blocked and hotcold as nothing (blockers.c): at most the
+	# machine's steal over the run (measured, in 10 ms ticks).
 	tol=2.00
+	low=$(awk -v b="$want" -v s="$steal" 'BEGIN { printf "%.2f", 2 + (b ? 100 * s / 1000 / b : 0) }')
 	rdus=$((rd / 1000))
 	[ "$cw" -le $((rdus + 20)) ] && ok "$root: [cpu wait] $cw us <= run_delay $rdus us" ||
 		bad "$root: [cpu wait] $cw us > run_delay $rdus us" 
-	if awk -v d="$dev" -v t="$tol" 'BEGIN { exit !(d >= -t && d <= t) }'; then
-		ok "$root: $all us off-CPU vs $want us measured ($dev%, tolerance $tol%, $calls calls)"
+	if awk -v d="$dev" -v t="$tol" -v l="$low" 'BEGIN { exit !(d >= -l && d <= t) }'; then
+		ok "$root: $all us off-CPU vs $want us measured ($dev%, tolerance -$low% +$tol%, $calls calls)"
 	else
-		bad "$root: $all us off-CPU vs $want us measured ($dev%, tolerance $tol%, $calls calls)"
+		bad "$root: $all us off-CPU vs $want us measured ($dev%, tolerance -$low% +$tol%, $calls calls)"
 	fi
 	p=$(pct "$got" "$((all - short))")
 	awk -v p="$p" 'BEGIN { exit !(p >= 95) }' && ok "$root: $p% of its stacked time is [$reason]" ||

@@ -334,6 +334,22 @@ static int offcpu_drain(struct collector *c, sample_fn fn, void *arg)
 	}
 }
 
+/*
+ * Context switches the kernel did not run offcpu_switch for: a tracing
+ * program does not nest on a CPU (the kernel counts the skips); a missed
+ * switch-in loses that block's time.
+ */
+static uint64_t switches_missed(const struct offcpu *oc)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(oc->skel->progs.offcpu_switch), &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
 /* The scheduler collector's own counters: clock steps and --wakers misses by cause. */
 static void sched_stats_add(const struct offcpu *oc, struct collector_stats *st)
 {
@@ -344,6 +360,8 @@ static void sched_stats_add(const struct offcpu *oc, struct collector_stats *st)
 		return;
 	st->s[st->nr++] = (struct collector_stat){ "blocks timed 0 (ended by an earlier clock "
 						   "of another CPU)", v[HC_SCHED_CLOCK_BACK], true };
+	st->s[st->nr++] = (struct collector_stat){ "switches not seen (the program was busy "
+						   "on that CPU)", switches_missed(oc), true };
 	if (!oc->wakers)
 		return;
 	st->s[st->nr++] = (struct collector_stat){ "long blocks without waker stacks: no wakeup "

@@ -34,6 +34,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile bool cfg_filter = false;
 const volatile bool cfg_kthreads = false;	/* kernel threads excluded by default */
 const volatile __u64 cfg_min_block_ns = 50000;	/* blocks >= this carry a stack */
+/* shorter blocks: a stack per this much of a thread's blocked time (and CPU wait) */
+const volatile __u64 cfg_quantum_ns = 1000000;
 const volatile __u64 cfg_max_block_ns = ~0ull;	/* longer blocks are ignored */
 const volatile __u32 cfg_states = HC_OFFCPU_STATE_S | HC_OFFCPU_STATE_D;
 const volatile __u32 cfg_stacks = 0x3;		/* bit 0 kernel, bit 1 user */
@@ -54,8 +56,16 @@ const volatile bool cfg_task_work = false;	/* defer user stacks by task work, no
 /* Per-task state; created at a tracked task's first block. */
 struct offcpu_task {
 	__u64 off_ts;		/* switch-out of the current block, 0 if none */
-	__u64 pending_ns;	/* a long block waiting for its user stack, 0 if none */
+	__u64 off_rd;		/* sched_info.run_delay then: CPU waits since add to it */
+	__u64 pending_ns;	/* blocked time of the pending record */
+	__u64 pending_wait;	/* CPU wait of the pending record (wakeup -> switch-in) */
 	__u64 pending_ts;
+	__u64 q_blk;		/* short blocks' blocked time not yet on a stack (< quantum) */
+	__u64 q_wait;		/* ... and their CPU wait */
+	__u8 pending;		/* a record waits for its user stack */
+	__u8 pending_flags;	/* HC_OFFCPU_F_* of it */
+	__u8 off_flags;		/* HC_OFFCPU_F_* of the current block */
+	__u8 pad4[5];
 	__u32 state;		/* of the current / pending block */
 	__u32 pending_state;
 	__s32 pending_syscall;
@@ -64,7 +74,8 @@ struct offcpu_task {
 	__u8 rd_valid;		/* rd_seen is a baseline (else the first switch-out sets it) */
 	__u8 pad2[3];
 	__u32 short_count;	/* short blocks not yet moved to offcpu_short */
-	__u64 short_ns;
+	__u32 pad5;
+	__u64 off_kstack_ts;	/* AT_STOP flush: kstack[] holds the block from off_ts */
 	__u32 rq_count;		/* run-queue waits not yet moved to runq_hist */
 	__u32 pad3;
 	__u64 rq_total_ns;
@@ -109,6 +120,27 @@ struct {
 	__type(key, __u32);
 	__type(value, struct hc_stat_val);
 } offcpu_stats SEC(".maps");
+
+/* one per-CPU slot of HC_SCHED_STAT_NR counters, as percpu_stats_read() reads them */
+struct sched_stat_val {
+	__u64 v[HC_SCHED_STAT_NR];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sched_stat_val);
+} sched_stats SEC(".maps");
+
+static __always_inline void sched_stat_add(__u32 i, __u64 v)
+{
+	__u32 zero = 0;
+	struct sched_stat_val *c = bpf_map_lookup_elem(&sched_stats, &zero);
+
+	if (c && i < HC_SCHED_STAT_NR)
+		c->v[i] += v;	/* per-CPU slot, programs do not nest on it */
+}
 
 /*
  * Deferred user-stack walks. The kernel keeps struct bpf_task_work only in
@@ -256,8 +288,11 @@ static __always_inline void emit_block(void *ctx, struct task_struct *t, struct 
 	r = &s->rec;
 	rec_fill_header(r, t, tgid, pid, HC_KIND_OFFCPU);
 	r->weight = ot->pending_ns;
+	r->addr = ot->pending_wait;
+	/* a sample of short blocks stands for many: the loader counts those apart */
+	r->count = ot->pending_flags & HC_OFFCPU_F_SAMPLED ? 0 : 1;
 	r->time_ns = ot->pending_ts;
-	r->state = ot->pending_state;
+	r->state = ot->pending_state | (__u32)ot->pending_flags << HC_OFFCPU_FLAGS_SHIFT;
 	r->syscall = ot->pending_syscall;
 	nk = ot->nr_kstack;
 	if (nk > HC_MAX_STACK_DEPTH)
@@ -274,7 +309,9 @@ static __always_inline void emit_block(void *ctx, struct task_struct *t, struct 
 	} else if (walk && (cfg_stacks & 0x2)) {
 		ustack_capture(ctx, s, t, tgid, nk, &offcpu_stats);
 	}
+	ot->pending = 0;
 	ot->pending_ns = 0;
+	ot->pending_wait = 0;
 	ot->nr_ustack = 0;
 	if (first_sight(tgid)) {
 		r->flags |= HC_SF_NEW_TGID;
@@ -299,14 +336,15 @@ static __always_inline void emit_pending(void *ctx, struct task_struct *t, struc
 }
 
 /*
- * Short blocks are summed in the task's own storage (only its switch-in
- * writes there: no atomics, no lookup) and moved to offcpu_short, where the
- * loader drains them, every SHORT_BATCH blocks, at a long block, at exit, and
- * by the flush_tasks iterator once the programs are detached.
+ * Short blocks are counted in the task's own storage (only its switch-in
+ * writes there: no atomics, no lookup); their count is moved to offcpu_short
+ * every SHORT_BATCH blocks and at a long block, and with it, at exit and by
+ * the flush_tasks iterator once the programs are detached, the time left
+ * below a quantum (q_blk, q_wait): the only time that never gets a stack.
  */
 #define SHORT_BATCH 64
 
-static __always_inline void add_short(struct task_struct *t, __u64 ns, __u64 count)
+static __always_inline void add_short(struct task_struct *t, __u64 ns, __u64 wait_ns, __u64 count)
 {
 	/* direct loads: @t is a trusted task pointer */
 	struct hc_offcpu_thread key = { .tgid = t->tgid, .pid = t->pid };
@@ -323,16 +361,22 @@ static __always_inline void add_short(struct task_struct *t, __u64 ns, __u64 cou
 		if (!v)
 			return;
 	}
-	__sync_fetch_and_add(&v->ns, ns);
+	if (ns)
+		__sync_fetch_and_add(&v->ns, ns);
+	if (wait_ns)
+		__sync_fetch_and_add(&v->wait_ns, wait_ns);
 	__sync_fetch_and_add(&v->count, count);
 }
 
-static __always_inline void short_flush(struct task_struct *t, struct offcpu_task *ot)
+/* @rest: with the time left below a quantum (the thread exits, or we stop) */
+static __always_inline void short_flush(struct task_struct *t, struct offcpu_task *ot, bool rest)
 {
-	if (!ot->short_count)
-		return;
-	add_short(t, ot->short_ns, ot->short_count);
-	ot->short_ns = 0;
+	if (rest && (ot->q_blk || ot->q_wait)) {
+		add_short(t, ot->q_blk, ot->q_wait, ot->short_count);
+		ot->q_blk = ot->q_wait = 0;
+	} else if (ot->short_count) {
+		add_short(t, 0, 0, ot->short_count);
+	}
 	ot->short_count = 0;
 }
 
@@ -360,7 +404,7 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 	if (cfg_runq)
 		runq_switch_out(prev, ot);
 	/* a long block still waiting for its user stack: prev's registers are readable now */
-	if (ot->pending_ns)
+	if (ot->pending)
 		flush_pending(ctx, prev, ot);
 	state = prev->__state;
 	/* still runnable: preempted or yielding, which is run-queue time, not blocking */
@@ -376,6 +420,8 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 	}
 	note_seen(prev, ot);
 	ot->off_ts = now;
+	ot->off_rd = prev->sched_info.run_delay;
+	ot->off_flags = 0;
 	/*
 	 * The waker runs on another CPU, or before the wakee's run queue clock
 	 * is updated: only a global clock tells it how long the block lasts.
@@ -410,7 +456,7 @@ static int deferred_walk(struct bpf_map *map, void *key, void *value)
 	struct pt_regs *regs;
 
 	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
-	if (!ot || !ot->pending_ns)
+	if (!ot || !ot->pending)
 		return 0;	/* flushed already, at a switch-out */
 	regs = (struct pt_regs *)bpf_task_pt_regs(t);
 	/*
@@ -457,34 +503,41 @@ static __always_inline bool defer_walk(struct task_struct *next, struct offcpu_t
 	return !err || err == -16 /* EBUSY */;
 }
 
-/* @next gets the CPU back. */
-static __always_inline void switch_in(struct task_struct *next, __u64 now)
+/*
+ * @next, back on the CPU, waited for it since its wakeup: the kernel's
+ * sched_info says how long without a program at wakeup. last_queued is when
+ * it was put on this run queue (this run queue's clock, like @now); waits on
+ * other run queues after the wakeup (it was migrated while queued) were
+ * already folded into run_delay, which did not move while it was blocked.
+ * sched_info_arrive() folds the last piece in right after this tracepoint.
+ */
+static __always_inline __u64 cpu_wait(struct task_struct *next, struct offcpu_task *ot, __u64 now)
 {
-	struct offcpu_task *ot;
-	__u64 delta;
+	__u64 wait = next->sched_info.run_delay - ot->off_rd, lq = next->sched_info.last_queued;
+
+	if (lq && now > lq)
+		wait += now - lq;
+	return wait;
+}
+
+/* --wakers: a long block without its waker's stacks, counted by cause */
+static __always_inline void waker_check(__u8 flags)
+{
+	__u32 st = (flags >> HC_OFFCPU_F_WK_SHIFT) & 3;
+
+	if (st == HC_OFFCPU_WK_NONE)
+		sched_stat_add(HC_SCHED_WK_NONE, 1);
+	else if (st == HC_OFFCPU_WK_SHORT)
+		sched_stat_add(HC_SCHED_WK_SHORT, 1);
+	else if (st == HC_OFFCPU_WK_LOST)
+		sched_stat_add(HC_SCHED_WK_LOST, 1);
+}
+
+/* Take @next's kernel stack for the pending record and ask for its user stack. */
+static __always_inline void take_stacks(struct task_struct *next, struct offcpu_task *ot)
+{
 	long n;
 
-	ot = bpf_task_storage_get(&offcpu_tasks, next, NULL, 0);
-	if (!ot)
-		return;
-	if (!ot->off_ts)
-		return;
-	/* per-CPU scheduler clocks: never let a slightly earlier one wrap */
-	delta = now > ot->off_ts ? now - ot->off_ts : 0;
-	ot->off_ts = 0;
-	if (delta > cfg_max_block_ns)
-		return;
-	if (delta < cfg_min_block_ns || ot->pending_ns) {
-		/* a pending block not yet flushed keeps its slot; this one is summed */
-		ot->short_ns += delta;
-		if (++ot->short_count >= SHORT_BATCH)
-			short_flush(next, ot);
-		return;
-	}
-	short_flush(next, ot);
-	ot->pending_ns = delta;
-	ot->pending_ts = now - delta;
-	ot->pending_state = ot->state;
 	/* still inside the syscall it blocked in: its number is in the saved registers */
 	ot->pending_syscall = task_syscall(next);
 	ot->nr_kstack = 0;
@@ -498,6 +551,84 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	/* user stack taken at switch-out, or none wanted: nothing to defer */
 	if (cfg_task_work && !ot->nr_ustack && (cfg_stacks & 0x2) && !defer_walk(next, ot))
 		stat_inc(&offcpu_stats, HC_STAT_DEFER_FAIL);
+}
+
+/*
+ * A short block: its time joins the thread's stackless sums, and each time a
+ * sum crosses a quantum this block's stacks are taken with the whole quanta
+ * as weight. A block's chance of carrying a sample is its time / quantum, so
+ * each stack's expected weight is its true time (README: Off-CPU sampling).
+ * While a record still waits for its user stack the sums just grow: the next
+ * short block takes them all.
+ */
+static __always_inline void short_block(struct task_struct *next, struct offcpu_task *ot,
+					__u64 blocked, __u64 wait, __u64 off)
+{
+	__u64 wb, ww;
+
+	ot->q_blk += blocked;
+	ot->q_wait += wait;
+	if (++ot->short_count >= SHORT_BATCH)
+		short_flush(next, ot, false);
+	if (ot->pending || (ot->q_blk < cfg_quantum_ns && ot->q_wait < cfg_quantum_ns))
+		return;
+	wb = ot->q_blk - ot->q_blk % cfg_quantum_ns;
+	ww = ot->q_wait - ot->q_wait % cfg_quantum_ns;
+	ot->q_blk -= wb;
+	ot->q_wait -= ww;
+	ot->pending = 1;
+	ot->pending_flags = HC_OFFCPU_F_SAMPLED;
+	ot->pending_ns = wb;
+	ot->pending_wait = ww;
+	ot->pending_ts = off;
+	ot->pending_state = ot->state;
+	take_stacks(next, ot);
+}
+
+/* @next gets the CPU back. */
+static __always_inline void switch_in(struct task_struct *next, __u64 now)
+{
+	struct offcpu_task *ot;
+	__u64 delta, wait, off;
+
+	ot = bpf_task_storage_get(&offcpu_tasks, next, NULL, 0);
+	if (!ot)
+		return;
+	if (!ot->off_ts)
+		return;
+	/* taken atomically: the agent's interval cut (still_blocked) may move it */
+	off = __sync_lock_test_and_set(&ot->off_ts, 0);
+	if (!off)
+		return;
+	/* per-CPU scheduler clocks: never let a slightly earlier one wrap */
+	delta = now > off ? now - off : 0;
+	if (now < off) {
+		sched_stat_add(HC_SCHED_CLOCK_BACK, 1);
+		sched_stat_add(HC_SCHED_CLOCK_BACK_NS, off - now);
+	}
+	wait = cpu_wait(next, ot, now);
+	if (wait > delta)
+		wait = delta;
+	delta -= wait;		/* blocked: switch-out to wakeup */
+	if (delta > cfg_max_block_ns)
+		return;
+	if (delta < cfg_min_block_ns || ot->pending) {
+		/* a pending block not yet flushed keeps its slot; this one is sampled */
+		if (cfg_wakers && delta >= cfg_min_block_ns)
+			sched_stat_add(HC_SCHED_WK_SAMPLED, 1);
+		short_block(next, ot, delta, wait, off);
+		return;
+	}
+	short_flush(next, ot, false);
+	if (cfg_wakers)
+		waker_check(ot->off_flags);
+	ot->pending = 1;
+	ot->pending_flags = ot->off_flags;
+	ot->pending_ns = delta;
+	ot->pending_wait = wait;
+	ot->pending_ts = off;	/* with the pid, what the waker's record is joined by */
+	ot->pending_state = ot->state;
+	take_stacks(next, ot);
 }
 
 static __always_inline int on_switch(void *ctx, struct task_struct *prev, struct task_struct *next)
@@ -519,9 +650,15 @@ static __always_inline int on_sys_exit(void *ctx)
 	struct offcpu_task *ot;
 
 	ot = bpf_task_storage_get(&offcpu_tasks, t, NULL, 0);
-	if (ot && ot->pending_ns)
+	if (ot && ot->pending)
 		flush_pending(ctx, t, ot);
 	return 0;
+}
+
+/* What became of the waker's stacks of the current block: the loader counts misses by it. */
+static __always_inline void waker_status(struct offcpu_task *ot, __u8 st)
+{
+	ot->off_flags = (ot->off_flags & ~(3 << HC_OFFCPU_F_WK_SHIFT)) | st << HC_OFFCPU_F_WK_SHIFT;
 }
 
 /*
@@ -537,11 +674,16 @@ static __always_inline void emit_waker(void *ctx, struct task_struct *p, struct 
 	struct hc_stack_rec *r;
 	long n;
 
-	if (!ot->off_ts || now < ot->off_kt || now - ot->off_kt < cfg_min_block_ns)
+	if (!ot->off_ts)
 		return;
+	if (now < ot->off_kt || now - ot->off_kt < cfg_min_block_ns) {
+		waker_status(ot, HC_OFFCPU_WK_SHORT);
+		return;
+	}
 	s = scratch_get();
 	if (!s) {
 		stat_inc(&offcpu_stats, HC_STAT_SCRATCH_ERR);
+		waker_status(ot, HC_OFFCPU_WK_LOST);
 		return;
 	}
 	r = &s->rec;
@@ -564,8 +706,12 @@ static __always_inline void emit_waker(void *ctx, struct task_struct *p, struct 
 	if ((cfg_stacks & 0x2) && !task_is_kthread(cur))
 		ustack_capture(ctx, s, cur, r->state, nk, &offcpu_stats);
 	r->hdr.size = rec_size(r);
-	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), rb_wakeup()))
+	if (bpf_ringbuf_output(&proc_events, r, rec_size(r), rb_wakeup())) {
 		stat_inc(&offcpu_stats, HC_STAT_RB_FULL);
+		waker_status(ot, HC_OFFCPU_WK_LOST);
+	} else {
+		waker_status(ot, HC_OFFCPU_WK_SENT);
+	}
 	scratch_put();
 }
 
@@ -619,7 +765,7 @@ static __always_inline void flush_task(struct task_struct *t)
 
 	if (!ot)
 		return;
-	short_flush(t, ot);
+	short_flush(t, ot, true);
 	if (cfg_runq)
 		runq_flush(t, ot);
 }
@@ -632,20 +778,7 @@ int BPF_PROG(offcpu_exit, struct task_struct *p)
 	return 0;
 }
 
-/*
- * Run by the loader after detaching (nothing writes the storage any more):
- * every live thread's remaining batched counts.
- */
-SEC("iter/task")
-int flush_tasks(struct bpf_iter__task *ctx)
-{
-	/* one load: the verifier tracks the NULL check on this copy only */
-	struct task_struct *t = ctx->task;
-
-	if (t)
-		flush_task(t);
-	return 0;
-}
+#include "sched_iter.bpf.h"
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)

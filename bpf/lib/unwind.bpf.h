@@ -37,9 +37,18 @@ struct uw_state {
 	__u64 win_lo;		/* user address of uw_scratch::win[0] */
 	__u32 win_len;		/* valid bytes in win; 0: empty */
 	__u32 slot;		/* this scratch's index in unwind_scratch (scratch_get) */
+	/*
+	 * Another task's stack (a sleepable program): the walker cannot read
+	 * it, so it stops with UW_NEED_READ and the bytes it wants; the
+	 * caller fills the window with bpf_copy_from_user_task() and resumes.
+	 */
+	__u32 remote;
+	__u32 exact_pc;		/* pc was restored from a signal frame: not a return address */
+	__u64 want_lo, want_hi;
 };
 
 #define UNWIND_DONE ((__u32)-1)
+#define UW_NEED_READ ((__u32)-2)
 
 /*
  * User stack bytes read once and used by the frames above: each

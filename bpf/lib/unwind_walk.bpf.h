@@ -106,6 +106,12 @@ static __always_inline int uw_window(struct uw_scratch *s, __u64 lo, __u64 hi)
 	st->win_len = 0;
 	if (n < 8 || n > UW_WIN_BYTES)
 		return -1;	/* cannot happen: bounds for the verifier */
+	if (st->remote) {
+		/* not this task's memory: the caller reads it and resumes */
+		st->want_lo = lo;
+		st->want_hi = hi;
+		return -1;
+	}
 	if (bpf_probe_read_user(s->win, n, (void *)lo))
 		return -1;
 	st->win_lo = lo;
@@ -186,6 +192,55 @@ static __always_inline __u32 unwind_cfi_step(struct uw_scratch *s, struct hc_cfi
 	return 0;
 }
 
+/*
+ * x86-64 rt_sigreturn trampoline (glibc's and musl's __restore_rt, the
+ * kernel's vDSO has none on x86-64): mov $15,%rax; syscall. A signal
+ * handler returns into it; the frame it sits in is the kernel's
+ * struct rt_sigframe, its pretcode already popped: the ucontext at sp.
+ */
+#define UW_SIGRETURN_LO 0x0000000fc0c748ull	/* 48 c7 c0 0f 00 00 00, little endian */
+#define UW_SIGRETURN_HI 0x050f			/* 0f 05 */
+/* struct ucontext: uc_flags, uc_link, uc_stack (24 bytes), then uc_mcontext (struct sigcontext) */
+#define UW_UC_MCONTEXT 40
+#define UW_SC_RBP (UW_UC_MCONTEXT + 10 * 8)	/* sigcontext: r8..r15, rdi, rsi, rbp, */
+#define UW_SC_RSP (UW_UC_MCONTEXT + 15 * 8)	/* rbx, rdx, rax, rcx, rsp, rip */
+#define UW_SC_RIP (UW_UC_MCONTEXT + 16 * 8)
+
+static __always_inline bool unwind_at_sigreturn(__u64 pc)
+{
+	__u64 code[2] = {};
+
+	/* 9 code bytes (its CFI is DWARF expressions, which the tables cannot hold) */
+	if (bpf_probe_read_user(code, 9, (void *)pc))
+		return false;
+	return (code[0] & 0xffffffffffffffull) == UW_SIGRETURN_LO &&
+	       ((code[0] >> 56) | (code[1] & 0xff) << 8) == UW_SIGRETURN_HI;
+}
+
+/*
+ * Through a signal frame, as perf and libunwind do: the interrupted code's
+ * registers come from the sigcontext the kernel saved on the stack. Its pc
+ * is where it was interrupted, not a return address (exact_pc).
+ */
+static __always_inline __u32 unwind_sig_step(struct uw_scratch *s)
+{
+	struct uw_state *st = &s->st;
+	__u64 uc = st->sp, sp;
+
+	if (uw_window(s, uc + UW_SC_RBP, uc + UW_SC_RIP + 8))
+		return HC_STAT_UNWIND_READ_ERR;
+	sp = uw_load(s, uc + UW_SC_RSP);
+	/* the interrupted code's stack is below the handler's only on a sigaltstack */
+	if (!sp)
+		return HC_STAT_UNWIND_BAD_SP;
+	st->bp = uw_load(s, uc + UW_SC_RBP);
+	st->pc = uw_load(s, uc + UW_SC_RIP);
+	st->sp = sp;
+	st->exact_pc = 1;
+	st->win_len = 0;	/* a sigaltstack may lie anywhere: read afresh */
+	return 0;
+}
+
 /* bpf_loop callback: record st->pc, then step to the caller. Returns 1 to stop. */
 static long unwind_step(__u32 i, void *ctx)
 {
@@ -211,7 +266,8 @@ static long unwind_step(__u32 i, void *ctx)
 	s->rec.ips[idx] = st->pc;
 	st->n++;
 	/* above the leaf, pc is a return address: look up the call instruction */
-	lookup_pc = st->n > 1 ? st->pc - 1 : st->pc;
+	lookup_pc = st->n > 1 && !st->exact_pc ? st->pc - 1 : st->pc;
+	st->exact_pc = 0;
 
 	if (!st->have_map || lookup_pc < st->m_start || lookup_pc >= st->m_end) {
 		proc = bpf_map_lookup_elem(&unwind_procs, &st->tgid);
@@ -234,12 +290,21 @@ static long unwind_step(__u32 i, void *ctx)
 			row = unwind_find_rule(rows, st->m_height,
 					       (__u32)(lookup_pc - st->m_bias));
 	}
-	if (!row || row->cfa == HC_CFA_NONE)
+	/* a handler's return address into the sigreturn trampoline (not the leaf: a syscall) */
+	if (st->n > 1 && !st->remote && (!row || row->cfa == HC_CFA_NONE || row->cfa == HC_CFA_UNSUP) &&
+	    unwind_at_sigreturn(st->pc))
+		reason = unwind_sig_step(s);
+	else if (!row || row->cfa == HC_CFA_NONE)
 		reason = unwind_fp_step(s);
 	else
 		reason = unwind_cfi_step(s, row);
 	if (!reason && !st->pc)
 		reason = UNWIND_DONE;	/* a zero return address ends the chain */
+	if (reason == HC_STAT_UNWIND_READ_ERR && st->want_hi) {
+		/* redo this frame once the caller has read the bytes */
+		st->n--;
+		reason = UW_NEED_READ;
+	}
 	if (reason) {
 		st->stop = reason;
 		return 1;
@@ -248,15 +313,33 @@ static long unwind_step(__u32 i, void *ctx)
 }
 
 /*
- * Walk the user stack of the current task from @regs (its user-mode
- * registers) into rec.ips[base..]. Returns the number of frames; st->stop
- * says why it ended (UNWIND_DONE: reached the outermost frame).
+ * Go on with a walk (from its first frame, or one that stopped for
+ * UW_NEED_READ, its window now filled). Returns the frames so far.
  */
-static __always_inline __u32 unwind_user(struct uw_scratch *s, struct pt_regs *regs,
-					 __u32 tgid, __u32 base)
+static __always_inline __u32 unwind_user_resume(struct uw_scratch *s)
 {
 	struct uw_state *st = &s->st;
 	__u32 slot = st->slot;
+
+	st->stop = 0;
+	st->want_hi = 0;
+	bpf_loop(HC_MAX_STACK_DEPTH, unwind_step, &slot, 0);
+	/* every iteration recorded a frame and none found the end: the stack is deeper */
+	if (!st->stop)
+		st->stop = HC_STAT_USTACK_TRUNC;
+	return st->n;
+}
+
+/*
+ * Walk a user stack from @regs (its user-mode registers) into
+ * rec.ips[base..], reading it as the current task's unless st->remote.
+ * Returns the number of frames; st->stop says why it ended (UNWIND_DONE:
+ * reached the outermost frame; UW_NEED_READ: see struct uw_state).
+ */
+static __always_inline __u32 unwind_user_from(struct uw_scratch *s, struct pt_regs *regs,
+					      __u32 tgid, __u32 base)
+{
+	struct uw_state *st = &s->st;
 
 	st->pc = BPF_CORE_READ(regs, ip);
 	st->sp = BPF_CORE_READ(regs, sp);
@@ -264,15 +347,19 @@ static __always_inline __u32 unwind_user(struct uw_scratch *s, struct pt_regs *r
 	st->tgid = tgid;
 	st->base = base;
 	st->n = 0;
-	st->stop = 0;
 	st->fp_frames = 0;
 	st->have_map = 0;
 	st->win_len = 0;
-	bpf_loop(HC_MAX_STACK_DEPTH, unwind_step, &slot, 0);
-	/* every iteration recorded a frame and none found the end: the stack is deeper */
-	if (!st->stop)
-		st->stop = HC_STAT_USTACK_TRUNC;
-	return st->n;
+	st->exact_pc = 0;
+	return unwind_user_resume(s);
+}
+
+/* The current task's user stack from @regs; see unwind_user_from(). */
+static __always_inline __u32 unwind_user(struct uw_scratch *s, struct pt_regs *regs,
+					 __u32 tgid, __u32 base)
+{
+	s->st.remote = 0;
+	return unwind_user_from(s, regs, tgid, base);
 }
 
 #endif /* HC_BPF_LIB_UNWIND_WALK_BPF_H */

@@ -4,10 +4,15 @@
  * latency.
  *
  * Off-CPU time: records are struct hc_stack_rec (abi/common.h) of kind
- * HC_KIND_OFFCPU, weight in nanoseconds, with the task state and the syscall
- * in progress when it blocked (the loader derives the reason from them).
- * Blocks shorter than cfg_min_block_ns carry no stack: their time is summed
- * per thread in offcpu_short and drained by the loader.
+ * HC_KIND_OFFCPU, weight in nanoseconds blocked (switch-out to wakeup), addr
+ * the nanoseconds then spent waiting for a CPU (wakeup to switch-in), with
+ * the task state and the syscall in progress when it blocked (the loader
+ * derives the reason from them); state's top byte holds HC_OFFCPU_F_* flags.
+ * Blocks shorter than cfg_min_block_ns are sampled: each time a thread's sum
+ * of them crosses cfg_quantum_ns, the current block's stacks are taken with
+ * that sum's whole quanta as weight (HC_OFFCPU_F_SAMPLED, count 0). What is
+ * left below a quantum when the thread exits or recording stops is summed per
+ * thread in offcpu_short, without a stack, and drained by the loader.
  */
 #ifndef HC_ABI_SCHED_H
 #define HC_ABI_SCHED_H
@@ -21,10 +26,34 @@ struct hc_offcpu_thread {
 };
 
 struct hc_offcpu_short {
-	__u64 ns;		/* time blocked in short blocks */
-	__u64 count;		/* number of short blocks */
+	__u64 ns;		/* time blocked in short blocks, not on a sampled stack */
+	__u64 wait_ns;		/* their CPU wait (wakeup -> switch-in), ditto */
+	__u64 count;		/* number of short blocks (sampled ones included) */
 	char comm[HC_COMM_LEN];
 	char pcomm[HC_COMM_LEN];
+};
+
+/* hc_stack_rec::state of HC_KIND_OFFCPU records: task state | flags << 24 */
+#define HC_OFFCPU_FLAGS_SHIFT	24
+#define HC_OFFCPU_F_SAMPLED	0x01	/* short blocks' quanta on this block's stack */
+#define HC_OFFCPU_F_AT_START	0x02	/* blocked when recording started: timed from then */
+#define HC_OFFCPU_F_AT_STOP	0x04	/* still blocked at stop (or interval end): timed to then */
+/* --wakers, long blocks: what became of the waker's stacks (2 bits) */
+#define HC_OFFCPU_F_WK_SHIFT	3
+#define HC_OFFCPU_WK_SENT	1	/* emitted to the ring: the loader joins it */
+#define HC_OFFCPU_WK_LOST	2	/* emit failed (ring full, scratch): counted there too */
+#define HC_OFFCPU_WK_NONE	0	/* no wakeup of this block seen in time (see README) */
+#define HC_OFFCPU_WK_SHORT	3	/* woken before cfg_min_block_ns by the waker's clock */
+
+/* Counters of the scheduler collector alone (sched_stats, one per-CPU slot each). */
+enum hc_sched_stat {
+	HC_SCHED_CLOCK_BACK = 0,	/* block ended by an earlier clock (other CPU's): timed 0 */
+	HC_SCHED_CLOCK_BACK_NS,		/* ... by this much in all */
+	HC_SCHED_WK_NONE,		/* --wakers, long block: no wakeup of it seen */
+	HC_SCHED_WK_SHORT,		/* ... woken before --min-block by the waker's clock */
+	HC_SCHED_WK_LOST,		/* ... waker's record lost (ring full, no scratch) */
+	HC_SCHED_WK_SAMPLED,		/* ... a sampled short block (no waker taken by design) */
+	HC_SCHED_STAT_NR,
 };
 
 /* cfg_states bits: which blocked states are recorded */

@@ -298,6 +298,8 @@ static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 	if (err || done || session__stopping())
 		return err ? err : 1;
 	if (clock_mono_ns() >= a->start_ns + a->cfg.interval_ns) {
+		/* blocks going on across the boundary: each interval gets its part */
+		session__cut(a->s);
 		err = session__flush(a->s);	/* its steps are the session's */
 		if (!err)
 			err = agent_rotate(a, false);

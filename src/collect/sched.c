@@ -19,13 +19,14 @@
 #include "collect/collector.h"
 #include "collect/proc.h"
 #include "sched.skel.h"
+#include "util/clock.h"
 #include "util/log.h"
 
-_Static_assert(sizeof(struct hc_offcpu_short) == 48, "hc_offcpu_short ABI changed");
+_Static_assert(sizeof(struct hc_offcpu_short) == 56, "hc_offcpu_short ABI changed");
 
 struct offcpu {
 	struct sched_bpf *skel;
-	bool offcpu, runq;
+	bool offcpu, runq, wakers;
 	bool task_work;		/* user stacks deferred by task work, not sys_exit */
 	unsigned int runq_per;
 	int nr_cpus;
@@ -81,8 +82,12 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 	/* both flush counts batched in task storage */
 	bpf_program__set_autoload(skel->progs.offcpu_exit, o->offcpu || o->runq);
 	bpf_program__set_autoload(skel->progs.flush_tasks, o->offcpu || o->runq);
-	/* run once, by offcpu_stop, not attached with the others */
+	bpf_program__set_autoload(skel->progs.mark_blocked, o->offcpu);
+	bpf_program__set_autoload(skel->progs.still_blocked, o->offcpu);
+	/* run once each, by offcpu_start and offcpu_stop, not attached with the others */
 	bpf_program__set_autoattach(skel->progs.flush_tasks, false);
+	bpf_program__set_autoattach(skel->progs.mark_blocked, false);
+	bpf_program__set_autoattach(skel->progs.still_blocked, false);
 }
 
 static int offcpu_open(struct collector *c, const struct record_opts *o,
@@ -98,6 +103,7 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 	oc->min_block_ns = o->min_block_ns;
 	oc->offcpu = o->offcpu;
 	oc->runq = o->runq;
+	oc->wakers = o->wakers;
 	oc->runq_per = o->runq_per;
 	oc->skel = sched_bpf__open();
 	if (!oc->skel) {
@@ -142,29 +148,20 @@ err_free:
 	return err;
 }
 
-static int offcpu_start(struct collector *c)
-{
-	struct offcpu *oc = c->priv;
-	int err = sched_bpf__attach(oc->skel);
-
-	if (err)
-		pr_warn("offcpu: cannot attach to the scheduler tracepoints: %s\n", strerror(-err));
-	return err;
-}
-
 /*
- * Short blocks and run-queue waits still batched in task storage: have the
- * iterator move them to the shared maps for the final drain and report. Runs
- * after detach, so nothing races it; an exited thread flushed its own.
+ * Run a task iterator program once over every task. It reads the clock of
+ * the run queue it runs on, which the scheduler updates as a task wakes on
+ * it: a short sleep first makes that within microseconds of now.
  */
-static int flush_tasks(struct offcpu *oc)
+static int run_task_iter(struct bpf_program *prog)
 {
 	struct bpf_link *link;
 	char buf[64];
 	int fd, err = 0;
 	ssize_t n;
 
-	link = bpf_program__attach_iter(oc->skel->progs.flush_tasks, NULL);
+	usleep(100);
+	link = bpf_program__attach_iter(prog, NULL);
 	if (!link)
 		return -errno;
 	fd = bpf_iter_create(bpf_link__fd(link));
@@ -183,17 +180,67 @@ out:
 	return err;
 }
 
+static int offcpu_start(struct collector *c)
+{
+	struct offcpu *oc = c->priv;
+	int err = sched_bpf__attach(oc->skel);
+
+	if (err) {
+		pr_warn("offcpu: cannot attach to the scheduler tracepoints: %s\n", strerror(-err));
+		return err;
+	}
+	/* tasks blocked since before now: timed from now, marked "blocked at start" */
+	if (oc->offcpu) {
+		err = run_task_iter(oc->skel->progs.mark_blocked);
+		if (err)
+			pr_warn("offcpu: tasks already blocked are not counted: cannot run the "
+				"iterator: %s\n", strerror(-err));
+	}
+	return 0;
+}
+
 static int offcpu_stop(struct collector *c)
 {
 	struct offcpu *oc = c->priv;
 	int err;
 
 	sched_bpf__detach(oc->skel);
-	err = flush_tasks(oc);
+	/*
+	 * Short blocks and run-queue waits still batched in task storage go to
+	 * the shared maps for the final drain, and blocks still going are
+	 * emitted, to now. After detach, so nothing races it; an exited thread
+	 * flushed its own.
+	 */
+	err = run_task_iter(oc->skel->progs.flush_tasks);
 	if (err)
-		pr_warn("offcpu: live threads' last (< 64) short blocks and run-queue waits "
-			"not counted: cannot run the flush iterator: %s\n", strerror(-err));
+		pr_warn("offcpu: live threads' last (< 64) short blocks and run-queue waits not "
+			"counted: cannot run the flush iterator: %s\n", strerror(-err));
+	oc->skel->bss->ctl_cut = false;
+	err = oc->offcpu ? run_task_iter(oc->skel->progs.still_blocked) : 0;
+	if (err)
+		pr_warn("offcpu: blocks still going not counted: cannot run the iterator: %s\n",
+			strerror(-err));
 	return 0;
+}
+
+/* The agent's interval ends: blocks still going are split at now (still_blocked). */
+static int offcpu_cut(struct collector *c)
+{
+	struct offcpu *oc = c->priv;
+	int err;
+
+	uint64_t t0 = clock_mono_ns();
+
+	if (!oc->offcpu)
+		return 0;
+	oc->skel->bss->ctl_cut = true;
+	err = run_task_iter(oc->skel->progs.still_blocked);
+	pr_debug("offcpu: blocks going on cut at the interval end in %.1f ms\n",
+		 (clock_mono_ns() - t0) / 1e6);
+	if (err)
+		pr_warn("offcpu: blocks going on across the interval end stay in the next one: "
+			"cannot run the iterator: %s\n", strerror(-err));
+	return err;
 }
 
 static int emit_short(const struct hc_offcpu_thread *k, const struct hc_offcpu_short *v,
@@ -213,6 +260,7 @@ static int emit_short(const struct hc_offcpu_thread *k, const struct hc_offcpu_s
 	sv.short_blocks = true;
 	sv.syscall = -1;
 	sv.weight = v->ns;
+	sv.addr = v->wait_ns;	/* their CPU wait, as for a block with a stack */
 	sv.count = v->count;
 	sv.comm = comm;
 	sv.pcomm = pcomm;
@@ -286,6 +334,46 @@ static int offcpu_drain(struct collector *c, sample_fn fn, void *arg)
 	}
 }
 
+/*
+ * Context switches the kernel did not run offcpu_switch for: a tracing
+ * program does not nest on a CPU (the kernel counts the skips); a missed
+ * switch-in loses that block's time.
+ */
+static uint64_t switches_missed(const struct offcpu *oc)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(oc->skel->progs.offcpu_switch), &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
+/* The scheduler collector's own counters: clock steps and --wakers misses by cause. */
+static void sched_stats_add(const struct offcpu *oc, struct collector_stats *st)
+{
+	uint64_t v[HC_SCHED_STAT_NR];
+
+	if (percpu_stats_read(bpf_map__fd(oc->skel->maps.sched_stats), oc->nr_cpus, v,
+			      HC_SCHED_STAT_NR))
+		return;
+	st->s[st->nr++] = (struct collector_stat){ "blocks timed 0 (ended by an earlier clock "
+						   "of another CPU)", v[HC_SCHED_CLOCK_BACK], true };
+	st->s[st->nr++] = (struct collector_stat){ "switches not seen (the program was busy "
+						   "on that CPU)", switches_missed(oc), true };
+	if (!oc->wakers)
+		return;
+	st->s[st->nr++] = (struct collector_stat){ "long blocks without waker stacks: no wakeup "
+						   "seen", v[HC_SCHED_WK_NONE], true };
+	st->s[st->nr++] = (struct collector_stat){ "woken under --min-block by the waker's "
+						   "clock", v[HC_SCHED_WK_SHORT], true };
+	st->s[st->nr++] = (struct collector_stat){ "waker record lost", v[HC_SCHED_WK_LOST],
+						   true };
+	st->s[st->nr++] = (struct collector_stat){ "sampled (the previous one still pending)",
+						   v[HC_SCHED_WK_SAMPLED], true };
+}
+
 static void offcpu_stats(const struct collector *c, struct collector_stats *st)
 {
 	const struct offcpu *oc = c->priv;
@@ -311,6 +399,7 @@ static void offcpu_stats(const struct collector *c, struct collector_stats *st)
 						   "before the walk)", v[HC_STAT_USTACK_MOVED], true };
 	st->s[st->nr++] = (struct collector_stat){ "run-queue waits lost (histogram map full)",
 						   v[HC_STAT_RUNQ_FULL], true };
+	sched_stats_add(oc, st);
 	st->s[st->nr++] = (struct collector_stat){ "CFI walks ended early",
 						   v[HC_STAT_UNWIND_NO_MAPPING] + v[HC_STAT_UNWIND_UNSUP] +
 						   v[HC_STAT_UNWIND_READ_ERR] + v[HC_STAT_UNWIND_BAD_SP],
@@ -470,6 +559,7 @@ const struct collector_ops sched_ops = {
 	.open = offcpu_open,
 	.start = offcpu_start,
 	.stop = offcpu_stop,
+	.cut = offcpu_cut,
 	.drain = offcpu_drain,
 	.stats = offcpu_stats,
 	.describe = offcpu_describe,

@@ -18,6 +18,7 @@
 #include "collect/locknames.h"
 #include "analysis/profile.h"
 #include "record/reason.h"
+#include "record/wakers.h"
 #include "sym/objtab.h"
 
 /* stack keys carry the collectors' kinds, which are the BPF wire kinds: one mapping to the model */
@@ -161,7 +162,8 @@ static size_t name_waker(struct emit_ctx *x, const uint64_t *w, size_t wk, size_
 	size_t k;
 
 	n = label(x, n, "--");
-	k = name_kernel(x, w, wk, n, FRAME_F_WAKER);
+	/* wakers.h: the waker's id words, then its kernel ips */
+	k = name_kernel(x, w + WAKER_ID_WORDS, wk - WAKER_ID_WORDS, n, FRAME_F_WAKER);
 	/* name_kernel wrote root first; the waker part reads leaf first */
 	for (size_t a = n, b = k; a + 1 < b; a++, b--) {
 		struct profile_frame_in t = x->fin[a];
@@ -179,7 +181,11 @@ static size_t name_waker(struct emit_ctx *x, const uint64_t *w, size_t wk, size_
 	n = k;
 	for (size_t i = 0; i < wu_frames; i++)
 		user_frame(x, w + wk + i * EMIT_UFR_WORDS, n++, FRAME_F_WAKER);
-	return n;
+	/* outermost: who woke it (a task, not an interrupt) */
+	snprintf(x->names[n], EMIT_NAME_LEN, "[waker %.16s-%u pid %u]", (const char *)&w[1],
+		 (uint32_t)w[0], (uint32_t)(w[0] >> 32));
+	x->fin[n] = (struct profile_frame_in){ .name = x->names[n], .flags = FRAME_F_WAKER };
+	return n + 1;
 }
 
 /* The last frame of a wait stack: why it waited. */
@@ -188,7 +194,7 @@ static size_t wait_frame(struct emit_ctx *x, const struct stack_entry *e, size_t
 	char *buf = x->names[n];
 
 	if (e->key.kind == SAMPLE_RUNQ)
-		return label(x, n, "[runq]");
+		return label(x, n, e->key.aux == RUNQ_AUX_CPU_WAIT ? "[cpu wait]" : "[runq]");
 	if (e->key.kind == SAMPLE_LOCK) {
 		const struct lock_ident *li = x->o->locknames ?
 			locknames__get(x->o->locknames, e->key.aux) : NULL;

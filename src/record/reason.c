@@ -2,7 +2,12 @@
 /* Syscall number + task state -> off-CPU reason. <sys/syscall.h> gives this arch's numbers. */
 #include "record/reason.h"
 
+#include <stdio.h>
 #include <sys/syscall.h>
+
+#include <linux/types.h>
+
+#include "abi/sched.h"
 
 #include "util/compiler.h"
 
@@ -15,9 +20,22 @@ static const char *const names[REASON_NR] = {
 	[REASON_OTHER] = "other",
 };
 
-const char *offcpu_reason_name(enum offcpu_reason r)
+/* [reason][marks]: "sleep", "sleep, blocked at start", ... built once */
+static char marked[REASON_NR][4][40];
+
+const char *offcpu_reason_name(uint32_t r)
 {
-	return r < REASON_NR ? names[r] : "other";
+	static const char *const marks[4] = { "", ", blocked at start", ", still blocked",
+					      ", blocked throughout" };
+	uint32_t base = r & 0xff, m = (r >> 8) & 3;
+
+	if (base >= REASON_NR)
+		base = REASON_OTHER;
+	if (!m)
+		return names[base];
+	if (!marked[base][m][0])
+		snprintf(marked[base][m], sizeof(marked[base][m]), "%s%s", names[base], marks[m]);
+	return marked[base][m];
 }
 
 static enum offcpu_reason by_syscall(int32_t nr)
@@ -86,12 +104,17 @@ static enum offcpu_reason by_syscall(int32_t nr)
 	}
 }
 
-enum offcpu_reason offcpu_reason(int32_t syscall, uint32_t state)
+uint32_t offcpu_reason(int32_t syscall, uint32_t state)
 {
 	enum offcpu_reason r = syscall >= 0 ? by_syscall(syscall) : REASON_NONE;
+	uint32_t flags = state >> HC_OFFCPU_FLAGS_SHIFT, marks = 0;
 
+	if (flags & HC_OFFCPU_F_AT_START)
+		marks |= REASON_MARK_AT_START;
+	if (flags & HC_OFFCPU_F_AT_STOP)
+		marks |= REASON_MARK_AT_STOP;
 	if (r != REASON_NONE)
-		return r;
+		return r | marks;
 	/* D state outside a known wait: disk I/O, a page fault, a kernel mutex */
-	return state & TASK_UNINTERRUPTIBLE ? REASON_IO : REASON_OTHER;
+	return (state & TASK_UNINTERRUPTIBLE ? REASON_IO : REASON_OTHER) | marks;
 }

@@ -20,12 +20,28 @@ enum offcpu_reason {
 };
 
 /*
- * @syscall: the syscall number it blocked in (this architecture's), -1 for
- * none; @state: task state bits at switch-out (TASK_UNINTERRUPTIBLE = 2).
+ * Marks or'ed into a reason (stack_key.aux of off-CPU stacks): the block
+ * began before recording (or the interval) did, or had not ended when it
+ * stopped; a hang shows as "[futex, blocked throughout]".
  */
-enum offcpu_reason offcpu_reason(int32_t syscall, uint32_t state);
+#define REASON_MARK_AT_START	0x100u
+#define REASON_MARK_AT_STOP	0x200u
 
-/* "futex", "poll", ...; the frame hotcold prints next to the leaf is "[futex]". */
-const char *offcpu_reason_name(enum offcpu_reason r);
+/* stack_key.aux of run-queue stacks: the wait from a block's wakeup to its switch-in */
+#define RUNQ_AUX_CPU_WAIT	1u
+
+/*
+ * @syscall: the syscall number it blocked in (this architecture's), -1 for
+ * none; @state: task state bits at switch-out (TASK_UNINTERRUPTIBLE = 2),
+ * with abi/sched.h's HC_OFFCPU_F_* flags in the top byte. Returns an enum
+ * offcpu_reason with REASON_MARK_* bits.
+ */
+uint32_t offcpu_reason(int32_t syscall, uint32_t state);
+
+/*
+ * "futex", "poll", ..., "futex, still blocked" with a mark; the frame
+ * hotcold prints next to the leaf is "[futex]".
+ */
+const char *offcpu_reason_name(uint32_t r);
 
 #endif /* HC_RECORD_REASON_H */

@@ -100,6 +100,29 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 	return n;
 }
 
+/*
+ * The CPU wait after an off-CPU block's wakeup (v->addr): the block's stack
+ * (@key, words in s->words) as a run-queue stack, "[cpu wait]" at its leaf.
+ */
+static int session_cpu_wait(struct session *s, const struct stack_key *key,
+			    const struct sample_view *v)
+{
+	struct stack_key k = *key;
+	int err;
+
+	if (!v->addr)
+		return 0;
+	k.kind = SAMPLE_RUNQ;
+	k.aux = RUNQ_AUX_CPU_WAIT;
+	k.aux2 = 0;
+	s->cpuwait_ns += v->addr;
+	/* histogrammed too (runq): not to be folded again as a stackless wait */
+	s->rq_stacked_ns += v->addr;
+	s->rq_stacked_waits += v->count;
+	err = stack_agg__add(s->agg, &k, s->words, v->addr);
+	return err == -ENOSPC ? 0 : err;
+}
+
 int session_aggregate(const struct sample_view *v, void *arg)
 {
 	struct session *s = arg;
@@ -112,7 +135,8 @@ int session_aggregate(const struct sample_view *v, void *arg)
 		/* the waker's stack waits for the record of the block it ended */
 		if (s->wakers) {
 			n = stack_words(s, v->state, v, s->words, &nk);
-			wakers__put(s->wakers, v->pid, v->time_ns, s->words, nk, n - nk);
+			wakers__put(s->wakers, v->pid, v->time_ns, s->words, nk, n - nk, v->state,
+				    (uint32_t)v->syscall, v->comm);
 		}
 		return 0;
 	}
@@ -147,12 +171,23 @@ int session_aggregate(const struct sample_view *v, void *arg)
 	memcpy(key.pcomm, v->pcomm, sizeof(key.pcomm));
 	n = stack_words(s, v->tgid, v, s->words, &nk);
 	key.nr_kernel = nk;
+	key.nr_user = n - nk;
+	if (v->kind == SAMPLE_OFFCPU) {
+		int err = session_cpu_wait(s, &key, v);
+
+		if (err || !v->weight)
+			return err;	/* only CPU wait in this sample of short blocks */
+	}
 	if (v->kind == SAMPLE_OFFCPU && !v->short_blocks && s->wakers &&
 	    wakers__take(s->wakers, v->pid, v->time_ns, &wk)) {
-		/* the waker's words follow; nr_user covers them, aux2 says how many */
+		/* the waker's id and words follow; nr_user covers them, aux2 says how many */
+		memcpy(&s->words[n], wk.id, sizeof(wk.id));
+		n += WAKER_ID_WORDS;
 		memcpy(&s->words[n], wk.words, ((size_t)wk.nr_kernel + wk.nr_user) * sizeof(uint64_t));
 		n += wk.nr_kernel + wk.nr_user;
-		key.aux2 = (uint32_t)wk.nr_kernel << 16 | wk.nr_user;
+		key.aux2 = (uint32_t)(wk.nr_kernel + WAKER_ID_WORDS) << 16 | wk.nr_user;
+	} else if (v->kind == SAMPLE_OFFCPU && !v->short_blocks && s->wakers) {
+		wakers__missed(s->wakers, v->state);
 	}
 	key.nr_user = n - key.nr_kernel;
 	if (v->ustack_truncated)
@@ -635,6 +670,13 @@ int session__stop(struct session *s)
 	return err;
 }
 
+void session__cut(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_cols; i++)
+		if (s->cols[i].ops->cut)
+			s->cols[i].ops->cut(&s->cols[i]);	/* a failure is logged: nothing lost */
+}
+
 int session__flush(struct session *s)
 {
 	/* one budgeted turn: what is left in the ring goes to the next interval */
@@ -664,7 +706,7 @@ int session__write(struct session *s, FILE *f, enum out_format fmt)
 void session__reset(struct session *s)
 {
 	stack_agg__clear(s->agg);
-	s->samples = s->off_ns = s->off_blocks = s->short_ns = s->short_blocks = 0;
+	s->samples = s->off_ns = s->off_blocks = s->short_ns = s->short_blocks = s->cpuwait_ns = 0;
 	s->runq_ns = s->runq_waits = s->lock_ns = s->lock_waits = 0;
 }
 

@@ -42,6 +42,12 @@ int session__flush(struct session *s);
  * what it was doing ("replaying held records", ...; NULL if none); resets.
  */
 void session__take_slowest(struct session *s, const char **what, uint64_t *ns);
+
+/*
+ * An interval ends (the agent): have the collectors emit what is still
+ * going (blocks) up to now, into the ring; call before session__flush().
+ */
+void session__cut(struct session *s);
 /* Write the current aggregation to @f. 0 or -errno. */
 int session__write(struct session *s, FILE *f, enum out_format fmt);
 /*

@@ -80,6 +80,7 @@ struct session {
 	uint64_t samples;	/* on-CPU */
 	uint64_t off_ns, off_blocks;		/* off-CPU blocks with stacks */
 	uint64_t short_ns, short_blocks;	/* off-CPU blocks below --min-block */
+	uint64_t cpuwait_ns;			/* off-CPU blocks' wakeup -> switch-in */
 	uint64_t runq_ns, runq_waits;		/* run-queue waits with stacks */
 	uint64_t rq_stacked_ns, rq_stacked_waits;	/* with stacks, since open */
 	uint64_t rq_folded_ns, rq_folded_waits;		/* without, already folded in */

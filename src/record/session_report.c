@@ -12,6 +12,7 @@
 #include "collect/counters.h"
 #include "record/session.h"
 #include "record/session_int.h"
+#include "record/wakers.h"
 #include "unwind/tables.h"
 #include "util/log.h"
 
@@ -73,6 +74,13 @@ void session_report_stats(struct session *s, bool final)
 	st.s[st.nr++] = (struct collector_stat){ "records not held for exit maps (limit)",
 						 ls.dropped, true };
 	st.s[st.nr++] = (struct collector_stat){ "objects unreadable", ss.object_errors, true };
+	if (s->wakers) {
+		struct wakers_stats ws;
+
+		wakers__stats(s->wakers, &ws);
+		st.s[st.nr++] = (struct collector_stat){ "waker stacks evicted before their block's "
+							 "record", ws.unjoined, true };
+	}
 	print_stat_group("lost", &st, final);
 	if (final && s->fp_cut)
 		pr_info("user: %llu frame-pointer stacks cut at an address in no mapping "
@@ -143,9 +151,11 @@ void session_report_written(struct session *s)
 				(unsigned long long)s->samples);
 	if (o->offcpu)
 		off += snprintf(what + off, sizeof(what) - off,
-				"%s%.3f s off-CPU in %llu blocks with stacks + %.3f s in %llu short blocks",
+				"%s%.3f s off-CPU in %llu blocks with stacks + %.3f s stackless in "
+				"%llu short blocks, %.3f s [cpu wait] after wakeups",
 				off ? ", " : "", s->off_ns / 1e9, (unsigned long long)s->off_blocks,
-				s->short_ns / 1e9, (unsigned long long)s->short_blocks);
+				s->short_ns / 1e9, (unsigned long long)s->short_blocks,
+				s->cpuwait_ns / 1e9);
 	if (o->runq && !o->runq_report)
 		off += snprintf(what + off, sizeof(what) - off,
 				"%s%.3f s run-queue wait in %llu preemptions with stacks",

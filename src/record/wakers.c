@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/types.h>
+
+#include "abi/sched.h"
+
 /* kernel ips + user frames of two words each, both capped at 127 by the BPF side */
 #define WAKER_MAX_WORDS (128 * 3)
 
@@ -14,6 +18,7 @@ struct waker_slot {
 	bool used;
 	uint16_t nr_kernel, nr_user;
 	uint64_t block_ts;
+	uint64_t id[WAKER_ID_WORDS];
 	uint64_t words[WAKER_MAX_WORDS];
 };
 
@@ -55,7 +60,8 @@ static struct waker_slot *slot_of(struct wakers *w, uint32_t pid, uint64_t ts)
 }
 
 int wakers__put(struct wakers *w, uint32_t pid, uint64_t block_ts, const uint64_t *words,
-		uint16_t nr_kernel, uint16_t nr_user)
+		uint16_t nr_kernel, uint16_t nr_user, uint32_t waker_tgid, uint32_t waker_tid,
+		const char *waker_comm)
 {
 	struct waker_slot *s = slot_of(w, pid, block_ts);
 
@@ -68,6 +74,9 @@ int wakers__put(struct wakers *w, uint32_t pid, uint64_t block_ts, const uint64_
 	s->block_ts = block_ts;
 	s->nr_kernel = nr_kernel;
 	s->nr_user = nr_user;
+	s->id[0] = (uint64_t)waker_tgid << 32 | waker_tid;
+	memset(&s->id[1], 0, 2 * sizeof(uint64_t));
+	memcpy(&s->id[1], waker_comm, strnlen(waker_comm, 2 * sizeof(uint64_t)));
 	memcpy(s->words, words, ((size_t)nr_kernel + nr_user) * sizeof(*words));
 	w->st.stored++;
 	return 0;
@@ -83,8 +92,17 @@ bool wakers__take(struct wakers *w, uint32_t pid, uint64_t block_ts, struct wake
 	out->words = s->words;
 	out->nr_kernel = s->nr_kernel;
 	out->nr_user = s->nr_user;
+	memcpy(out->id, s->id, sizeof(out->id));
 	w->st.joined++;
 	return true;
+}
+
+void wakers__missed(struct wakers *w, uint32_t state)
+{
+	uint32_t flags = state >> HC_OFFCPU_FLAGS_SHIFT;
+
+	if (((flags >> HC_OFFCPU_F_WK_SHIFT) & 3) == HC_OFFCPU_WK_SENT)
+		w->st.unjoined++;
 }
 
 void wakers__stats(const struct wakers *w, struct wakers_stats *st)

@@ -1,7 +1,9 @@
 #!/bin/bash
-# --off-cpu on threads that block in known ways: each thread's off-CPU total
-# is within 2% of the off-CPU time the workload measured over its own
-# blocking loop (wall - thread CPU time), >= 95% of its stack-carrying time
+# --off-cpu on threads that block in known ways: each thread's blocked total
+# (its stacks but [cpu wait]) is within 2% of the blocked time the workload
+# measured over its own blocking loop (wall - thread CPU time - run_delay
+# from schedstat), its [cpu wait] no more than that run_delay (which also
+# holds waits after preemptions), >= 95% of its stack-carrying time
 # has the expected reason, and >= 99% of that names the application function
 # that made the call (CFI through glibc, which has no frame pointers; the
 # exception is a thread's first blocks, which can end before the loader has
@@ -37,10 +39,11 @@ else
 	bad "$mode: user stacks not taken $want_how"
 fi
 
-while read -r name tid reason ns calls; do
+while read -r name tid reason ns calls rd steal; do
 	root="$name-$tid"
 	want=$ns
-	all=$(folded_with_root "$TMP/out.folded" "$root")
+	cw=$(awk -v r="$root" '{ split($0, fr, ";"); if (fr[1] == r && $0 ~ /;\[cpu wait\] [0-9]+$/) t += $NF } END { printf "%.0f\n", t }' "$TMP/out.folded")
+	all=$(( $(folded_with_root "$TMP/out.folded" "$root") - cw ))
 	got=$(awk -v r="$root" -v why="[$reason]" '{
 		n = $NF; line = $0; sub(/ [0-9]+$/, "", line); k = split(line, fr, ";")
 		if (fr[1] == r && fr[k] == why) t += n } END { printf "%.0f\n", t }' "$TMP/out.folded")
@@ -48,17 +51,22 @@ while read -r name tid reason ns calls; do
 	dev=$(awk -v a="$all" -v b="$want" 'BEGIN { printf "%.2f", b ? 100 * (a - b) / b : 100 }')
 	# Blocks are timed by the run queue's clock, updated by the scheduler
 	# just before the switch: the same clock the kernel charges CPU time
-	# with, so a block is neither over- nor under-counted by the switch
-	# itself. What remains for the busy fsync thread (tens of thousands of
-	# tiny blocks) is interrupt time while it runs (the kernel charges it to
-	# nobody's CPU time, so the workload's wall - CPU counts it as off-CPU)
-	# and clock updates the scheduler skips: under 1 us per call measured.
-	# So 2%, plus 1 us per call for fsync, either way.
-	tol=$(awk -v b="$want" -v c="$calls" -v r="$reason" 'BEGIN { printf "%.2f", 2 + (r == "fsync" ? 100 * c * 1000 / b : 0) }')
-	if awk -v d="$dev" -v t="$tol" 'BEGIN { exit !(d >= -t && d <= t) }'; then
-		ok "$root: $all ns off-CPU vs $want ns measured ($dev%, tolerance $tol%, $calls calls)"
+	# and run_delay with, so a block is neither over- nor under-counted by
+	# the switch itself (folded lines are whole nanoseconds: no rounding).
+	# So 2%, as the issue asks, either way; and
+	# below, the host's steal time while the thread ran, which the truth
+	# counts as blocked and hotcold as nothing (blockers.c): at most the
+	# machine's steal over the run (measured, in 10 ms ticks).
+	tol=2.00
+	low=$(awk -v b="$want" -v s="$steal" 'BEGIN { printf "%.2f", 2 + (b ? 100 * s / b : 0) }')
+	# [cpu wait] is read from the same run_delay: at most it, plus the
+	# 20 us of a wait still being counted when the workload read schedstat
+	[ "$cw" -le $((rd + 20000)) ] && ok "$root: [cpu wait] $cw ns <= run_delay $rd ns" ||
+		bad "$root: [cpu wait] $cw ns > run_delay $rd ns"
+	if awk -v d="$dev" -v t="$tol" -v l="$low" 'BEGIN { exit !(d >= -l && d <= t) }'; then
+		ok "$root: $all ns off-CPU vs $want ns measured ($dev%, tolerance -$low% +$tol%, $calls calls)"
 	else
-		bad "$root: $all ns off-CPU vs $want ns measured ($dev%, tolerance $tol%, $calls calls)"
+		bad "$root: $all ns off-CPU vs $want ns measured ($dev%, tolerance -$low% +$tol%, $calls calls)"
 	fi
 	p=$(pct "$got" "$((all - short))")
 	awk -v p="$p" 'BEGIN { exit !(p >= 95) }' && ok "$root: $p% of its stacked time is [$reason]" ||
@@ -72,6 +80,11 @@ while read -r name tid reason ns calls; do
 	p=$(pct "$with" "$got")
 	awk -v p="$p" 'BEGIN { exit !(p >= 99) }' && ok "$root: $fn in $p% of its [$reason] time" ||
 		bad "$root: $fn in only $p% of its [$reason] time"
+	# short blocks are sampled onto stacks: all but the rest below one
+	# quantum (1 ms) is on one, however short the blocks (fsync on a fast disk)
+	p=$(pct "$with" "$all")
+	awk -v p="$p" 'BEGIN { exit !(p >= 95) }' && ok "$root: $fn carries $p% of all its blocked time ($short ns stackless)" ||
+		bad "$root: $fn carries only $p% of all its blocked time ($short ns stackless)"
 done < "$TMP/truth"
 }
 

@@ -9,7 +9,8 @@
 
 "$HOTCOLD" record --off-cpu --wakers -a -d 5 -o "$TMP/out.folded" 2>"$TMP/err" &
 hc=$!
-for _ in $(seq 100); do grep -q 'Ctrl-C to stop' "$TMP/err" 2>/dev/null && break; sleep 0.05; done
+# start-up (BPF load, verification) can take seconds on a loaded machine
+for _ in $(seq 400); do grep -q 'Ctrl-C to stop' "$TMP/err" 2>/dev/null && break; sleep 0.05; done
 "$WL/churn" 4
 wait $hc
 rc=$?

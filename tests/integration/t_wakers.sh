@@ -15,6 +15,16 @@ p=$(pct "$woken" "$waits")
 # the first blocks may end before the loader published the tables (FP walks)
 awk -v p="$p" 'BEGIN { exit !(p >= 95) }' && ok "wake_the_waiter_[w] in $p% of the waiter's futex time ($waits ns)" ||
 	bad "wake_the_waiter_[w] in only $p% of $waits ns: $(grep wait_for_token "$TMP/w.folded" | head -2)"
+# the waker's identity tops its frames: the main thread (tid = pid) woke it
+pid=$(awk -F';' '/;wake_the_waiter_\[w\]/ { print $NF }' "$TMP/w.folded" | sed -n 's/^\[waker wakeup-\([0-9]*\) pid \([0-9]*\)\]_\[w\] [0-9]*$/\1 \2/p' | sort -u)
+[ "$(wc -l <<<"$pid")" -eq 1 ] && [ "$(cut -d' ' -f1 <<<"$pid")" = "$(cut -d' ' -f2 <<<"$pid")" ] &&
+	ok "waker frames end with its thread name, tid and pid: [waker wakeup-${pid% *} pid ${pid#* }]" ||
+	bad "waker identity frame: '$pid'"
+# every long block without its waker's stacks is counted, by cause
+grep -q 'long blocks without waker stacks: no wakeup seen' "$TMP/err" &&
+	grep -q 'waker stacks evicted before their block' "$TMP/err" &&
+	ok "waker misses counted by cause: $(grep -o '[0-9]* long blocks without[^,]*' "$TMP/err")" ||
+	bad "no waker miss counters in: $(grep -E '^(sched|lost):' "$TMP/err")"
 irq_user=$(awk '/\[sleep\];--;.*asm_sysvec_apic_timer_interrupt_\[k\]_\[w\];/ { t += $NF } END { printf "%.0f\n", t }' "$TMP/w.folded")
 [ "$irq_user" -eq 0 ] && ok "timer-interrupt wakeups end at the interrupt entry" ||
 	bad "$irq_user ns of interrupt wakers carry the interrupted task's frames"

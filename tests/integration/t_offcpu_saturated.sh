@@ -29,10 +29,11 @@ grep -E '^(hotcold|sched):' "$TMP/err" | tail -n 2
 cw_all=0 rd_all=0
 while read -r name tid reason ns calls rd steal; do
 	root="$name-$tid"
-	cw=$(awk -v r="$root" '{ split($0, fr, ";"); if (fr[1] == r && $0 ~ /;\[cpu wait\] [0-9]+$/) t += $NF } END { print t + 0 }' "$TMP/out.folded")
-	blk=$(( $(folded_with_root "$TMP/out.folded" "$root") - cw ))
+	# folded weights are nanoseconds; compared here in microseconds
+	cwns=$(awk -v r="$root" '{ split($0, fr, ";"); if (fr[1] == r && $0 ~ /;\[cpu wait\] [0-9]+$/) t += $NF } END { printf "%.0f\n", t }' "$TMP/out.folded")
+	blk=$(( ($(folded_with_root "$TMP/out.folded" "$root") - cwns) / 1000 )) cw=$((cwns / 1000))
 	want=$((ns / 1000)) rdus=$((rd / 1000))
-	# 2% (the bound); each folded line is rounded to 1 us; below,
+	# 2% (the bound); the us truncation here is < 1 us a thread; below,
 	# also the host's steal while the thread ran (t_offcpu says why)
 	dev=$(awk -v a="$blk" -v b="$want" 'BEGIN { printf "%.2f", b ? 100 * (a - b) / b : 100 }')
 	low=$(awk -v b="$want" -v s="$steal" 'BEGIN { printf "%.2f", 2 + (b ? 100 * s / 1000 / b : 0) }')

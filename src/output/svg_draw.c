@@ -348,7 +348,9 @@ static void put_title(FILE *f, const struct svg_layout *l)
 		put_str(f, l->o->title);
 	} else if (l->diff) {
 		fprintf(f, "Differential %s", what);
-	} else if (l->split) {
+	} else if (l->split && (l->kinds & (1u << PROFILE_KIND_ONCPU))) {
+		/* on-CPU with waits: hot and cold; waits alone (off-CPU with its
+		 * [cpu wait]) are named after the first kind, the subtitle lists each */
 		fprintf(f, "Hot/Cold %s", what);
 	} else {
 		static const char *const prefix[PROFILE_KIND_NR] = {

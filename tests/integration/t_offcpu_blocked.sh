@@ -25,12 +25,13 @@ start_hang() {
 	sleep 0.1
 }
 
+# folded weights are nanoseconds; sums below are printed in microseconds
 # sum of lines whose root is $2 and that have the frame $3 and end in [$4]
 with_frame() {
 	awk -v r="$2" -v f="$3" -v why="[$4]" '{
 		n = $NF; line = $0; sub(/ [0-9]+$/, "", line); k = split(line, fr, ";")
 		if (fr[1] != r || fr[k] != why) next
-		for (i = 1; i <= k; i++) if (fr[i] == f) { t += n; break } } END { print t + 0 }' "$1"
+		for (i = 1; i <= k; i++) if (fr[i] == f) { t += n; break } } END { printf "%.0f\n", t / 1000 }' "$1"
 }
 
 in_window() { awk -v t="$1" -v d="$2" 'BEGIN { exit !(t >= d * 1e6 && t <= d * 1e6 + 100000) }'; }
@@ -61,7 +62,7 @@ for task in /proc/$hp/task/*; do
 	t=$(awk -v r="hang-$tid" '{ n = $NF; line = $0; sub(/ [0-9]+$/, "", line); k = split(line, fr, ";")
 		if (fr[1] != r || fr[k] != "[futex, blocked throughout]") next
 		for (i = 1; i <= k; i++) if (fr[i] ~ /pthread_mutex_lock/) { f++ }
-		if (f && line ~ /;lock_second;/) t += n; f = 0 } END { print t + 0 }' "$TMP/m.folded")
+		if (f && line ~ /;lock_second;/) t += n; f = 0 } END { printf "%.0f\n", t / 1000 }' "$TMP/m.folded")
 	in_window "$t" 3 && ok "mutex: thread $tid deadlocked: $t us through lock_second;pthread_mutex_lock" ||
 		bad "mutex: thread $tid: $t us through lock_second;pthread_mutex_lock, want 3 s"
 done
@@ -103,7 +104,7 @@ for _ in $(seq 200); do grep -q 'Ctrl-C to stop' "$TMP/err" 2>/dev/null && break
 sleep 1
 kill -USR1 $hp
 wait $hc
-t=$(awk -v r="hang-$hp" '{ split($0, fr, ";"); if (fr[1] == r && /;hang_in_sigwait;/ && /blocked at start\] [0-9]+$/) t += $NF } END { print t + 0 }' "$TMP/a.folded")
+t=$(awk -v r="hang-$hp" '{ split($0, fr, ";"); if (fr[1] == r && /;hang_in_sigwait;/ && /blocked at start\] [0-9]+$/) t += $NF } END { printf "%.0f\n", t / 1000 }' "$TMP/a.folded")
 awk -v t="$t" 'BEGIN { exit !(t >= 1000000 && t <= 1300000) }' &&
 	ok "woken in the window: $t us [.., blocked at start] through hang_in_sigwait" ||
 	bad "woken in the window: $t us [.., blocked at start] through hang_in_sigwait: $(head -c 600 "$TMP/a.folded")"

@@ -14,22 +14,17 @@
 
 #include "abi/unwind.h"
 #include "sym/keymap.h"
+#include "sym/loadbias.h"
 #include "sym/procmaps.h"
 #include "unwind/tables.h"
 
 /* the kernel stores array values rounded up to 8 bytes (384-byte nodes are already) */
 #define NODE_BYTES ((sizeof(struct hc_cfi_node) + 7) & ~(size_t)7)
 
-#define UT_MAX_SEGS 8
 /* idle tables unused this long are unloaded: churn has moved on to other binaries */
 #define UT_IDLE_TTL_NS (60 * 1000000000ull)
 /* idle objects remembered at most (those without a table cost no kernel memory) */
 #define UT_MAX_IDLE_OBJS 1024
-
-/* An executable PT_LOAD: file offsets [off, off + filesz) load at vaddr. */
-struct useg {
-	uint64_t off, filesz, vaddr;
-};
 
 struct uobj {
 	uint64_t key_a, inode;	/* (dev, inode): its key in unwind_tables.objs */
@@ -38,8 +33,7 @@ struct uobj {
 	uint32_t nr_nodes;	/* elements of its inner array */
 	uint32_t height;	/* of its tree: inner levels above the leaves */
 	uint32_t refs;		/* registered processes mapping it; 0: idle */
-	struct useg segs[UT_MAX_SEGS];
-	size_t nr_segs;
+	struct load_layout ll;	/* its PT_LOADs: the bias of each mapping */
 	/* the file as it was built, checked before an idle table is used again */
 	uint64_t f_size, f_mtime_ns, f_ctime_ns;
 	struct uobj *idle_prev, *idle_next;	/* in unwind_tables' idle list */

@@ -52,21 +52,6 @@ static void id_release(struct unwind_tables *ut, uint32_t id)
 	ut->free_nr++;
 }
 
-static int read_segs(Elf *elf, struct uobj *ob)
-{
-	GElf_Phdr ph;
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	for (size_t i = 0; i < n && ob->nr_segs < UT_MAX_SEGS; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		ob->segs[ob->nr_segs++] = (struct useg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
-	}
-	return ob->nr_segs ? 0 : -ENOEXEC;
-}
-
 /* Rows -> a B+ tree in a new inner array in unwind_objs under a fresh id. */
 static int publish_rows(struct unwind_tables *ut, struct uobj *ob, const struct cfi_table *t)
 {
@@ -284,7 +269,7 @@ static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf,
 		err = -ENOEXEC;
 		goto out;
 	}
-	err = read_segs(elf, ob);
+	err = load_layout_read(elf, &ob->ll);
 	if (!err)
 		err = cfi_table_build(elf, &t);
 	if (err)
@@ -447,15 +432,7 @@ struct uobj *uobj_get(struct unwind_tables *ut, uint32_t tgid, const struct proc
 /* The load bias of mapping @m of @ob: object vaddr = ip - bias. */
 bool uobj_bias(const struct uobj *ob, const struct procmap *m, uint64_t *bias)
 {
-	for (size_t i = 0; i < ob->nr_segs; i++) {
-		const struct useg *s = &ob->segs[i];
-
-		if (m->pgoff >= s->off && m->pgoff < s->off + s->filesz) {
-			*bias = m->start - (m->pgoff - s->off) - s->vaddr;
-			return true;
-		}
-	}
-	return false;
+	return !load_bias(&ob->ll, m, (uint64_t)sysconf(_SC_PAGESIZE), bias);
 }
 
 /*

@@ -42,7 +42,10 @@ int load_layout_read(Elf *elf, struct load_layout *ll);
  * file page), so one file page can be the start of up to three mappings of
  * different segments: the permissions pick the one (x must match; a
  * read-only mapping of a writable segment is its RELRO part, a writable one
- * lies outside it). 0, or -ENOENT when no segment fits.
+ * lies outside it). One ambiguity is left: a read-only mapping of a page
+ * holding both a read-only segment and the start of RELRO fits either (the
+ * first wins); code and writable data, what callers ask about, do not.
+ * 0, or -ENOENT when no segment fits.
  */
 int load_bias(const struct load_layout *ll, const struct procmap *m, uint64_t page,
 	      uint64_t *bias);

@@ -54,8 +54,10 @@ struct elf_syms {
 	size_t nr;
 	size_t cap;
 	struct strtab names;
-	uint64_t *fde;		/* function starts from .eh_frame_hdr, during load only */
-	size_t nr_fde;
+	uint64_t *fde;		/* function starts from .eh_frame_hdr, during load only, */
+	size_t nr_fde;		/* ... or for good where there is no .symtab: */
+	uint64_t *fde_end;	/* their ends (0: unknown), which name unnamed code */
+	bool keep_fde;
 };
 
 static void elf_syms__close_fds(struct elf_syms *es)
@@ -298,6 +300,7 @@ void elf_syms__free(struct elf_syms *es)
 	free(es->text);
 	free(es->syms);
 	free(es->fde);
+	free(es->fde_end);
 	free(es);
 }
 
@@ -424,6 +427,13 @@ static int read_symbols(struct elf_syms *es, int fd, GElf_Word type, bool fdes)
 		return -ENOEXEC;
 	if (fdes && !es->fde)
 		err = ehframe_func_starts(elf, &es->fde, &es->nr_fde);
+	if (!err && fdes && es->keep_fde && es->nr_fde && !es->fde_end) {
+		es->fde_end = calloc(es->nr_fde, sizeof(*es->fde_end));
+		if (!es->fde_end)
+			err = -ENOMEM;
+		else
+			ehframe_func_ends(elf, es->fde, es->nr_fde, es->fde_end);
+	}
 	while (!err && (scn = elf_nextscn(elf, scn))) {
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
 			err = read_symtab(es, elf, scn, &sh);
@@ -485,9 +495,11 @@ static void elf_syms__finish(struct elf_syms *es)
 			end = next_fde(es, s->addr);
 		s->size = end - s->addr;
 	}
-	free(es->fde);
-	es->fde = NULL;
-	es->nr_fde = 0;
+	if (!es->keep_fde) {
+		free(es->fde);
+		es->fde = NULL;
+		es->nr_fde = 0;
+	}
 	strtab__shrink(&es->names);
 }
 
@@ -498,6 +510,8 @@ int elf_syms__load(struct elf_syms *es)
 	if (es->loaded)
 		return es->load_err;
 	es->loaded = true;
+	/* no full symbol table: the FDEs are all that tell functions apart */
+	es->keep_fde = es->debug_fd < 0 && !es->id.has_symtab;
 	if (es->debug_fd >= 0) {
 		/* the debug file's .symtab is complete; .dynsym may add IFUNC resolvers */
 		err = read_symbols(es, es->debug_fd, SHT_SYMTAB, false);
@@ -530,7 +544,7 @@ size_t elf_syms__nr(const struct elf_syms *es)
  * PT_LOAD wins where segments share a page of the file (-z noseparate-code
  * layouts map the same bytes twice).
  */
-int elf_syms__off_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t *vaddr)
+static const struct elf_seg *seg_of_off(const struct elf_syms *es, uint64_t off)
 {
 	const struct elf_seg *any = NULL;
 	size_t i;
@@ -547,9 +561,54 @@ int elf_syms__off_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t *va
 		if (!any)
 			any = s;
 	}
-	if (!any)
+	return any;
+}
+
+int elf_syms__off_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t *vaddr)
+{
+	const struct elf_seg *s = seg_of_off(es, off);
+
+	if (!s)
 		return -ENOENT;
-	*vaddr = off - any->off + any->vaddr;
+	*vaddr = off - s->off + s->vaddr;
+	return 0;
+}
+
+int elf_syms__fde_func(const struct elf_syms *es, uint64_t off, uint64_t *start_off,
+		       uint64_t *size)
+{
+	const struct elf_seg *seg = seg_of_off(es, off);
+	const struct elf_range *r;
+	uint64_t vaddr, start, end;
+	size_t lo = 0, hi = es->nr_fde;
+
+	if (!seg || !es->fde_end)
+		return -ENOENT;
+	vaddr = off - seg->off + seg->vaddr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (es->fde[mid] <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -ENOENT;
+	start = es->fde[lo - 1];
+	end = es->fde_end[lo - 1];
+	if (!end) {
+		/* libdw could not tell: up to the next function or the section's end */
+		r = text_range(es, start);
+		end = lo < es->nr_fde ? es->fde[lo] : UINT64_MAX;
+		if (r && r->end < end)
+			end = r->end;
+	}
+	/* between functions (padding, code without CFI): not a function's */
+	if (vaddr >= end || start < seg->vaddr)
+		return -ENOENT;
+	*start_off = start - seg->vaddr + seg->off;
+	*size = end == UINT64_MAX ? 0 : end - start;
 	return 0;
 }
 

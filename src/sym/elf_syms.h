@@ -53,6 +53,16 @@ size_t elf_syms__nr(const struct elf_syms *es);
 int elf_syms__off_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t *vaddr);
 
 /*
+ * In an object without .symtab (stripped, no debug file), the function
+ * holding file offset @off as its .eh_frame FDE bounds it: its start as a
+ * file offset in *@start_off and its size (0: unknown, bounded only by the
+ * next function) in *@size. 0, or -ENOENT (no FDE covers @off, the object
+ * has a .symtab, or it is not loaded yet).
+ */
+int elf_syms__fde_func(const struct elf_syms *es, uint64_t off, uint64_t *start_off,
+		       uint64_t *size);
+
+/*
  * Raw (mangled) name of the function containing @vaddr, or NULL. *@sym_off
  * (optional) gets vaddr - start. Loads symbols on first use. The name lives
  * as long as @es.

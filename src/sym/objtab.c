@@ -394,6 +394,7 @@ int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_
 {
 	struct obj *o = obj_get(ot, id);
 	const char *name = NULL;
+	uint64_t start, size;
 	int err;
 
 	if (!o) {
@@ -421,7 +422,13 @@ int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_
 		demangle_or_copy(name, ot->demangle, buf, len);
 		return 0;
 	}
-	/* never guess a neighbour's name: the offset still tells a human where */
+	/*
+	 * Never guess a neighbour's name: the offset still tells a human
+	 * where. Without .symtab the FDE bounds say which function: its start
+	 * names it, so one hot function is one frame, not one per address.
+	 */
+	if (o->es && !elf_syms__fde_func(o->es, addr, &start, &size))
+		addr = start;
 	snprintf(buf, len, "%s+0x%llx", o->base, (unsigned long long)addr);
 	*flags |= SYM_F_UNKNOWN;
 	return err;

@@ -230,6 +230,39 @@ static void stripped_library_never_names_a_static_function_after_an_export(void 
 	elf_syms__free(es);
 }
 
+/* Every byte of lib_static_b is in one FDE function: its start and size. */
+static void stripped_library_groups_an_unnamed_function_by_its_fde(void **state)
+{
+	struct elf_syms *es = open_fixture("strip/libfx.so", "empty");
+	uint64_t off = 0, size = 0, start = 0, fsize = 0;
+
+	(void)state;
+	ref_sym("libfx.so", "lib_static_b", &off, &size);
+	assert_int_equal(elf_syms__load(es), 0);
+	for (uint64_t at = off; at < off + size; at++) {
+		assert_int_equal(elf_syms__fde_func(es, at, &start, &fsize), 0);
+		assert_int_equal(start, off);
+		assert_int_equal(fsize, size);
+	}
+	/* the next function is another one */
+	ref_sym("libfx.so", "lib_c", &off, &size);
+	assert_int_equal(elf_syms__fde_func(es, off, &start, &fsize), 0);
+	assert_int_equal(start, off);
+	elf_syms__free(es);
+}
+
+static void object_with_symtab_keeps_no_fde_functions(void **state)
+{
+	struct elf_syms *es = open_fixture("libfx.so", "empty");
+	uint64_t off = 0, size = 0, start, fsize;
+
+	(void)state;
+	ref_sym("libfx.so", "lib_static_b", &off, &size);
+	assert_int_equal(elf_syms__load(es), 0);
+	assert_int_equal(elf_syms__fde_func(es, off, &start, &fsize), -ENOENT);
+	elf_syms__free(es);
+}
+
 static void size_zero_symbol_ends_where_the_next_function_starts(void **state)
 {
 	struct elf_syms *es = open_fixture("strip/libfx.so", "empty");
@@ -435,6 +468,8 @@ int main(void)
 		cmocka_unit_test(stripped_binary_finds_its_debug_file_by_build_id),
 		cmocka_unit_test(debuglink_file_with_wrong_crc_is_ignored),
 		cmocka_unit_test(stripped_library_never_names_a_static_function_after_an_export),
+		cmocka_unit_test(stripped_library_groups_an_unnamed_function_by_its_fde),
+		cmocka_unit_test(object_with_symtab_keeps_no_fde_functions),
 		cmocka_unit_test(size_zero_symbol_ends_where_the_next_function_starts),
 		cmocka_unit_test(untyped_assembly_label_is_named),
 		cmocka_unit_test(cxx_names_demangle_to_namespace_method_and_template),

@@ -78,15 +78,16 @@ awk -v p="${r% *}" 'BEGIN { exit !(p < 99) }' &&
 	ok "negative control: --unwind fp reaches main in only ${r% *}% of ${r#* } samples" ||
 	bad "negative control: --unwind fp reaches main in ${r% *}% (the check cannot fail)"
 
-if command -v rustc >/dev/null; then
-	rustc -C opt-level=2 -C debuginfo=1 -C link-arg=-fuse-ld=lld "$SRC/lldrust.rs" \
-		-o "$TMP/lldrust" 2>"$TMP/rs.err" || bad "cannot build Rust: $(cat "$TMP/rs.err")"
-	if [ -x "$TMP/lldrust" ]; then
-		readelf -p .comment "$TMP/lldrust" | grep -q LLD || bad "Rust build not linked by LLD"
-		"$HOTCOLD" record -F 999 -o "$TMP/rs.folded" -- "$TMP/lldrust" 2 >/dev/null 2>"$TMP/rs.err"
-		check_run "Rust release build" "$TMP/rs.folded" lldrust::spin_a lldrust::spin_b
-	fi
-else
-	echo "[Skipped Rust: rustc not installed]"
-fi
+# Rust: the rustc in PATH (rustup's links with its own rust-lld) and Debian's
+rustcs=$( (command -v rustc; [ -x /usr/bin/rustc ] && echo /usr/bin/rustc) | sort -u)
+[ -n "$rustcs" ] || echo "[Skipped Rust: rustc not installed]"
+for rc in $rustcs; do
+	v=$("$rc" --version | awk '{ print $2 }')
+	rm -f "$TMP/lldrust"
+	"$rc" -C opt-level=2 -C debuginfo=1 -C link-arg=-fuse-ld=lld "$SRC/lldrust.rs" \
+		-o "$TMP/lldrust" 2>"$TMP/rs.err" || { bad "rustc $v: $(head -3 "$TMP/rs.err")"; continue; }
+	readelf -p .comment "$TMP/lldrust" | grep -q LLD || bad "rustc $v: not linked by LLD"
+	"$HOTCOLD" record -F 999 -o "$TMP/rs.folded" -- "$TMP/lldrust" 2 >/dev/null 2>"$TMP/rs.err"
+	check_run "Rust $v release build" "$TMP/rs.folded" lldrust::spin_a lldrust::spin_b
+done
 finish

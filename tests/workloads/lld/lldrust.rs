@@ -2,8 +2,12 @@
 // The Rust release build of tests/integration/t_lld.sh: an arithmetic loop
 // (spin_a) and std's sort (spin_b), after the same 100 ms warmup and 300 ms
 // pause as lldmain.c. usage: lldrust SECONDS
-use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+// std::hint::black_box needs Rust 1.66; Debian 12 has 1.63
+fn black_box(x: u64) -> u64 {
+    unsafe { std::ptr::read_volatile(&x) }
+}
 
 #[inline(never)]
 fn spin_a(n: u64) -> u64 {

@@ -18,6 +18,7 @@ PKGS=(
 	libdw-dev		# elfutils: CFI (.eh_frame) for the unwinder
 	libiberty-dev		# C++/Rust demangling
 	libmicrohttpd-dev	# the agent's local web view (hotcold agent --http)
+	liblzma-dev		# MiniDebugInfo: xz-compressed symbols in .gnu_debugdata
 )
 TEST_PKGS=(
 	python3			# JSON output checks in the integration tests
@@ -28,6 +29,9 @@ TEST_PKGS=(
 	golang-go		# `go tool pprof`, the reference pprof reader (tests/golden/pprof_check.sh)
 	linux-perf		# perf record --call-graph dwarf: t_unwind's independent reference
 	libclang-rt-14-dev	# libFuzzer + ASan/UBSan runtimes for `make fuzz` / `make fuzz-smoke`
+	lld			# t_lld: LLD-linked executables and libraries (clang -fuse-ld=lld)
+	rustc			# t_lld: a Rust release build linked by LLD
+	xz-utils		# MiniDebugInfo fixtures (.gnu_debugdata is xz)
 )
 
 install_missing() {

@@ -11,6 +11,7 @@
 
 #include "sym/ehframe.h"
 #include "sym/elf_debug.h"
+#include "sym/minidebug.h"
 #include "sym/strtab.h"
 #include "util/log.h"
 
@@ -58,6 +59,7 @@ struct elf_syms {
 	size_t nr_fde;		/* ... or for good where there is no .symtab: */
 	uint64_t *fde_end;	/* their ends (0: unknown), which name unnamed code */
 	bool keep_fde;
+	bool minidebug;		/* named from .gnu_debugdata */
 };
 
 static void elf_syms__close_fds(struct elf_syms *es)
@@ -443,6 +445,44 @@ static int read_symbols(struct elf_syms *es, int fd, GElf_Word type, bool fdes)
 }
 
 /*
+ * Add the .symtab of the object's MiniDebugInfo (.gnu_debugdata), if any.
+ * A bad one is not an error of the object: its .dynsym still names what it
+ * can.
+ */
+static int read_minidebug(struct elf_syms *es)
+{
+	void *image = NULL;
+	Elf_Scn *scn = NULL;
+	size_t size = 0;
+	GElf_Shdr sh;
+	Elf *elf;
+	int err;
+
+	elf = elf_syms__begin(es, es->fd);
+	if (!elf)
+		return 0;
+	err = minidebug_read(elf, &image, &size);
+	elf_end(elf);
+	if (err) {
+		if (err != -ENOENT)
+			pr_debug("elf_syms: bad .gnu_debugdata: %s\n", strerror(-err));
+		return err == -ENOMEM ? err : 0;
+	}
+	elf = elf_memory(image, size);
+	err = 0;
+	while (elf && !err && (scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			err = read_symtab(es, elf, scn, &sh);
+	}
+	if (elf)
+		elf_end(elf);
+	free(image);
+	if (!err)
+		es->minidebug = true;
+	return err;
+}
+
+/*
  * Aliases at one address (malloc, __libc_malloc, __GI___libc_malloc):
  * the symbol that knows its size first, the largest extent next, then
  * global before weak before local, fewer leading underscores (the public
@@ -521,6 +561,8 @@ int elf_syms__load(struct elf_syms *es)
 		err = read_symbols(es, es->fd, SHT_SYMTAB, true);
 		if (!err)
 			err = read_symbols(es, es->fd, SHT_DYNSYM, false);
+		if (!err && es->keep_fde)
+			err = read_minidebug(es);
 	}
 	if (!err)
 		elf_syms__finish(es);
@@ -660,6 +702,11 @@ const uint8_t *elf_syms__build_id(const struct elf_syms *es, size_t *len)
 {
 	*len = es->id.build_id_len;
 	return es->id.build_id_len ? es->id.build_id : NULL;
+}
+
+bool elf_syms__minidebug(const struct elf_syms *es)
+{
+	return es->minidebug;
 }
 
 const char *elf_syms__debug_path(const struct elf_syms *es)

@@ -75,6 +75,9 @@ const char *elf_syms__lookup_off(struct elf_syms *es, uint64_t off, uint64_t *sy
 /* Build-id bytes (NULL if none) and its length in *@len. */
 const uint8_t *elf_syms__build_id(const struct elf_syms *es, size_t *len);
 
+/* Whether symbols came from the object's MiniDebugInfo (.gnu_debugdata); after load. */
+bool elf_syms__minidebug(const struct elf_syms *es);
+
 /* Path of the separate debug file in use, or NULL. */
 const char *elf_syms__debug_path(const struct elf_syms *es);
 

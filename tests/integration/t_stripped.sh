@@ -14,6 +14,10 @@
 #   issue's bar; t_split holds the unstripped build to 2 pp);
 # - every unnamed frame of the binary names an FDE start (none is a bare
 #   sampled address): at most 7 distinct names, the binary's FDE count.
+# MiniDebugInfo: a copy whose only symbols are in .gnu_debugdata (GDB's
+# recipe, tests/fixtures/sym/minidebuginfo.sh) has the three functions by
+# name, same shares and tolerance, and main in >= 99% of the samples of the
+# three (t_split's bar for the unstripped build).
 . "$(dirname "$0")/lib.sh"
 
 cp "$WL/split" "$TMP/split_full" && strip -o "$TMP/split" "$WL/split" ||
@@ -47,4 +51,30 @@ n=$(echo "$names" | grep -c .)
 fdes=$(readelf --debug-dump=frames "$TMP/split" | grep -c ' FDE ')
 [ "$n" -le "$fdes" ] && ok "$n distinct unnamed frames, <= $fdes FDEs" ||
 	bad "$n distinct unnamed frames for $fdes FDEs: addresses, not functions"
+
+SH=$(cd "$(dirname "$0")/../fixtures/sym" && pwd)/minidebuginfo.sh
+if ! command -v xz >/dev/null; then
+	echo "[Skipped MiniDebugInfo: xz not installed]"
+elif mkdir -p "$TMP/mini" && "$SH" "$WL/split" "$TMP/mini/split" 2>"$TMP/mini.err"; then
+	readelf -S "$TMP/mini/split" | grep -q '\.symtab' && bad "MiniDebugInfo copy has a .symtab"
+	readelf -S "$TMP/mini/split" | grep -q '\.gnu_debugdata' || bad "no .gnu_debugdata"
+	"$HOTCOLD" record -F 999 -o "$TMP/mini.folded" -- "$TMP/mini/split" 4 "$TMP/mtruth" \
+		2>"$TMP/err" || bad "record failed: $(tail -3 "$TMP/err")"
+	folded_grep_root "$TMP/mini.folded" split > "$TMP/msplit.folded"
+	total=$(folded_total "$TMP/msplit.folded")
+	for fn in spin_alpha spin_beta recurse; do
+		want=$(awk -v f=$fn '$1 == f { print $2 }' "$TMP/mtruth")
+		got=$(pct "$(folded_with_frame "$TMP/msplit.folded" $fn)" "$total")
+		if within "$got" "$want" 3; then ok "MiniDebugInfo: $fn $got% vs measured $want%"
+		else bad "MiniDebugInfo: $fn $got% vs measured $want% (tolerance 3 pp)"; fi
+	done
+	hot=$(grep -E ';(spin_alpha|spin_beta|recurse) ' "$TMP/msplit.folded" | folded_total /dev/stdin)
+	m=$(grep -E ';(spin_alpha|spin_beta|recurse) ' "$TMP/msplit.folded" | grep ';main;' |
+		folded_total /dev/stdin)
+	p=$(pct "$m" "$hot")
+	awk -v p="$p" 'BEGIN { exit !(p >= 99) }' && ok "MiniDebugInfo: $p% of $hot reach main" ||
+		bad "MiniDebugInfo: only $p% of $hot samples reach main"
+else
+	bad "cannot make the MiniDebugInfo copy: $(cat "$TMP/mini.err")"
+fi
 finish

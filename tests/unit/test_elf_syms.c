@@ -59,6 +59,11 @@ static int build_fixtures(void **state)
 	       /* stripped library, no debug file anywhere */
 	       fx_sh("mkdir %s/strip && objcopy --strip-all %s/libfx.so %s/strip/libfx.so", tmp,
 		     tmp, tmp) ||
+	       /* MiniDebugInfo: .gnu_debugdata only; and one whose xz is garbage */
+	       fx_sh("mkdir %s/mini && %s/minidebuginfo.sh %s/prog_pie %s/mini/prog && "
+		     "printf 'not xz' > %s/mini/bad.xz && objcopy --add-section "
+		     ".gnu_debugdata=%s/mini/bad.xz %s/bid/prog %s/mini/bad", tmp, FX_DIR, tmp, tmp,
+		     tmp, tmp, tmp, tmp) ||
 	       fx_sh("printf 'not an ELF file\\n' > %s/text.txt && head -c 200 %s/libfx.so > "
 		     "%s/truncated.so", tmp, tmp, tmp);
 }
@@ -203,6 +208,29 @@ static void stripped_binary_finds_its_debug_file_by_build_id(void **state)
 	assert_non_null(strstr(elf_syms__debug_path(es), "/droot/.build-id/"));
 	assert_fn(es, "prog_pie", "fx_static_b", "fx_static_b");
 	assert_fn(es, "prog_pie", "fx_global_c", "fx_global_c");
+	elf_syms__free(es);
+}
+
+static void minidebuginfo_names_a_static_function_of_a_stripped_binary(void **state)
+{
+	struct elf_syms *es = open_fixture("mini/prog", "empty");
+
+	(void)state;
+	assert_null(elf_syms__debug_path(es));
+	assert_fn(es, "prog_pie", "fx_static_b", "fx_static_b");
+	assert_true(elf_syms__minidebug(es));
+	/* exports still come from .dynsym */
+	assert_fn(es, "prog_pie", "fx_global_a", "fx_global_a");
+	elf_syms__free(es);
+}
+
+static void corrupt_minidebuginfo_names_nothing_and_breaks_nothing(void **state)
+{
+	struct elf_syms *es = open_fixture("mini/bad", "empty");
+
+	(void)state;
+	assert_fn(es, "prog_pie", "fx_static_b", NULL);
+	assert_false(elf_syms__minidebug(es));
 	elf_syms__free(es);
 }
 
@@ -466,6 +494,8 @@ int main(void)
 		cmocka_unit_test(stripped_binary_names_static_function_from_debuglink_file),
 		cmocka_unit_test(debuglink_file_is_also_found_in_the_dot_debug_directory),
 		cmocka_unit_test(stripped_binary_finds_its_debug_file_by_build_id),
+		cmocka_unit_test(minidebuginfo_names_a_static_function_of_a_stripped_binary),
+		cmocka_unit_test(corrupt_minidebuginfo_names_nothing_and_breaks_nothing),
 		cmocka_unit_test(debuglink_file_with_wrong_crc_is_ignored),
 		cmocka_unit_test(stripped_library_never_names_a_static_function_after_an_export),
 		cmocka_unit_test(stripped_library_groups_an_unnamed_function_by_its_fde),

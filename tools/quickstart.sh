@@ -19,6 +19,7 @@ PKGS=(
 	libiberty-dev		# C++/Rust demangling
 	libmicrohttpd-dev	# the agent's local web view (hotcold agent --http)
 	liblzma-dev		# MiniDebugInfo: xz-compressed symbols in .gnu_debugdata
+	libdebuginfod-dev	# debug files by build-id from DEBUGINFOD_URLS servers
 )
 TEST_PKGS=(
 	python3			# JSON output checks in the integration tests
@@ -32,6 +33,7 @@ TEST_PKGS=(
 	lld			# t_lld: LLD-linked executables and libraries (clang -fuse-ld=lld)
 	rustc			# t_lld: a Rust release build linked by LLD
 	xz-utils		# MiniDebugInfo fixtures (.gnu_debugdata is xz)
+	debuginfod curl		# t_debuginfod: Debian's server on loopback, readiness probe
 )
 
 install_missing() {

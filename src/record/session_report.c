@@ -77,6 +77,13 @@ void session_report_stats(struct session *s, bool final)
 			"from the maps BPF read at their exit (%llu records held for them)\n",
 			(unsigned long long)s->procs_late, (unsigned long long)ss.procs_exit_maps,
 			(unsigned long long)s->held_replayed);
+	if (final && ss.dbg_requested)
+		pr_info("debuginfod: %llu debug files fetched, %llu not found or failed, %llu timed "
+			"out, %llu skipped (a fetch had timed out), %llu not asked (limit), %llu "
+			"still pending; %.1f s in fetches\n", (unsigned long long)ss.dbg_fetched,
+			(unsigned long long)ss.dbg_failed, (unsigned long long)ss.dbg_timed_out,
+			(unsigned long long)ss.dbg_skipped, (unsigned long long)ss.dbg_dropped,
+			(unsigned long long)ss.dbg_pending, ss.dbg_busy_ns / 1e9);
 	if (s->ut && final)
 		report_unwind(s->ut);
 }

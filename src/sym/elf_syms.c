@@ -9,6 +9,7 @@
 
 #include <gelf.h>
 
+#include "sym/dbgfetch.h"
 #include "sym/ehframe.h"
 #include "sym/elf_debug.h"
 #include "sym/minidebug.h"
@@ -60,6 +61,8 @@ struct elf_syms {
 	uint64_t *fde_end;	/* their ends (0: unknown), which name unnamed code */
 	bool keep_fde;
 	bool minidebug;		/* named from .gnu_debugdata */
+	struct dbgfetch *fetch;	/* asked for the debug file, answer not picked up yet */
+	int fetch_slot;
 };
 
 static void elf_syms__close_fds(struct elf_syms *es)
@@ -218,9 +221,18 @@ static void find_debug_file(struct elf_syms *es, const struct elf_syms_opts *o)
 	int fd;
 
 	fd = elf_debug_find(&q, &es->debug_path);
-	if (fd >= 0)
+	if (fd >= 0) {
 		es->debug_fd = fd;
+		return;
+	}
+	/* none here: a debuginfod server may have it (asked now, used when it came) */
+	if (o && o->fetch && es->id.build_id_len) {
+		es->fetch_slot = dbgfetch__request(o->fetch, es->id.build_id, es->id.build_id_len);
+		if (es->fetch_slot >= 0)
+			es->fetch = o->fetch;
+	}
 }
+
 
 struct elf_syms *elf_syms__open(int fd, const struct elf_syms_opts *o)
 {
@@ -543,13 +555,85 @@ static void elf_syms__finish(struct elf_syms *es)
 	strtab__shrink(&es->names);
 }
 
+/*
+ * The debuginfod answer, if it has come: 0 with es->debug_fd and
+ * es->debug_path set, -EINPROGRESS (ask again later) or -ENOENT (none).
+ */
+static int take_fetched(struct elf_syms *es)
+{
+	char *path = NULL;
+	int err, fd;
+
+	err = dbgfetch__result(es->fetch, es->fetch_slot, &path);
+	if (err == -EINPROGRESS)
+		return err;
+	es->fetch = NULL;
+	if (err)
+		return err;
+	fd = elf_debug_open(path, &es->id);
+	if (fd < 0) {
+		pr_debug("elf_syms: debuginfod sent an unusable '%s'\n", path);
+		free(path);
+		return -ENOENT;
+	}
+	es->debug_fd = fd;
+	free(es->debug_path);
+	es->debug_path = path;
+	return 0;
+}
+
+int elf_syms__add_debug_file(struct elf_syms *es, const char *path)
+{
+	int fd, err;
+
+	if (!es->loaded || es->load_err)
+		return -EINVAL;
+	if (!es->keep_fde)
+		return -EEXIST;	/* it had a .symtab or a debug file already */
+	fd = elf_debug_open(path, &es->id);
+	if (fd < 0)
+		return fd;
+	/* the object's .dynsym (and MiniDebugInfo) are in already */
+	err = read_symbols(es, fd, SHT_SYMTAB, false);
+	close(fd);
+	if (err)
+		return err;
+	es->keep_fde = false;	/* a full .symtab now: as if never stripped */
+	elf_syms__finish(es);
+	free(es->fde_end);
+	es->fde_end = NULL;
+	free(es->debug_path);
+	es->debug_path = strdup(path);
+	return 0;
+}
+
+/* Symbols were loaded while the fetch was in flight: use the debug file if it has come since. */
+static void load_fetched(struct elf_syms *es)
+{
+	char *path = NULL;
+	int err;
+
+	err = dbgfetch__result(es->fetch, es->fetch_slot, &path);
+	if (err == -EINPROGRESS)
+		return;
+	es->fetch = NULL;
+	if (!err && elf_syms__add_debug_file(es, path))
+		pr_debug("elf_syms: debuginfod sent an unusable '%s'\n", path);
+	free(path);
+}
+
 int elf_syms__load(struct elf_syms *es)
 {
 	int err;
 
-	if (es->loaded)
+	if (es->loaded) {
+		if (es->fetch && !es->load_err)
+			load_fetched(es);
 		return es->load_err;
+	}
 	es->loaded = true;
+	if (es->fetch)
+		take_fetched(es);
 	/* no full symbol table: the FDEs are all that tell functions apart */
 	es->keep_fde = es->debug_fd < 0 && !es->id.has_symtab;
 	if (es->debug_fd >= 0) {

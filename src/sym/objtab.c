@@ -54,6 +54,7 @@ struct obj {
 struct objtab {
 	char *proc_root;
 	char *debug_root;
+	struct dbgfetch *fetch;
 	char *perfmap_dir;
 	size_t max_objects;
 	bool demangle;
@@ -189,7 +190,8 @@ static int open_mapped(const struct objtab *ot, uint32_t tgid, const struct proc
 static void obj_open_file(struct objtab *ot, struct obj *o, uint32_t tgid,
 			  const struct procmap *m)
 {
-	struct elf_syms_opts eo = { .path = m->path, .debug_root = ot->debug_root };
+	struct elf_syms_opts eo = { .path = m->path, .debug_root = ot->debug_root,
+				    .fetch = ot->fetch };
 	char root[4096];
 	int fd;
 
@@ -502,6 +504,7 @@ struct objtab *objtab__new(const struct objtab_opts *o)
 	keymap__init(&ot->ids);
 	ot->proc_root = strdup(o->proc_root);
 	ot->debug_root = strdup(o->debug_root);
+	ot->fetch = o->fetch;
 	ot->perfmap_dir = strdup(o->perfmap_dir);
 	ot->max_objects = o->max_objects;
 	ot->demangle = o->demangle;

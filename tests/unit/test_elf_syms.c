@@ -234,6 +234,34 @@ static void corrupt_minidebuginfo_names_nothing_and_breaks_nothing(void **state)
 	elf_syms__free(es);
 }
 
+/* A debuginfod answer that comes after the first lookup: the same object names more. */
+static void debug_file_added_after_load_names_what_was_unnamed(void **state)
+{
+	struct elf_syms *es = open_fixture("bid/prog", "empty");
+	char path[512], wrong[256];
+	const uint8_t *id;
+	size_t len, n;
+
+	(void)state;
+	assert_fn(es, "prog_pie", "fx_static_b", NULL);
+	id = elf_syms__build_id(es, &len);
+	assert_non_null(id);
+	n = (size_t)snprintf(path, sizeof(path), "%s/droot/.build-id/%02x/", tmp, id[0]);
+	for (size_t i = 1; i < len; i++)
+		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", id[i]);
+	snprintf(path + n, sizeof(path) - n, ".debug");
+	/* another object's file (other build-id) is refused */
+	snprintf(wrong, sizeof(wrong), "%s/libfx.so", tmp);
+	assert_int_equal(elf_syms__add_debug_file(es, wrong), -ENOENT);
+	assert_fn(es, "prog_pie", "fx_static_b", NULL);
+	assert_int_equal(elf_syms__add_debug_file(es, path), 0);
+	assert_fn(es, "prog_pie", "fx_static_b", "fx_static_b");
+	assert_fn(es, "prog_pie", "fx_global_a", "fx_global_a");
+	assert_string_equal(elf_syms__debug_path(es), path);
+	assert_int_equal(elf_syms__add_debug_file(es, path), -EEXIST);
+	elf_syms__free(es);
+}
+
 static void debuglink_file_with_wrong_crc_is_ignored(void **state)
 {
 	struct elf_syms *es = open_fixture("badcrc/prog", "empty");
@@ -496,6 +524,7 @@ int main(void)
 		cmocka_unit_test(stripped_binary_finds_its_debug_file_by_build_id),
 		cmocka_unit_test(minidebuginfo_names_a_static_function_of_a_stripped_binary),
 		cmocka_unit_test(corrupt_minidebuginfo_names_nothing_and_breaks_nothing),
+		cmocka_unit_test(debug_file_added_after_load_names_what_was_unnamed),
 		cmocka_unit_test(debuglink_file_with_wrong_crc_is_ignored),
 		cmocka_unit_test(stripped_library_never_names_a_static_function_after_an_export),
 		cmocka_unit_test(stripped_library_groups_an_unnamed_function_by_its_fde),

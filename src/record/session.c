@@ -431,6 +431,9 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 		if (s->to_read.nr)
 			session_read_deferred(s);
 		s->work.ring_ns += clock_thread_cpu_ns() - c;
+		/* tables the builder thread finished: into the BPF maps */
+		if (s->ut)
+			unwind_tables__poll(s->ut);
 		s->work.polls++;
 		if (err && err != -EINTR) {
 			pr_warn("record: reading the event ring failed: %s\n", strerror(-err));

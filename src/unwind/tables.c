@@ -336,12 +336,16 @@ int unwind_tables__preload_runtime(struct unwind_tables *ut)
 		m = procmaps__entry(pm, i);
 		if (m->kind != PROCMAP_FILE || !m->inode || !is_runtime_object(m->path))
 			continue;
+		/*
+		 * In line (~60 ms for all): every process's first samples, a
+		 * `-- CMD` child's from its first instruction, then walk libc by
+		 * CFI; the builder would leave them to frame pointers for as long.
+		 */
+		ut->build_inline = true;
 		ob = uobj_get(ut, self, m, true);
+		ut->build_inline = false;
 		if (!ob || ob->refs)
 			continue;
-		/* nearly every process maps these: first in the builder's queue */
-		if (ob->building)
-			ubuild_bump(ut->bld, ob->key_a, ob->inode, 1000);
 		ob->refs = 1;	/* never dropped: freed with the tables */
 		n++;
 	}

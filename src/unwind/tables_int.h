@@ -23,6 +23,8 @@
 /* the kernel stores array values rounded up to 8 bytes (384-byte nodes are already) */
 #define NODE_BYTES ((sizeof(struct hc_cfi_node) + 7) & ~(size_t)7)
 
+/* files up to this size get their tables built in line (~1 ms), bigger ones on the builder */
+#define UT_INLINE_BUILD_BYTES (256u << 10)
 /* idle tables unused this long are unloaded: churn has moved on to other binaries */
 #define UT_IDLE_TTL_NS (60 * 1000000000ull)
 /* idle objects remembered at most (those without a table cost no kernel memory) */
@@ -77,6 +79,7 @@ struct unwind_tables {
 	size_t idle_rows;
 	uint64_t next_serial;
 	struct ubuilder *bld;	/* the builder thread; NULL: tables built in line */
+	bool build_inline;	/* for now, build in line even with a builder */
 	struct unwind_tables_stats st;
 };
 

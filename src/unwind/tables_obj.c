@@ -364,7 +364,12 @@ static int build_table(struct unwind_tables *ut, struct uobj *ob, const struct o
 
 	note_file(ob, src->fd);
 	*fd_taken = false;
-	if (ut->bld) {
+	/*
+	 * A small object builds in about a millisecond: at once, so a plugin
+	 * just dlopen()ed or a short-lived tool is walked by CFI from its next
+	 * sample, not by frame pointer through code that may have none.
+	 */
+	if (ut->bld && !ut->build_inline && ob->f_size > UT_INLINE_BUILD_BYTES) {
 		err = build_async(ut, ob, src);
 		*fd_taken = ob->building;
 		if (*fd_taken)

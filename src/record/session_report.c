@@ -45,11 +45,11 @@ static void report_unwind(const struct unwind_tables *ut)
 		(unsigned long long)us.objects_failed, (unsigned long long)us.over_limit,
 		(unsigned long long)us.maps_dropped, (unsigned long long)us.procs_failed);
 	if (us.objects_queued)
-		pr_info("unwind: %llu tables built on the builder thread, %llu mappings walked by "
-			"frame pointer until theirs came, %llu builds still pending at the end, %llu "
-			"discarded (object gone)\n", (unsigned long long)us.objects_queued,
-			(unsigned long long)us.maps_waiting, (unsigned long long)us.objects_pending,
-			(unsigned long long)us.builds_discarded);
+		pr_info("unwind: %llu tables built on the builder thread (%.0f ms in line), %llu "
+			"mappings walked by frame pointer until theirs came, %llu builds still pending "
+			"at the end, %llu discarded (object gone)\n", (unsigned long long)us.objects_queued,
+			us.build_loop_ns / 1e6, (unsigned long long)us.maps_waiting,
+			(unsigned long long)us.objects_pending, (unsigned long long)us.builds_discarded);
 }
 
 /* Every loss counter, BPF side and user side; with !final only the non-zero ones. */

@@ -48,6 +48,7 @@ struct unwind_tables_stats {
 	uint64_t over_limit;	/* objects or processes refused by a limit */
 	uint64_t maps_dropped;	/* mappings beyond HC_UNWIND_MAX_MAPS in a process */
 	uint64_t build_ns;	/* time spent building tables */
+	uint64_t build_loop_ns;	/* ... of it on the caller's thread (in line), not the builder */
 	uint64_t refreshes;	/* process re-reads after early-ending walks */
 	uint64_t procs_failed;	/* processes whose tables could not be published */
 	uint64_t objects_queued;	/* tables sent to the builder thread */

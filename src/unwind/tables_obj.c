@@ -320,6 +320,7 @@ static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf,
 	if (err)
 		return err;
 	uobj_compute(&ut->o, elf, src, &b);
+	ut->st.build_loop_ns += b.build_ns;
 	return uobj_install(ut, ob, &b);
 }
 

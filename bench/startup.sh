@@ -34,9 +34,10 @@ done
 [ "$(id -u)" = 0 ] || { echo "startup.sh: needs root" >&2; exit 1; }
 W=$(mktemp -d /tmp/hc-startup.XXXXXX)
 CHURN= BT=
+# every step on its own: under set -e a failed kill or wait must not skip the rest
 cleanup() {
-	[ -n "$CHURN" ] && kill "$CHURN" 2>/dev/null && wait "$CHURN" 2>/dev/null
-	[ -n "$BT" ] && kill "$BT" 2>/dev/null && wait "$BT" 2>/dev/null
+	if [ -n "$CHURN" ]; then kill "$CHURN" 2>/dev/null || true; wait "$CHURN" 2>/dev/null || true; fi
+	if [ -n "$BT" ]; then kill "$BT" 2>/dev/null || true; wait "$BT" 2>/dev/null || true; fi
 	rm -rf "$W"
 }
 trap cleanup EXIT

@@ -41,6 +41,7 @@ cleanup() {
 	rm -rf "$W"
 }
 trap cleanup EXIT
+trap "exit 1" INT TERM
 
 # compile churn: new gcc/cc1/as processes all the time
 ( while :; do gcc -O2 -c tests/workloads/split.c -o "$W/churn.o" 2>/dev/null; done ) &

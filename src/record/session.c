@@ -346,9 +346,6 @@ static int session_start(struct session *s)
 	if (err)
 		return err;
 	if (s->o->cmd_argv) {
-		/* the runtime libraries' tables (built while BPF loaded) before its first instruction */
-		if (s->ut)
-			unwind_tables__wait_preload(s->ut, 2000);
 		err = target_child_release(&s->child);
 		if (err) {
 			pr_warn("record: cannot execute '%s': %s\n", s->o->cmd_argv[0],

@@ -239,31 +239,6 @@ size_t unwind_tables__poll(struct unwind_tables *ut)
 	return uobj_collect_built(ut);
 }
 
-/* Preloaded objects still building (they hold a reference from preload, refs >= 1). */
-static bool preload_building(struct unwind_tables *ut)
-{
-	for (size_t i = 0; i < ut->nr_preload; i++)
-		if (ut->preload[i]->building)
-			return true;
-	return false;
-}
-
-int unwind_tables__wait_preload(struct unwind_tables *ut, unsigned int timeout_ms)
-{
-	uint64_t until = clock_mono_ns() + (uint64_t)timeout_ms * 1000000;
-
-	/* 1-ms steps: the builds take tens of ms, and the wait is bounded */
-	while (preload_building(ut)) {
-		unwind_tables__poll(ut);
-		if (!preload_building(ut))
-			break;
-		if (clock_mono_ns() >= until)
-			return -ETIMEDOUT;
-		usleep(1000);
-	}
-	return 0;
-}
-
 int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 {
 	struct procmaps *pm;
@@ -362,17 +337,15 @@ int unwind_tables__preload_runtime(struct unwind_tables *ut)
 		if (m->kind != PROCMAP_FILE || !m->inode || !is_runtime_object(m->path))
 			continue;
 		/*
-		 * On the builder (~60 ms for all), first in its queue, while the
-		 * caller loads its BPF programs; unwind_tables__wait_preload()
-		 * before a `-- CMD` child runs its first instruction.
+		 * In line (~60 ms for all): every process's first samples, a
+		 * `-- CMD` child's from its first instruction, then walk libc by
+		 * CFI; the builder would leave them to frame pointers for as long.
 		 */
+		ut->build_inline = true;
 		ob = uobj_get(ut, self, m, true);
+		ut->build_inline = false;
 		if (!ob || ob->refs)
 			continue;
-		if (ob->building)
-			ubuild_bump(ut->bld, ob->key_a, ob->inode, 1000);
-		if (ut->nr_preload < UT_MAX_PRELOAD)
-			ut->preload[ut->nr_preload++] = ob;
 		ob->refs = 1;	/* never dropped: freed with the tables */
 		n++;
 	}

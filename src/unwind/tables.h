@@ -88,18 +88,9 @@ int unwind_tables__add_process_maps(struct unwind_tables *ut, uint32_t tgid,
  * process maps (libc, ld.so, libm, libstdc++, libgcc_s): nearly every target
  * maps the same files, so a new process then only needs its own binary's
  * table and is published within a millisecond or two instead of ~50 ms.
- * The big ones are built on the builder thread, first in its queue: the
- * caller goes on (loading BPF) meanwhile. Returns the number of objects
- * preloaded.
+ * Returns the number of objects preloaded.
  */
 int unwind_tables__preload_runtime(struct unwind_tables *ut);
-
-/*
- * Wait (polling, at most @timeout_ms) until the preloaded tables are loaded:
- * before a process the caller starts runs its first instruction, so its
- * first samples walk libc by CFI. 0 or -ETIMEDOUT.
- */
-int unwind_tables__wait_preload(struct unwind_tables *ut, unsigned int timeout_ms);
 
 /*
  * A CFI walk of @tgid ended early: if its mappings may have changed (dlopen,

@@ -25,8 +25,6 @@
 
 /* files up to this size get their tables built in line (~1 ms), bigger ones on the builder */
 #define UT_INLINE_BUILD_BYTES (256u << 10)
-/* runtime libraries preloaded: libc, ld.so, libm, libstdc++, libgcc_s and spares */
-#define UT_MAX_PRELOAD 8
 /* idle tables unused this long are unloaded: churn has moved on to other binaries */
 #define UT_IDLE_TTL_NS (60 * 1000000000ull)
 /* idle objects remembered at most (those without a table cost no kernel memory) */
@@ -81,8 +79,7 @@ struct unwind_tables {
 	size_t idle_rows;
 	uint64_t next_serial;
 	struct ubuilder *bld;	/* the builder thread; NULL: tables built in line */
-	struct uobj *preload[UT_MAX_PRELOAD];	/* never freed before the tables */
-	size_t nr_preload;
+	bool build_inline;	/* for now, build in line even with a builder */
 	struct unwind_tables_stats st;
 };
 

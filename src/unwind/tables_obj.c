@@ -370,7 +370,7 @@ static int build_table(struct unwind_tables *ut, struct uobj *ob, const struct o
 	 * just dlopen()ed or a short-lived tool is walked by CFI from its next
 	 * sample, not by frame pointer through code that may have none.
 	 */
-	if (ut->bld && ob->f_size > UT_INLINE_BUILD_BYTES) {
+	if (ut->bld && !ut->build_inline && ob->f_size > UT_INLINE_BUILD_BYTES) {
 		err = build_async(ut, ob, src);
 		*fd_taken = ob->building;
 		if (*fd_taken)

@@ -7,7 +7,7 @@ VMLINUX_H ?= vmlinux/$(ARCH)/vmlinux.h
 CLANG    ?= clang
 BPFTOOL  ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 CC       ?= cc
-PKGS     := libbpf libelf zlib libdw libmicrohttpd liblzma libdebuginfod
+PKGS     := libbpf libelf zlib libdw libmicrohttpd liblzma
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
 BPF_CFLAGS := -g -O2 --target=bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -MMD -MP \
 	      -Iinclude -Ibpf -I$(dir $(VMLINUX_H))

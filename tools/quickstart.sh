@@ -19,7 +19,7 @@ PKGS=(
 	libiberty-dev		# C++/Rust demangling
 	libmicrohttpd-dev	# the agent's local web view (hotcold agent --http)
 	liblzma-dev		# MiniDebugInfo: xz-compressed symbols in .gnu_debugdata
-	libdebuginfod-dev	# debug files by build-id from DEBUGINFOD_URLS servers
+	libdebuginfod-dev	# debug files by build-id from DEBUGINFOD_URLS servers (header; .so.1 dlopen()ed)
 )
 TEST_PKGS=(
 	python3			# JSON output checks in the integration tests

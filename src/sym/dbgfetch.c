@@ -2,6 +2,7 @@
 /* debuginfod fetches on a worker thread (see dbgfetch.h). */
 #include "sym/dbgfetch.h"
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <pthread.h>
@@ -18,6 +19,40 @@
 #define NS_PER_S 1000000000ull
 
 enum fetch_state { F_QUEUED, F_BUSY, F_DONE, F_FAILED };
+
+/*
+ * libdebuginfod is opened only when DEBUGINFOD_URLS is set, as libdw does:
+ * linked in, it and libcurl + gnutls cost every run ~10-15 ms of start-up.
+ */
+static struct {
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *c);
+	int (*find_debuginfo)(debuginfod_client *c, const unsigned char *id, int len, char **path);
+	void (*set_progressfn)(debuginfod_client *c, debuginfod_progressfn_t fn);
+	void (*set_user_data)(debuginfod_client *c, void *data);
+	void *(*get_user_data)(debuginfod_client *c);
+} dfd;
+
+static int dfd_load(void)
+{
+	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return -ENOENT;
+	/* POSIX: a function pointer through a void * */
+	*(void **)&dfd.begin = dlsym(h, "debuginfod_begin");
+	*(void **)&dfd.end = dlsym(h, "debuginfod_end");
+	*(void **)&dfd.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+	*(void **)&dfd.set_progressfn = dlsym(h, "debuginfod_set_progressfn");
+	*(void **)&dfd.set_user_data = dlsym(h, "debuginfod_set_user_data");
+	*(void **)&dfd.get_user_data = dlsym(h, "debuginfod_get_user_data");
+	if (!dfd.begin || !dfd.end || !dfd.find_debuginfo || !dfd.set_progressfn ||
+	    !dfd.set_user_data || !dfd.get_user_data) {
+		dlclose(h);
+		return -ENOENT;
+	}
+	return 0;	/* kept open for the process's life */
+}
 
 struct fetch {
 	uint8_t id[ELF_BUILD_ID_MAX];
@@ -50,7 +85,7 @@ static struct fetch *find(struct dbgfetch *f, const uint8_t *id, size_t len)
 /* libdebuginfod calls this about once a second while a transfer runs: non-zero cancels it */
 static int progress(debuginfod_client *c, long a, long b)
 {
-	struct dbgfetch *f = debuginfod_get_user_data(c);
+	struct dbgfetch *f = dfd.get_user_data(c);
 	bool stop;
 
 	(void)a;
@@ -68,7 +103,7 @@ static int fetch_one(struct dbgfetch *f, debuginfod_client *c, const uint8_t *id
 	int fd;
 
 	f->deadline_ns = clock_mono_ns() + f->timeout_ns;
-	fd = debuginfod_find_debuginfo(c, id, (int)len, path);
+	fd = dfd.find_debuginfo(c, id, (int)len, path);
 	if (fd >= 0) {
 		close(fd);	/* the caller opens the cached file and checks it */
 		return 0;
@@ -98,7 +133,7 @@ static void finish_one(struct dbgfetch *f, struct fetch *e, int err, char *path)
 static void *worker(void *arg)
 {
 	struct dbgfetch *f = arg;
-	debuginfod_client *c = debuginfod_begin();
+	debuginfod_client *c = dfd.begin();
 	uint8_t id[ELF_BUILD_ID_MAX];
 	uint64_t t0;
 	size_t len, i;
@@ -106,8 +141,8 @@ static void *worker(void *arg)
 	int err;
 
 	if (c) {
-		debuginfod_set_user_data(c, f);
-		debuginfod_set_progressfn(c, progress);
+		dfd.set_user_data(c, f);
+		dfd.set_progressfn(c, progress);
 	}
 	pthread_mutex_lock(&f->lock);
 	while (!f->stop) {
@@ -137,7 +172,7 @@ static void *worker(void *arg)
 	}
 	pthread_mutex_unlock(&f->lock);
 	if (c)
-		debuginfod_end(c);
+		dfd.end(c);
 	return NULL;
 }
 
@@ -148,7 +183,10 @@ struct dbgfetch *dbgfetch__new(unsigned int timeout_ms)
 	struct dbgfetch *f;
 	int err;
 
-	if (!urls || !*urls) {
+	if (!urls || !*urls || (!dfd.begin && dfd_load())) {
+		if (urls && *urls)
+			pr_warn("debuginfod: DEBUGINFOD_URLS is set but libdebuginfod.so.1 cannot be "
+				"loaded: no debug files fetched\n");
 		errno = ENOENT;
 		return NULL;
 	}

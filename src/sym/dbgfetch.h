@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Debug files fetched by build-id from debuginfod servers (DEBUGINFOD_URLS,
- * libdebuginfod), on a worker thread: a request never waits, its result is
+ * libdebuginfod, dlopen()ed only then), on a worker thread: a request never waits, its result is
  * picked up whenever the object is next named. libdebuginfod caches what it
  * fetched (and what it did not find) in its cache directory
  * (DEBUGINFOD_CACHE_PATH, else ~/.cache/debuginfod_client), so a later run

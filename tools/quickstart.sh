@@ -18,6 +18,8 @@ PKGS=(
 	libdw-dev		# elfutils: CFI (.eh_frame) for the unwinder
 	libiberty-dev		# C++/Rust demangling
 	libmicrohttpd-dev	# the agent's local web view (hotcold agent --http)
+	liblzma-dev		# MiniDebugInfo: xz-compressed symbols in .gnu_debugdata
+	libdebuginfod-dev	# debug files by build-id from DEBUGINFOD_URLS servers (header; .so.1 dlopen()ed)
 )
 TEST_PKGS=(
 	python3			# JSON output checks in the integration tests
@@ -35,6 +37,10 @@ TEST_PKGS=(
 	postgresql		# real servers under the agent (t_real_servers): PostgreSQL + pgbench,
 	nginx-light		# nginx + wrk (wrk above),
 	redis-server redis-tools	# Redis + redis-benchmark
+	lld			# t_lld: LLD-linked executables and libraries (clang -fuse-ld=lld)
+	rustc			# t_lld: a Rust release build linked by LLD
+	xz-utils		# MiniDebugInfo fixtures (.gnu_debugdata is xz)
+	debuginfod curl		# t_debuginfod: Debian's server on loopback, readiness probe
 )
 
 install_missing() {

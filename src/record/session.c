@@ -546,6 +546,15 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 		if (limit - t < (uint64_t)SESSION_POLL_MS * 1000000)
 			timeout = (limit - t) / 1000000 + 1;
 		err = session_ring_turn(s, timeout);
+		/*
+		 * Tables the builder thread (unwind/tables_build.c) finished: into
+		 * the BPF maps. Under the tables' lock, only tried: while a deferred
+		 * process build runs (session_unwind.c), the next turn loads them.
+		 */
+		if (!err && session_unwind_lock(s)) {
+			unwind_tables__poll(s->ut);
+			session_unwind_unlock(s);
+		}
 		if (!err)
 			err = session_periodic(s);
 		if (err)

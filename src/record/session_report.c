@@ -49,6 +49,12 @@ static void report_unwind(const struct unwind_tables *ut)
 		(unsigned long long)us.objects_debug_frame, (unsigned long long)us.objects_no_cfi,
 		(unsigned long long)us.objects_failed, (unsigned long long)us.over_limit,
 		(unsigned long long)us.maps_dropped, (unsigned long long)us.procs_failed);
+	if (us.objects_queued)
+		pr_info("unwind: %llu tables built on the builder thread (%.0f ms in line), %llu "
+			"mappings walked by frame pointer until theirs came, %llu builds still pending "
+			"at the end, %llu discarded (object gone)\n", (unsigned long long)us.objects_queued,
+			us.build_loop_ns / 1e6, (unsigned long long)us.maps_waiting,
+			(unsigned long long)us.objects_pending, (unsigned long long)us.builds_discarded);
 }
 
 /* Every loss counter, BPF side and user side; with !final only the non-zero ones. */
@@ -91,6 +97,13 @@ void session_report_stats(struct session *s, bool final)
 			"from the maps BPF read at their exit (%llu records held for them)\n",
 			(unsigned long long)ls.late, (unsigned long long)ss.procs_exit_maps,
 			(unsigned long long)ls.held);
+	if (final && ss.dbg_requested)
+		pr_info("debuginfod: %llu debug files fetched, %llu not found or failed, %llu timed "
+			"out, %llu skipped (a fetch had timed out), %llu not asked (limit), %llu "
+			"still pending; %.1f s in fetches\n", (unsigned long long)ss.dbg_fetched,
+			(unsigned long long)ss.dbg_failed, (unsigned long long)ss.dbg_timed_out,
+			(unsigned long long)ss.dbg_skipped, (unsigned long long)ss.dbg_dropped,
+			(unsigned long long)ss.dbg_pending, ss.dbg_busy_ns / 1e9);
 	if (final && session_unwind_lock(s)) {
 		report_unwind(s->ut);
 		session_unwind_unlock(s);

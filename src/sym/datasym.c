@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sym/loadbias.h"
 #include "sym/procmaps.h"
 
 /* The file mapping @addr belongs to: its own, or the file mapped just below an anonymous .bss. */
@@ -40,20 +41,10 @@ static const struct procmap *owner_mapping(const struct procmaps *pm, uint64_t a
 /* Load bias of @elf mapped by @m: vaddr = addr - bias. */
 static int elf_bias(Elf *elf, const struct procmap *m, uint64_t *bias)
 {
-	GElf_Phdr ph;
-	size_t n;
+	struct load_layout ll;
+	int err = load_layout_read(elf, &ll);
 
-	if (elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (m->pgoff >= (ph.p_offset & ~0xfffull) && m->pgoff < ph.p_offset + ph.p_filesz) {
-			*bias = m->start - (m->pgoff - ph.p_offset) - ph.p_vaddr;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	return err ? err : load_bias(&ll, m, (uint64_t)sysconf(_SC_PAGESIZE), bias);
 }
 
 static int find_object(Elf *elf, uint64_t vaddr, char *buf, size_t len)

@@ -20,4 +20,12 @@
  */
 int ehframe_func_starts(Elf *elf, uint64_t **starts, size_t *nr);
 
+/*
+ * The end of each of the @nr functions starting at @starts (sorted, from
+ * ehframe_func_starts()): its FDE's initial location + address range, into
+ * @ends; 0 where the FDE cannot be read. 0, or -ENOENT when @elf has no
+ * search table or no section holding .eh_frame (all @ends 0).
+ */
+int ehframe_func_ends(Elf *elf, const uint64_t *starts, size_t nr, uint64_t *ends);
+
 #endif /* HC_SYM_EHFRAME_H */

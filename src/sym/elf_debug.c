@@ -268,3 +268,17 @@ int elf_debug_find(const struct elf_debug_query *q, char **found_path)
 		path = NULL;
 	return try_path(path, q, true, found_path);
 }
+
+int elf_debug_open(const char *path, const struct elf_ident *id)
+{
+	struct elf_debug_query q = { .id = id, .obj_fd = -1 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (!candidate_ok(fd, &q, false)) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}

@@ -51,4 +51,12 @@ struct elf_debug_query {
  */
 int elf_debug_find(const struct elf_debug_query *q, char **found_path);
 
+/*
+ * Open @path as the debug file of the object identified by @id (e.g. one a
+ * debuginfod server sent): ELF with a .symtab and, where both have one, the
+ * same build-id. An O_RDONLY|O_CLOEXEC fd the caller owns, or -errno
+ * (-ENOENT: not a usable debug file).
+ */
+int elf_debug_open(const char *path, const struct elf_ident *id);
+
 #endif /* HC_SYM_ELF_DEBUG_H */

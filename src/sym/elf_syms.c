@@ -9,8 +9,10 @@
 
 #include <gelf.h>
 
+#include "sym/dbgfetch.h"
 #include "sym/ehframe.h"
 #include "sym/elf_debug.h"
+#include "sym/minidebug.h"
 #include "sym/strtab.h"
 #include "util/log.h"
 
@@ -56,8 +58,13 @@ struct elf_syms {
 	size_t nr;
 	size_t cap;
 	struct strtab names;
-	uint64_t *fde;		/* function starts from .eh_frame_hdr, during load only */
-	size_t nr_fde;
+	uint64_t *fde;		/* function starts from .eh_frame_hdr, during load only, */
+	size_t nr_fde;		/* ... or for good where there is no .symtab: */
+	uint64_t *fde_end;	/* their ends (0: unknown), which name unnamed code */
+	bool keep_fde;
+	bool minidebug;		/* named from .gnu_debugdata */
+	struct dbgfetch *fetch;	/* asked for the debug file, answer not picked up yet */
+	int fetch_slot;
 };
 
 static void elf_syms__close_fds(struct elf_syms *es)
@@ -216,9 +223,18 @@ static void find_debug_file(struct elf_syms *es, const struct elf_syms_opts *o)
 	int fd;
 
 	fd = elf_debug_find(&q, &es->debug_path);
-	if (fd >= 0)
+	if (fd >= 0) {
 		es->debug_fd = fd;
+		return;
+	}
+	/* none here: a debuginfod server may have it (asked now, used when it came) */
+	if (o && o->fetch && es->id.build_id_len) {
+		es->fetch_slot = dbgfetch__request(o->fetch, es->id.build_id, es->id.build_id_len);
+		if (es->fetch_slot >= 0)
+			es->fetch = o->fetch;
+	}
 }
+
 
 struct elf_syms *elf_syms__open(int fd, const struct elf_syms_opts *o)
 {
@@ -300,6 +316,7 @@ void elf_syms__free(struct elf_syms *es)
 	free(es->text);
 	free(es->syms);
 	free(es->fde);
+	free(es->fde_end);
 	free(es);
 }
 
@@ -433,11 +450,56 @@ static int read_symbols(struct elf_syms *es, int fd, GElf_Word type, bool fdes)
 		return -ENOEXEC;
 	if (fdes && !es->fde)
 		err = ehframe_func_starts(elf, &es->fde, &es->nr_fde);
+	if (!err && fdes && es->keep_fde && es->nr_fde && !es->fde_end) {
+		es->fde_end = calloc(es->nr_fde, sizeof(*es->fde_end));
+		if (!es->fde_end)
+			err = -ENOMEM;
+		else
+			ehframe_func_ends(elf, es->fde, es->nr_fde, es->fde_end);
+	}
 	while (!err && (scn = elf_nextscn(elf, scn))) {
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
 			err = read_symtab(es, elf, scn, &sh);
 	}
 	elf_end(elf);
+	return err;
+}
+
+/*
+ * Add the .symtab of the object's MiniDebugInfo (.gnu_debugdata), if any.
+ * A bad one is not an error of the object: its .dynsym still names what it
+ * can.
+ */
+static int read_minidebug(struct elf_syms *es)
+{
+	void *image = NULL;
+	Elf_Scn *scn = NULL;
+	size_t size = 0;
+	GElf_Shdr sh;
+	Elf *elf;
+	int err;
+
+	elf = elf_syms__begin(es, es->fd);
+	if (!elf)
+		return 0;
+	err = minidebug_read(elf, &image, &size);
+	elf_end(elf);
+	if (err) {
+		if (err != -ENOENT)
+			pr_debug("elf_syms: bad .gnu_debugdata: %s\n", strerror(-err));
+		return err == -ENOMEM ? err : 0;
+	}
+	elf = elf_memory(image, size);
+	err = 0;
+	while (elf && !err && (scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			err = read_symtab(es, elf, scn, &sh);
+	}
+	if (elf)
+		elf_end(elf);
+	free(image);
+	if (!err)
+		es->minidebug = true;
 	return err;
 }
 
@@ -494,19 +556,95 @@ static void elf_syms__finish(struct elf_syms *es)
 			end = next_fde(es, s->addr);
 		s->size = end - s->addr;
 	}
-	free(es->fde);
-	es->fde = NULL;
-	es->nr_fde = 0;
+	if (!es->keep_fde) {
+		free(es->fde);
+		es->fde = NULL;
+		es->nr_fde = 0;
+	}
 	strtab__shrink(&es->names);
+}
+
+/*
+ * The debuginfod answer, if it has come: 0 with es->debug_fd and
+ * es->debug_path set, -EINPROGRESS (ask again later) or -ENOENT (none).
+ */
+static int take_fetched(struct elf_syms *es)
+{
+	char *path = NULL;
+	int err, fd;
+
+	err = dbgfetch__result(es->fetch, es->fetch_slot, &path);
+	if (err == -EINPROGRESS)
+		return err;
+	es->fetch = NULL;
+	if (err)
+		return err;
+	fd = elf_debug_open(path, &es->id);
+	if (fd < 0) {
+		pr_debug("elf_syms: debuginfod sent an unusable '%s'\n", path);
+		free(path);
+		return -ENOENT;
+	}
+	es->debug_fd = fd;
+	free(es->debug_path);
+	es->debug_path = path;
+	return 0;
+}
+
+int elf_syms__add_debug_file(struct elf_syms *es, const char *path)
+{
+	int fd, err;
+
+	if (!es->loaded || es->load_err)
+		return -EINVAL;
+	if (!es->keep_fde)
+		return -EEXIST;	/* it had a .symtab or a debug file already */
+	fd = elf_debug_open(path, &es->id);
+	if (fd < 0)
+		return fd;
+	/* the object's .dynsym (and MiniDebugInfo) are in already */
+	err = read_symbols(es, fd, SHT_SYMTAB, false);
+	close(fd);
+	if (err)
+		return err;
+	es->keep_fde = false;	/* a full .symtab now: as if never stripped */
+	elf_syms__finish(es);
+	free(es->fde_end);
+	es->fde_end = NULL;
+	free(es->debug_path);
+	es->debug_path = strdup(path);
+	return 0;
+}
+
+/* Symbols were loaded while the fetch was in flight: use the debug file if it has come since. */
+static void load_fetched(struct elf_syms *es)
+{
+	char *path = NULL;
+	int err;
+
+	err = dbgfetch__result(es->fetch, es->fetch_slot, &path);
+	if (err == -EINPROGRESS)
+		return;
+	es->fetch = NULL;
+	if (!err && elf_syms__add_debug_file(es, path))
+		pr_debug("elf_syms: debuginfod sent an unusable '%s'\n", path);
+	free(path);
 }
 
 int elf_syms__load(struct elf_syms *es)
 {
 	int err;
 
-	if (es->loaded)
+	if (es->loaded) {
+		if (es->fetch && !es->load_err)
+			load_fetched(es);
 		return es->load_err;
+	}
 	es->loaded = true;
+	if (es->fetch)
+		take_fetched(es);
+	/* no full symbol table: the FDEs are all that tell functions apart */
+	es->keep_fde = es->debug_fd < 0 && !es->id.has_symtab;
 	if (es->debug_fd >= 0) {
 		/* the debug file's .symtab is complete; .dynsym may add IFUNC resolvers */
 		err = read_symbols(es, es->debug_fd, SHT_SYMTAB, false);
@@ -516,6 +654,8 @@ int elf_syms__load(struct elf_syms *es)
 		err = read_symbols(es, es->fd, SHT_SYMTAB, true);
 		if (!err)
 			err = read_symbols(es, es->fd, SHT_DYNSYM, false);
+		if (!err && es->keep_fde)
+			err = read_minidebug(es);
 	}
 	if (!err)
 		elf_syms__finish(es);
@@ -539,7 +679,7 @@ size_t elf_syms__nr(const struct elf_syms *es)
  * PT_LOAD wins where segments share a page of the file (-z noseparate-code
  * layouts map the same bytes twice).
  */
-int elf_syms__off_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t *vaddr)
+static const struct elf_seg *seg_of_off(const struct elf_syms *es, uint64_t off)
 {
 	const struct elf_seg *any = NULL;
 	size_t i;
@@ -556,9 +696,54 @@ int elf_syms__off_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t *va
 		if (!any)
 			any = s;
 	}
-	if (!any)
+	return any;
+}
+
+int elf_syms__off_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t *vaddr)
+{
+	const struct elf_seg *s = seg_of_off(es, off);
+
+	if (!s)
 		return -ENOENT;
-	*vaddr = off - any->off + any->vaddr;
+	*vaddr = off - s->off + s->vaddr;
+	return 0;
+}
+
+int elf_syms__fde_func(const struct elf_syms *es, uint64_t off, uint64_t *start_off,
+		       uint64_t *size)
+{
+	const struct elf_seg *seg = seg_of_off(es, off);
+	const struct elf_range *r;
+	uint64_t vaddr, start, end;
+	size_t lo = 0, hi = es->nr_fde;
+
+	if (!seg || !es->fde_end)
+		return -ENOENT;
+	vaddr = off - seg->off + seg->vaddr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (es->fde[mid] <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -ENOENT;
+	start = es->fde[lo - 1];
+	end = es->fde_end[lo - 1];
+	if (!end) {
+		/* libdw could not tell: up to the next function or the section's end */
+		r = text_range(es, start);
+		end = lo < es->nr_fde ? es->fde[lo] : UINT64_MAX;
+		if (r && r->end < end)
+			end = r->end;
+	}
+	/* between functions (padding, code without CFI): not a function's */
+	if (vaddr >= end || start < seg->vaddr)
+		return -ENOENT;
+	*start_off = start - seg->vaddr + seg->off;
+	*size = end == UINT64_MAX ? 0 : end - start;
 	return 0;
 }
 
@@ -632,6 +817,11 @@ const uint8_t *elf_syms__build_id(const struct elf_syms *es, size_t *len)
 {
 	*len = es->id.build_id_len;
 	return es->id.build_id_len ? es->id.build_id : NULL;
+}
+
+bool elf_syms__minidebug(const struct elf_syms *es)
+{
+	return es->minidebug;
 }
 
 const char *elf_syms__debug_path(const struct elf_syms *es)

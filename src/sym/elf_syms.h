@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 struct elf_syms;
+struct dbgfetch;
 
 struct elf_syms_opts {
 	const char *path;	/* object path as its process sees it (debuglink dirs);
@@ -21,6 +22,9 @@ struct elf_syms_opts {
 	const char *root;	/* prefix reaching @path's filesystem now, e.g.
 				 * "/proc/PID/root"; NULL: "" */
 	const char *debug_root;	/* NULL: "/usr/lib/debug"; "": no separate debug files */
+	struct dbgfetch *fetch;	/* debuginfod: where no debug file is found, ask it by
+				 * build-id; its answer is used when it has come by the
+				 * next lookup; NULL: no debuginfod */
 };
 
 /*
@@ -53,6 +57,16 @@ size_t elf_syms__nr(const struct elf_syms *es);
 int elf_syms__off_to_vaddr(const struct elf_syms *es, uint64_t off, uint64_t *vaddr);
 
 /*
+ * In an object without .symtab (stripped, no debug file), the function
+ * holding file offset @off as its .eh_frame FDE bounds it: its start as a
+ * file offset in *@start_off and its size (0: unknown, bounded only by the
+ * next function) in *@size. 0, or -ENOENT (no FDE covers @off, the object
+ * has a .symtab, or it is not loaded yet).
+ */
+int elf_syms__fde_func(const struct elf_syms *es, uint64_t off, uint64_t *start_off,
+		       uint64_t *size);
+
+/*
  * Raw (mangled) name of the function containing @vaddr, or NULL. *@sym_off
  * (optional) gets vaddr - start. Loads symbols on first use. The name lives
  * as long as @es.
@@ -72,6 +86,18 @@ const char *elf_syms__lookup_off(struct elf_syms *es, uint64_t off, uint64_t *sy
 
 /* Build-id bytes (NULL if none) and its length in *@len. */
 const uint8_t *elf_syms__build_id(const struct elf_syms *es, size_t *len);
+
+/*
+ * Add the .symtab of the debug file at @path (ELF, same build-id) to @es,
+ * loaded without one (stripped, no debug file found then): a debuginfod
+ * answer that came after the first lookup. 0; -EINVAL: not loaded (or
+ * failed to); -EEXIST: it has a .symtab or a debug file; -ENOENT: not a
+ * debug file of this object; -errno.
+ */
+int elf_syms__add_debug_file(struct elf_syms *es, const char *path);
+
+/* Whether symbols came from the object's MiniDebugInfo (.gnu_debugdata); after load. */
+bool elf_syms__minidebug(const struct elf_syms *es);
 
 /* Path of the separate debug file in use, or NULL. */
 const char *elf_syms__debug_path(const struct elf_syms *es);

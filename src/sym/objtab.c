@@ -54,6 +54,7 @@ struct obj {
 struct objtab {
 	char *proc_root;
 	char *debug_root;
+	struct dbgfetch *fetch;
 	char *perfmap_dir;
 	size_t max_objects;
 	bool demangle;
@@ -189,7 +190,8 @@ static int open_mapped(const struct objtab *ot, uint32_t tgid, const struct proc
 static void obj_open_file(struct objtab *ot, struct obj *o, uint32_t tgid,
 			  const struct procmap *m)
 {
-	struct elf_syms_opts eo = { .path = m->path, .debug_root = ot->debug_root };
+	struct elf_syms_opts eo = { .path = m->path, .debug_root = ot->debug_root,
+				    .fetch = ot->fetch };
 	char root[4096];
 	int fd;
 
@@ -415,6 +417,7 @@ int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_
 {
 	struct obj *o = obj_get(ot, id);
 	const char *name = NULL;
+	uint64_t start, size;
 	int err;
 
 	if (!o) {
@@ -442,7 +445,13 @@ int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_
 		demangle_or_copy(name, ot->demangle, buf, len);
 		return 0;
 	}
-	/* never guess a neighbour's name: the offset still tells a human where */
+	/*
+	 * Never guess a neighbour's name: the offset still tells a human
+	 * where. Without .symtab the FDE bounds say which function: its start
+	 * names it, so one hot function is one frame, not one per address.
+	 */
+	if (o->es && !elf_syms__fde_func(o->es, addr, &start, &size))
+		addr = start;
 	snprintf(buf, len, "%s+0x%llx", o->base, (unsigned long long)addr);
 	*flags |= SYM_F_UNKNOWN;
 	return err;
@@ -516,6 +525,7 @@ struct objtab *objtab__new(const struct objtab_opts *o)
 	keymap__init(&ot->ids);
 	ot->proc_root = strdup(o->proc_root);
 	ot->debug_root = strdup(o->debug_root);
+	ot->fetch = o->fetch;
 	ot->perfmap_dir = strdup(o->perfmap_dir);
 	ot->max_objects = o->max_objects;
 	ot->demangle = o->demangle;

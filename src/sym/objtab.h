@@ -23,6 +23,7 @@ struct objtab_opts {
 	const char *perfmap_dir;	/* perf-PID.map files */
 	size_t max_objects;		/* objects held at once, at most */
 	bool demangle;
+	struct dbgfetch *fetch;		/* debuginfod, or NULL; outlives the table */
 };
 
 struct objtab_stats {
@@ -34,6 +35,7 @@ struct objtab_stats {
 };
 
 /* NULL + errno. The strings in @o are copied. */
+struct dbgfetch;
 struct objtab *objtab__new(const struct objtab_opts *o);
 void objtab__free(struct objtab *ot);	/* NULL is a no-op */
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "sym/dbgfetch.h"
 #include "sym/demangle.h"
 #include "sym/kallsyms.h"
 #include "sym/keymap.h"
@@ -68,6 +69,7 @@ struct symbolizer {
 	char *proc_root;
 	bool demangle;
 	struct objtab *objs;
+	struct dbgfetch *fetch;	/* debuginfod worker, or NULL */
 	struct keymap procs;	/* (tgid, 0) -> struct sym_proc * */
 	struct kallsyms *ks;
 	int ks_err;		/* nonzero: kallsyms could not be loaded; not retried */
@@ -596,6 +598,19 @@ void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
 	st->objects_evicted = os.objects_evicted;
 	st->objects_live = os.objects_live;
 	st->procs_live = s->procs.nr;
+	if (s->fetch) {
+		struct dbgfetch_stats ds;
+
+		dbgfetch__stats(s->fetch, &ds);
+		st->dbg_requested = ds.requested;
+		st->dbg_fetched = ds.fetched;
+		st->dbg_failed = ds.failed;
+		st->dbg_timed_out = ds.timed_out;
+		st->dbg_skipped = ds.skipped;
+		st->dbg_dropped = ds.dropped;
+		st->dbg_pending = ds.pending;
+		st->dbg_busy_ns = ds.busy_ns;
+	}
 }
 
 /* ---- lifetime ----------------------------------------------------------- */
@@ -637,6 +652,10 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *o)
 	oo.perfmap_dir = o->perfmap_dir ? o->perfmap_dir : "/tmp";
 	oo.max_objects = o->max_objects ? o->max_objects : SYM_DEFAULT_MAX_OBJECTS;
 	oo.demangle = s->demangle;
+	/* DEBUGINFOD_URLS unset: no worker, nothing asked */
+	if (!o->no_debuginfod)
+		s->fetch = dbgfetch__new(0);
+	oo.fetch = s->fetch;
 	s->objs = objtab__new(&oo);
 	if (!s->kallsyms_path || !s->proc_root || !s->objs) {
 		symbolizer__free(s);
@@ -658,6 +677,7 @@ void symbolizer__free(struct symbolizer *s)
 		proc_free((struct sym_proc *)(uintptr_t)v);
 	keymap__release(&s->procs);
 	objtab__free(s->objs);
+	dbgfetch__free(s->fetch);	/* after the objects that refer to it */
 	kallsyms__free(s->ks);
 	free(s->kallsyms_path);
 	free(s->proc_root);

@@ -29,6 +29,7 @@ struct symbolizer_opts {
 	bool no_demangle;	/* keep C++/Rust names mangled */
 	size_t max_objects;	/* distinct objects held at once (ELF files, vdso images,
 				 * one JIT region per process); 0: 4096 */
+	bool no_debuginfod;	/* never ask debuginfod, even with DEBUGINFOD_URLS set */
 };
 
 /* A user frame normalized at sample time. */
@@ -56,6 +57,9 @@ struct symbolizer_stats {
 	uint64_t objects_live;	/* objects held now */
 	uint64_t procs_live;	/* process snapshots held now */
 	uint64_t procs_pruned;	/* snapshots of exited processes dropped by trim (exit unseen) */
+	/* debuginfod (DEBUGINFOD_URLS set): debug files fetched by build-id */
+	uint64_t dbg_requested, dbg_fetched, dbg_failed, dbg_timed_out, dbg_skipped,
+		dbg_dropped, dbg_pending, dbg_busy_ns;
 };
 
 /* NULL + errno on failure. Kallsyms is loaded lazily on first kernel lookup. */

@@ -51,6 +51,9 @@ int unwind_tables__new(struct unwind_tables **out, const struct unwind_tables_op
 		err = -ENOMEM;
 		goto err;
 	}
+	/* NULL (no thread): tables are built in line, as they were */
+	if (!o->sync_build)
+		ut->bld = ubuilder_new(&ut->o);
 
 	/* the template only fixes the inner type; each object's array has its own size */
 	tmpl = bpf_map_create(BPF_MAP_TYPE_ARRAY, "hc_rows_tmpl", sizeof(__u32),
@@ -103,6 +106,7 @@ static void uproc_free(struct unwind_tables *ut, struct uproc *p)
 	for (size_t i = 0; i < p->nr_objs; i++)
 		uobj_put(ut, p->objs[i]);
 	free(p->objs);
+	free(p->pending);
 	free(p);
 }
 
@@ -117,7 +121,7 @@ static void uproc_ref(struct uproc *p, struct uobj *ob)
 }
 
 static void fill_entry(struct unwind_tables *ut, struct uproc *p, uint32_t tgid,
-		       const struct procmap *m, struct hc_unwind_map *e)
+		       const struct procmap *m, struct hc_unwind_map *e, uint32_t idx)
 {
 	struct uobj *ob;
 	uint64_t bias;
@@ -136,10 +140,17 @@ static void fill_entry(struct unwind_tables *ut, struct uproc *p, uint32_t tgid,
 		return;
 	}
 	uproc_ref(p, ob);
-	if (ob->id && uobj_bias(ob, m, &bias)) {
+	if (!uobj_bias(ob, m, &bias))
+		return;
+	if (ob->id) {
 		e->obj = ob->id;
 		e->height = ob->height;
 		e->bias = bias;
+	} else if (ob->building) {
+		/* obj 0 (frame pointers) until the builder is done; the bias is known now */
+		e->bias = bias;
+		p->pending[p->nr_pending++] = (struct upending){ idx, ob };
+		ut->st.maps_waiting++;
 	}
 }
 
@@ -152,7 +163,8 @@ static int publish_proc(struct unwind_tables *ut, struct uproc *p, const struct 
 
 	v = calloc(1, sizeof(*v));
 	p->objs = calloc(n ? n : 1, sizeof(*p->objs));
-	if (!v || !p->objs) {
+	p->pending = calloc(n ? n : 1, sizeof(*p->pending));
+	if (!v || !p->objs || !p->pending) {
 		free(v);
 		return -ENOMEM;
 	}
@@ -162,7 +174,7 @@ static int publish_proc(struct unwind_tables *ut, struct uproc *p, const struct 
 			ut->st.maps_dropped += n - i;
 			break;
 		}
-		fill_entry(ut, p, p->tgid, procmaps__entry(pm, i), &v->maps[v->nr]);
+		fill_entry(ut, p, p->tgid, procmaps__entry(pm, i), &v->maps[v->nr], v->nr);
 		v->nr++;
 	}
 	if (bpf_map_update_elem(ut->procs_fd, &key, v, BPF_ANY)) {
@@ -172,6 +184,59 @@ static int publish_proc(struct unwind_tables *ut, struct uproc *p, const struct 
 	}
 	free(v);
 	return err;
+}
+
+/* Fill @ob's entries in @p's published mappings; false if it had none waiting. */
+static bool uproc_fill(struct unwind_tables *ut, struct uproc *p, const struct uobj *ob,
+		       struct hc_unwind_proc *v)
+{
+	__u32 key = p->tgid;
+	bool any = false, read = false;
+
+	for (size_t i = 0; i < p->nr_pending;) {
+		struct upending *w = &p->pending[i];
+
+		if (w->ob != ob) {
+			i++;
+			continue;
+		}
+		if (!read && bpf_map_lookup_elem(ut->procs_fd, &key, v))
+			return false;	/* unpublished meanwhile */
+		read = true;
+		if (ob->id && w->idx < v->nr) {
+			v->maps[w->idx].obj = ob->id;
+			v->maps[w->idx].height = ob->height;
+			any = true;
+		}
+		*w = p->pending[--p->nr_pending];
+	}
+	return any;
+}
+
+void uproc_table_ready(struct unwind_tables *ut, struct uobj *ob)
+{
+	struct hc_unwind_proc *v = NULL;
+	size_t it = 0;
+	uint64_t pv;
+
+	while (keymap__next(&ut->procs, &it, &pv)) {
+		struct uproc *p = (struct uproc *)(uintptr_t)pv;
+		__u32 key = p->tgid;
+
+		if (!p->nr_pending)
+			continue;
+		if (!v && !(v = malloc(sizeof(*v))))
+			return;
+		/* the walker reads each mapping entry whole: a swap, not a torn write */
+		if (uproc_fill(ut, p, ob, v) && bpf_map_update_elem(ut->procs_fd, &key, v, BPF_EXIST))
+			ut->st.procs_failed++;
+	}
+	free(v);
+}
+
+size_t unwind_tables__poll(struct unwind_tables *ut)
+{
+	return uobj_collect_built(ut);
 }
 
 int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
@@ -271,7 +336,14 @@ int unwind_tables__preload_runtime(struct unwind_tables *ut)
 		m = procmaps__entry(pm, i);
 		if (m->kind != PROCMAP_FILE || !m->inode || !is_runtime_object(m->path))
 			continue;
+		/*
+		 * In line (~60 ms for all): every process's first samples, a
+		 * `-- CMD` child's from its first instruction, then walk libc by
+		 * CFI; the builder would leave them to frame pointers for as long.
+		 */
+		ut->build_inline = true;
 		ob = uobj_get(ut, self, m, true);
+		ut->build_inline = false;
 		if (!ob || ob->refs)
 			continue;
 		ob->refs = 1;	/* never dropped: freed with the tables */
@@ -312,6 +384,7 @@ void unwind_tables__remove_process(struct unwind_tables *ut, uint32_t tgid)
 void unwind_tables__stats(const struct unwind_tables *ut, struct unwind_tables_stats *st)
 {
 	*st = ut->st;
+	st->objects_pending = ut->bld ? ubuild_pending(ut->bld) : 0;
 }
 
 void unwind_tables__free(struct unwind_tables *ut)
@@ -321,10 +394,12 @@ void unwind_tables__free(struct unwind_tables *ut)
 
 	if (!ut)
 		return;
+	ubuilder_free(ut->bld);	/* first: it reads ut->o */
 	while (keymap__next(&ut->procs, &it, &v)) {
 		struct uproc *p = (struct uproc *)(uintptr_t)v;
 
 		free(p->objs);
+		free(p->pending);
 		free(p);
 	}
 	it = 0;

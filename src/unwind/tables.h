@@ -3,7 +3,9 @@
  * The BPF unwinder's tables: one row array per ELF object (shared by every
  * process that maps it, keyed by device and inode), and per process the list
  * of its executable mappings with each one's load bias. Objects are built on
- * first use; when no registered process maps them any more they stay loaded
+ * first use, on a builder thread (most-awaited first: the one the most newly
+ * seen processes map), while their mappings are walked by frame pointer;
+ * when no registered process maps them any more they stay loaded
  * (up to max_idle_rows, at most 60 s unused, first to go when a new table
  * needs room) in case the same program starts again.
  */
@@ -25,6 +27,7 @@ struct unwind_tables_opts {
 	const char *proc_root;	/* NULL: "/proc" */
 	const char *debug_root;	/* separate debug files (.debug_frame); NULL: "/usr/lib/debug",
 				 * "": none */
+	bool sync_build;	/* build tables in line, not on the builder thread */
 };
 
 struct unwind_tables_stats {
@@ -45,8 +48,13 @@ struct unwind_tables_stats {
 	uint64_t over_limit;	/* objects or processes refused by a limit */
 	uint64_t maps_dropped;	/* mappings beyond HC_UNWIND_MAX_MAPS in a process */
 	uint64_t build_ns;	/* time spent building tables */
+	uint64_t build_loop_ns;	/* ... of it on the caller's thread (in line), not the builder */
 	uint64_t refreshes;	/* process re-reads after early-ending walks */
 	uint64_t procs_failed;	/* processes whose tables could not be published */
+	uint64_t objects_queued;	/* tables sent to the builder thread */
+	uint64_t objects_pending;	/* ... not back yet (now) */
+	uint64_t builds_discarded;	/* built for an object evicted meanwhile */
+	uint64_t maps_waiting;	/* mappings published before their table: FP meanwhile */
 };
 
 /* Create the BPF maps (empty). 0 or -errno. */
@@ -90,6 +98,14 @@ int unwind_tables__preload_runtime(struct unwind_tables *ut);
  * up to a second while re-reads find nothing new. 0 or -errno.
  */
 int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid);
+
+/*
+ * Load the tables the builder thread finished and fill them into the
+ * mappings published without them. Tables are built on that thread, so no
+ * call here waits for one; call this every turn of the loop. Returns the
+ * number of tables taken.
+ */
+size_t unwind_tables__poll(struct unwind_tables *ut);
 
 /* Unpublish @tgid and release objects nobody maps any more. */
 void unwind_tables__remove_process(struct unwind_tables *ut, uint32_t tgid);

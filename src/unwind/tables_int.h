@@ -11,43 +11,51 @@
 #include <stdint.h>
 
 #include <linux/types.h>
+#include <libelf.h>
 
 #include "abi/unwind.h"
 #include "sym/keymap.h"
+#include "sym/loadbias.h"
 #include "sym/procmaps.h"
+#include "unwind/cfi_tree.h"
 #include "unwind/tables.h"
 
 /* the kernel stores array values rounded up to 8 bytes (384-byte nodes are already) */
 #define NODE_BYTES ((sizeof(struct hc_cfi_node) + 7) & ~(size_t)7)
 
-#define UT_MAX_SEGS 8
+/* files up to this size get their tables built in line (~1 ms), bigger ones on the builder */
+#define UT_INLINE_BUILD_BYTES (256u << 10)
 /* idle tables unused this long are unloaded: churn has moved on to other binaries */
 #define UT_IDLE_TTL_NS (60 * 1000000000ull)
 /* idle objects remembered at most (those without a table cost no kernel memory) */
 #define UT_MAX_IDLE_OBJS 1024
 
-/* An executable PT_LOAD: file offsets [off, off + filesz) load at vaddr. */
-struct useg {
-	uint64_t off, filesz, vaddr;
-};
-
 struct uobj {
 	uint64_t key_a, inode;	/* (dev, inode): its key in unwind_tables.objs */
+	uint64_t serial;	/* tells a rebuilt object from an evicted one of the same key */
+	bool building;		/* its table is being built on the builder thread */
 	uint32_t id;		/* key in unwind_objs; 0: no table (FP fallback) */
 	uint32_t nr_rows;
 	uint32_t nr_nodes;	/* elements of its inner array */
 	uint32_t height;	/* of its tree: inner levels above the leaves */
 	uint32_t refs;		/* registered processes mapping it; 0: idle */
-	struct useg segs[UT_MAX_SEGS];
-	size_t nr_segs;
+	struct load_layout ll;	/* its PT_LOADs: the bias of each mapping */
 	/* the file as it was built, checked before an idle table is used again */
 	uint64_t f_size, f_mtime_ns, f_ctime_ns;
 	struct uobj *idle_prev, *idle_next;	/* in unwind_tables' idle list */
 	uint64_t idle_ns;			/* when it went idle */
 };
 
+/* A mapping published without its object's table, which is being built. */
+struct upending {
+	uint32_t idx;		/* in the published hc_unwind_proc.maps */
+	struct uobj *ob;	/* referenced by the process: alive while it is */
+};
+
 struct uproc {
 	uint32_t tgid;
+	struct upending *pending;	/* filled in as their tables come */
+	size_t nr_pending;
 	uint64_t read_ns;	/* maps last read */
 	uint64_t gap_ns;	/* refresh backoff */
 	size_t nr_maps;		/* executable mappings seen at the last read */
@@ -69,8 +77,60 @@ struct unwind_tables {
 	/* objects no process maps, oldest first: kept until the idle limits evict them */
 	struct uobj *idle_head, *idle_tail;
 	size_t idle_rows;
+	uint64_t next_serial;
+	struct ubuilder *bld;	/* the builder thread; NULL: tables built in line */
+	bool build_inline;	/* for now, build in line even with a builder */
 	struct unwind_tables_stats st;
 };
+
+/* What building a table produces (tables_obj.c), on the builder thread or in line. */
+struct ubuilt {
+	struct cfi_tree tr;	/* tr.nr 0: no table */
+	size_t nr_rows;
+	bool no_cfi;		/* no CFI, or vaddrs beyond 32 bits */
+	bool debug_frame;	/* rows from the separate debug file's .debug_frame */
+	int err;
+	uint64_t build_ns;
+};
+
+/* Where a mapped file's separate debug file is looked up: as the process sees it. */
+struct obj_src {
+	int fd;			/* the object */
+	uint32_t tgid;
+	const char *path;	/* as in the process's maps; NULL: none (vdso) */
+};
+
+/* Build @elf's table (thread-safe: reads only @o). */
+void uobj_compute(const struct unwind_tables_opts *o, Elf *elf, const struct obj_src *src,
+		  struct ubuilt *b);
+/* Load a built table for @ob (the loop's thread) and release @b. 0 or -errno. */
+int uobj_install(struct unwind_tables *ut, struct uobj *ob, struct ubuilt *b);
+
+/*
+ * The builder thread (tables_build.c): jobs own an fd of the object's file,
+ * are taken highest priority first, and come back through ubuild_collect().
+ */
+struct ubuild_job {
+	uint64_t key_a, inode, serial;
+	int fd;
+	uint32_t tgid;
+	char *path;
+	uint32_t prio;		/* processes seen mapping it since it was queued */
+	struct ubuilt b;
+	struct ubuild_job *next;
+};
+
+struct ubuilder *ubuilder_new(const struct unwind_tables_opts *o);
+void ubuilder_free(struct ubuilder *bld);	/* waits for the job in hand; NULL is a no-op */
+/* Queue @job (taken over, also on failure). 0 or -errno. */
+int ubuild_submit(struct ubuilder *bld, struct ubuild_job *job);
+/* Raise the priority of the queued job of (@key_a, @inode), if any, by @n. */
+void ubuild_bump(struct ubuilder *bld, uint64_t key_a, uint64_t inode, uint32_t n);
+/* Finished jobs, oldest first, as a list the caller frees (ubuild_job_free). */
+struct ubuild_job *ubuild_collect(struct ubuilder *bld);
+void ubuild_job_free(struct ubuild_job *job);
+/* Jobs queued or in hand. */
+size_t ubuild_pending(struct ubuilder *bld);
 
 
 /*
@@ -82,6 +142,10 @@ struct uobj *uobj_get(struct unwind_tables *ut, uint32_t tgid, const struct proc
 		      bool build);
 /* The same for the vdso, read from @tgid's memory. */
 struct uobj *uobj_get_vdso(struct unwind_tables *ut, uint32_t tgid, const struct procmap *m);
+/* Publish @ob's new table (or its lack) in the mappings of processes waiting for it. */
+void uproc_table_ready(struct unwind_tables *ut, struct uobj *ob);
+/* Install the tables the builder finished; returns how many. */
+size_t uobj_collect_built(struct unwind_tables *ut);
 /* Drop one reference; the last one makes @ob idle (its table stays loaded). */
 void uobj_put(struct unwind_tables *ut, struct uobj *ob);
 /* Unload idle tables unused for UT_IDLE_TTL_NS. */

@@ -52,51 +52,29 @@ static void id_release(struct unwind_tables *ut, uint32_t id)
 	ut->free_nr++;
 }
 
-static int read_segs(Elf *elf, struct uobj *ob)
-{
-	GElf_Phdr ph;
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	for (size_t i = 0; i < n && ob->nr_segs < UT_MAX_SEGS; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		ob->segs[ob->nr_segs++] = (struct useg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
-	}
-	return ob->nr_segs ? 0 : -ENOEXEC;
-}
-
-/* Rows -> a B+ tree in a new inner array in unwind_objs under a fresh id. */
-static int publish_rows(struct unwind_tables *ut, struct uobj *ob, const struct cfi_table *t)
+/* A built B+ tree -> a new inner array in unwind_objs under a fresh id. */
+static int publish_tree(struct unwind_tables *ut, struct uobj *ob, const struct cfi_tree *tr)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
 	/* inner maps must carry the template's flags, or the outer map refuses them */
 	LIBBPF_OPTS(bpf_map_create_opts, copts, .map_flags = BPF_F_INNER_MAP);
-	struct cfi_tree tr;
-	__u32 *keys = NULL, count;
-	int fd, err;
+	__u32 *keys, count = tr->nr;
+	int fd, err = 0;
 
-	err = cfi_tree_build(t->rows, t->nr, &tr);
-	if (err)
-		return err;
-	count = tr.nr;
-	keys = calloc(tr.nr, sizeof(*keys));
-	if (!keys) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < tr.nr; i++)
+	keys = calloc(tr->nr, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < tr->nr; i++)
 		keys[i] = i;
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "hc_rows", sizeof(__u32), sizeof(*tr.nodes),
-			    tr.nr, &copts);
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "hc_rows", sizeof(__u32), sizeof(*tr->nodes),
+			    tr->nr, &copts);
 	if (fd < 0) {
 		err = -errno;
 		goto out;
 	}
-	if (bpf_map_update_batch(fd, keys, tr.nodes, &count, &bopts))
+	if (bpf_map_update_batch(fd, keys, tr->nodes, &count, &bopts))
 		err = -errno;
-	else if (count != tr.nr)
+	else if (count != tr->nr)
 		err = -EIO;
 	ob->id = err ? 0 : id_alloc(ut);
 	if (!err && !ob->id)
@@ -109,12 +87,11 @@ static int publish_rows(struct unwind_tables *ut, struct uobj *ob, const struct 
 			id_release(ut, ob->id);
 		ob->id = 0;
 	} else {
-		ob->nr_nodes = tr.nr;
-		ob->height = tr.height;
+		ob->nr_nodes = tr->nr;
+		ob->height = tr->height;
 	}
 out:
 	free(keys);
-	cfi_tree_release(&tr);
 	return err;
 }
 
@@ -221,7 +198,7 @@ static struct uobj *idle_revive(struct unwind_tables *ut, struct uobj *ob, int f
 {
 	idle_unlink(ut, ob);
 	/* no table: maybe the file was gone or unreadable then (a process that exited) */
-	if (!ob->id || (fd >= 0 && !same_file(ob, fd))) {
+	if ((!ob->id && !ob->building) || (fd >= 0 && !same_file(ob, fd))) {
 		obj_evict(ut, ob);
 		return NULL;
 	}
@@ -236,16 +213,9 @@ static struct uobj *idle_revive(struct unwind_tables *ut, struct uobj *ob, int f
  */
 #define FEW_FDES 16
 
-/* Where a mapped file's separate debug file is looked up: as the process sees it. */
-struct obj_src {
-	int fd;			/* the object */
-	uint32_t tgid;
-	const char *path;	/* as in the process's maps; NULL: none (vdso) */
-};
-
 /* @elf's table with the separate debug file's .debug_frame; -ENOENT if none. */
-static int build_with_debug(const struct unwind_tables *ut, Elf *elf, const struct obj_src *src,
-			    struct cfi_table *t)
+static int build_with_debug(const struct unwind_tables_opts *o, Elf *elf,
+			    const struct obj_src *src, struct cfi_table *t)
 {
 	struct elf_ident id = { 0 };
 	struct elf_debug_query q = { 0 };
@@ -253,13 +223,13 @@ static int build_with_debug(const struct unwind_tables *ut, Elf *elf, const stru
 	Elf *dbg;
 	int dfd, err;
 
-	if (!src || !src->path || !*ut->o.debug_root || elf_ident_read(elf, &id))
+	if (!src || !src->path || !*o->debug_root || elf_ident_read(elf, &id))
 		return -ENOENT;
-	snprintf(root, sizeof(root), "%s/%u/root", ut->o.proc_root, src->tgid);
+	snprintf(root, sizeof(root), "%s/%u/root", o->proc_root, src->tgid);
 	q.id = &id;
 	q.path = src->path;
 	q.root = root;
-	q.debug_root = ut->o.debug_root;
+	q.debug_root = o->debug_root;
 	q.obj_fd = src->fd;
 	dfd = elf_debug_find(&q, NULL);
 	elf_ident_release(&id);
@@ -273,72 +243,142 @@ static int build_with_debug(const struct unwind_tables *ut, Elf *elf, const stru
 	return err;
 }
 
-static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf,
-			   const struct obj_src *src)
+void uobj_compute(const struct unwind_tables_opts *o, Elf *elf, const struct obj_src *src,
+		  struct ubuilt *b)
 {
 	struct cfi_table t, d;
 	uint64_t t0 = clock_mono_ns();
-	int err;
 
-	if (elf_kind(elf) != ELF_K_ELF) {
-		err = -ENOEXEC;
+	memset(b, 0, sizeof(*b));
+	b->err = elf_kind(elf) == ELF_K_ELF ? cfi_table_build(elf, &t) : -ENOEXEC;
+	if (b->err)
 		goto out;
-	}
-	err = read_segs(elf, ob);
-	if (!err)
-		err = cfi_table_build(elf, &t);
-	if (err)
-		goto out;
-	if (t.st.fdes < FEW_FDES && !t.st.debug_frame_fdes &&
-	    !build_with_debug(ut, elf, src, &d)) {
+	if (t.st.fdes < FEW_FDES && !t.st.debug_frame_fdes && !build_with_debug(o, elf, src, &d)) {
 		if (d.st.debug_frame_fdes) {
 			cfi_table_release(&t);
 			t = d;
-			ut->st.objects_debug_frame++;
+			b->debug_frame = true;
 		} else {
 			cfi_table_release(&d);
 		}
 	}
-	if (!t.nr || t.rows[t.nr - 1].pc >= UINT32_MAX) {
-		/* no CFI, or an object above 4 GiB of vaddr: rows hold 32-bit pcs */
-		ut->st.objects_no_cfi++;
-		goto release;
-	}
-	idle_make_room(ut, t.nr);
-	if (ut->st.rows + t.nr > ut->o.max_rows || t.nr > HC_UNWIND_MAX_ROWS ||
-	    ut->st.objects >= ut->o.max_objects) {
-		ut->st.over_limit++;
-	} else {
-		err = publish_rows(ut, ob, &t);
-		if (!err) {
-			ob->nr_rows = t.nr;
-			ut->st.objects++;
-			ut->st.objects_built++;
-			ut->st.rows += t.nr;
-			ut->st.bytes += (uint64_t)ob->nr_nodes * NODE_BYTES;
-			ut->table_bytes += (uint64_t)ob->nr_nodes * NODE_BYTES;
-			/* preloaded tables count too, not only those of published processes */
-			if (ut->st.rows > ut->st.rows_peak)
-				ut->st.rows_peak = ut->st.rows;
-			if (ut->st.bytes > ut->st.bytes_peak)
-				ut->st.bytes_peak = ut->st.bytes;
-		}
-	}
-release:
+	/* no CFI, or an object above 4 GiB of vaddr: rows hold 32-bit pcs */
+	if (!t.nr || t.rows[t.nr - 1].pc >= UINT32_MAX)
+		b->no_cfi = true;
+	else if (t.nr <= HC_UNWIND_MAX_ROWS)
+		b->err = cfi_tree_build(t.rows, t.nr, &b->tr);
+	b->nr_rows = t.nr;
 	cfi_table_release(&t);
 out:
-	ut->st.build_ns += clock_mono_ns() - t0;
+	b->build_ns = clock_mono_ns() - t0;
+}
+
+int uobj_install(struct unwind_tables *ut, struct uobj *ob, struct ubuilt *b)
+{
+	int err = b->err;
+
+	ut->st.build_ns += b->build_ns;
+	if (err)
+		goto out;
+	ut->st.objects_debug_frame += b->debug_frame;
+	if (b->no_cfi) {
+		ut->st.objects_no_cfi++;
+		goto out;
+	}
+	idle_make_room(ut, b->nr_rows);
+	if (ut->st.rows + b->nr_rows > ut->o.max_rows || b->nr_rows > HC_UNWIND_MAX_ROWS ||
+	    ut->st.objects >= ut->o.max_objects) {
+		ut->st.over_limit++;
+		goto out;
+	}
+	err = publish_tree(ut, ob, &b->tr);
+	if (err)
+		goto out;
+	ob->nr_rows = b->nr_rows;
+	ut->st.objects++;
+	ut->st.objects_built++;
+	ut->st.rows += b->nr_rows;
+	ut->st.bytes += (uint64_t)ob->nr_nodes * NODE_BYTES;
+	ut->table_bytes += (uint64_t)ob->nr_nodes * NODE_BYTES;
+	/* preloaded tables count too, not only those of published processes */
+	if (ut->st.rows > ut->st.rows_peak)
+		ut->st.rows_peak = ut->st.rows;
+	if (ut->st.bytes > ut->st.bytes_peak)
+		ut->st.bytes_peak = ut->st.bytes;
+out:
+	cfi_tree_release(&b->tr);
 	return err;
 }
 
-static int build_table(struct unwind_tables *ut, struct uobj *ob, const struct obj_src *src)
+/* In line: read the layout, build and install. */
+static int build_table_elf(struct unwind_tables *ut, struct uobj *ob, Elf *elf,
+			   const struct obj_src *src)
 {
-	Elf *elf = elf_begin(src->fd, ELF_C_READ, NULL);
+	struct ubuilt b;
+	int err = elf_kind(elf) == ELF_K_ELF ? load_layout_read(elf, &ob->ll) : -ENOEXEC;
+
+	if (err)
+		return err;
+	uobj_compute(&ut->o, elf, src, &b);
+	ut->st.build_loop_ns += b.build_ns;
+	return uobj_install(ut, ob, &b);
+}
+
+/*
+ * Queue @ob's table for the builder thread, which takes @src->fd; read its
+ * program headers now (for the load biases). 0, or -errno: build in line.
+ */
+static int build_async(struct unwind_tables *ut, struct uobj *ob, const struct obj_src *src)
+{
+	struct ubuild_job *job;
+	Elf *elf;
 	int err;
 
+	elf = elf_begin(src->fd, ELF_C_READ, NULL);
+	err = elf && elf_kind(elf) == ELF_K_ELF ? load_layout_read(elf, &ob->ll) : -ENOEXEC;
+	if (elf)
+		elf_end(elf);
+	if (err)
+		return err;
+	job = calloc(1, sizeof(*job));
+	if (!job || !(job->path = strdup(src->path ? src->path : ""))) {
+		free(job);
+		return -ENOMEM;
+	}
+	job->key_a = ob->key_a;
+	job->inode = ob->inode;
+	job->serial = ob->serial;
+	job->fd = src->fd;
+	job->tgid = src->tgid;
+	job->prio = 1;
+	ob->building = true;
+	ut->st.objects_queued++;
+	return ubuild_submit(ut->bld, job);
+}
+
+/* Build @ob's table: on the builder thread if there is one (it takes @src->fd), else now. */
+static int build_table(struct unwind_tables *ut, struct uobj *ob, const struct obj_src *src,
+		       bool *fd_taken)
+{
+	Elf *elf;
+	int err;
+
+	note_file(ob, src->fd);
+	*fd_taken = false;
+	/*
+	 * A small object builds in about a millisecond: at once, so a plugin
+	 * just dlopen()ed or a short-lived tool is walked by CFI from its next
+	 * sample, not by frame pointer through code that may have none.
+	 */
+	if (ut->bld && !ut->build_inline && ob->f_size > UT_INLINE_BUILD_BYTES) {
+		err = build_async(ut, ob, src);
+		*fd_taken = ob->building;
+		if (*fd_taken)
+			return err;
+	}
+	elf = elf_begin(src->fd, ELF_C_READ, NULL);
 	if (!elf)
 		return -ENOEXEC;
-	note_file(ob, src->fd);
 	err = build_table_elf(ut, ob, elf, src);
 	elf_end(elf);
 	return err;
@@ -406,6 +446,8 @@ struct uobj *uobj_get(struct unwind_tables *ut, uint32_t tgid, const struct proc
 
 	if (keymap__get(&ut->objs, key_a, m->inode, &v)) {
 		ob = (struct uobj *)(uintptr_t)v;
+		if (ob->building && ut->bld)
+			ubuild_bump(ut->bld, key_a, m->inode, 1);	/* one more process waits */
 		if (ob->refs)
 			return ob;
 		fd = open_mapped(ut, tgid, m);
@@ -422,12 +464,15 @@ struct uobj *uobj_get(struct unwind_tables *ut, uint32_t tgid, const struct proc
 		return NULL;
 	ob->key_a = key_a;
 	ob->inode = m->inode;
+	ob->serial = ++ut->next_serial;
 	fd = open_mapped(ut, tgid, m);
 	if (fd >= 0) {
 		struct obj_src src = { .fd = fd, .tgid = tgid, .path = m->path };
+		bool taken;
 
-		err = build_table(ut, ob, &src);
-		close(fd);
+		err = build_table(ut, ob, &src, &taken);
+		if (!taken)
+			close(fd);
 	} else {
 		err = fd;
 	}
@@ -444,18 +489,46 @@ struct uobj *uobj_get(struct unwind_tables *ut, uint32_t tgid, const struct proc
 }
 
 
+size_t uobj_collect_built(struct unwind_tables *ut)
+{
+	struct ubuild_job *job, *next;
+	struct uobj *ob;
+	size_t n = 0;
+	uint64_t v;
+	int err;
+
+	if (!ut->bld)
+		return 0;
+	for (job = ubuild_collect(ut->bld); job; job = next) {
+		next = job->next;
+		ob = keymap__get(&ut->objs, job->key_a, job->inode, &v) ?
+			     (struct uobj *)(uintptr_t)v : NULL;
+		/* evicted while it was built (its processes all gone), maybe mapped anew since */
+		if (!ob || ob->serial != job->serial || !ob->building) {
+			ut->st.builds_discarded++;
+			ubuild_job_free(job);
+			continue;
+		}
+		ob->building = false;
+		err = uobj_install(ut, ob, &job->b);
+		if (err) {
+			ut->st.objects_failed++;
+			pr_debug("unwind: no table for '%s': %s\n", job->path, strerror(-err));
+		}
+		/* idle already (no process maps it now): its rows count as idle from here */
+		if (!ob->refs)
+			ut->idle_rows += ob->nr_rows;
+		uproc_table_ready(ut, ob);
+		ubuild_job_free(job);
+		n++;
+	}
+	return n;
+}
+
 /* The load bias of mapping @m of @ob: object vaddr = ip - bias. */
 bool uobj_bias(const struct uobj *ob, const struct procmap *m, uint64_t *bias)
 {
-	for (size_t i = 0; i < ob->nr_segs; i++) {
-		const struct useg *s = &ob->segs[i];
-
-		if (m->pgoff >= s->off && m->pgoff < s->off + s->filesz) {
-			*bias = m->start - (m->pgoff - s->off) - s->vaddr;
-			return true;
-		}
-	}
-	return false;
+	return !load_bias(&ob->ll, m, (uint64_t)sysconf(_SC_PAGESIZE), bias);
 }
 
 /*

@@ -59,6 +59,11 @@ static int build_fixtures(void **state)
 	       /* stripped library, no debug file anywhere */
 	       fx_sh("mkdir %s/strip && objcopy --strip-all %s/libfx.so %s/strip/libfx.so", tmp,
 		     tmp, tmp) ||
+	       /* MiniDebugInfo: .gnu_debugdata only; and one whose xz is garbage */
+	       fx_sh("mkdir %s/mini && %s/minidebuginfo.sh %s/prog_pie %s/mini/prog && "
+		     "printf 'not xz' > %s/mini/bad.xz && objcopy --add-section "
+		     ".gnu_debugdata=%s/mini/bad.xz %s/bid/prog %s/mini/bad", tmp, FX_DIR, tmp, tmp,
+		     tmp, tmp, tmp, tmp) ||
 	       fx_sh("printf 'not an ELF file\\n' > %s/text.txt && head -c 200 %s/libfx.so > "
 		     "%s/truncated.so", tmp, tmp, tmp);
 }
@@ -206,6 +211,57 @@ static void stripped_binary_finds_its_debug_file_by_build_id(void **state)
 	elf_syms__free(es);
 }
 
+static void minidebuginfo_names_a_static_function_of_a_stripped_binary(void **state)
+{
+	struct elf_syms *es = open_fixture("mini/prog", "empty");
+
+	(void)state;
+	assert_null(elf_syms__debug_path(es));
+	assert_fn(es, "prog_pie", "fx_static_b", "fx_static_b");
+	assert_true(elf_syms__minidebug(es));
+	/* exports still come from .dynsym */
+	assert_fn(es, "prog_pie", "fx_global_a", "fx_global_a");
+	elf_syms__free(es);
+}
+
+static void corrupt_minidebuginfo_names_nothing_and_breaks_nothing(void **state)
+{
+	struct elf_syms *es = open_fixture("mini/bad", "empty");
+
+	(void)state;
+	assert_fn(es, "prog_pie", "fx_static_b", NULL);
+	assert_false(elf_syms__minidebug(es));
+	elf_syms__free(es);
+}
+
+/* A debuginfod answer that comes after the first lookup: the same object names more. */
+static void debug_file_added_after_load_names_what_was_unnamed(void **state)
+{
+	struct elf_syms *es = open_fixture("bid/prog", "empty");
+	char path[512], wrong[256];
+	const uint8_t *id;
+	size_t len, n;
+
+	(void)state;
+	assert_fn(es, "prog_pie", "fx_static_b", NULL);
+	id = elf_syms__build_id(es, &len);
+	assert_non_null(id);
+	n = (size_t)snprintf(path, sizeof(path), "%s/droot/.build-id/%02x/", tmp, id[0]);
+	for (size_t i = 1; i < len; i++)
+		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", id[i]);
+	snprintf(path + n, sizeof(path) - n, ".debug");
+	/* another object's file (other build-id) is refused */
+	snprintf(wrong, sizeof(wrong), "%s/libfx.so", tmp);
+	assert_int_equal(elf_syms__add_debug_file(es, wrong), -ENOENT);
+	assert_fn(es, "prog_pie", "fx_static_b", NULL);
+	assert_int_equal(elf_syms__add_debug_file(es, path), 0);
+	assert_fn(es, "prog_pie", "fx_static_b", "fx_static_b");
+	assert_fn(es, "prog_pie", "fx_global_a", "fx_global_a");
+	assert_string_equal(elf_syms__debug_path(es), path);
+	assert_int_equal(elf_syms__add_debug_file(es, path), -EEXIST);
+	elf_syms__free(es);
+}
+
 static void debuglink_file_with_wrong_crc_is_ignored(void **state)
 {
 	struct elf_syms *es = open_fixture("badcrc/prog", "empty");
@@ -227,6 +283,39 @@ static void stripped_library_never_names_a_static_function_after_an_export(void 
 	assert_fn(es, "libfx.so", "lib_a", "lib_a");
 	assert_fn(es, "libfx.so", "lib_static_b", NULL);
 	assert_fn(es, "libfx.so", "lib_c", "lib_c");
+	elf_syms__free(es);
+}
+
+/* Every byte of lib_static_b is in one FDE function: its start and size. */
+static void stripped_library_groups_an_unnamed_function_by_its_fde(void **state)
+{
+	struct elf_syms *es = open_fixture("strip/libfx.so", "empty");
+	uint64_t off = 0, size = 0, start = 0, fsize = 0;
+
+	(void)state;
+	ref_sym("libfx.so", "lib_static_b", &off, &size);
+	assert_int_equal(elf_syms__load(es), 0);
+	for (uint64_t at = off; at < off + size; at++) {
+		assert_int_equal(elf_syms__fde_func(es, at, &start, &fsize), 0);
+		assert_int_equal(start, off);
+		assert_int_equal(fsize, size);
+	}
+	/* the next function is another one */
+	ref_sym("libfx.so", "lib_c", &off, &size);
+	assert_int_equal(elf_syms__fde_func(es, off, &start, &fsize), 0);
+	assert_int_equal(start, off);
+	elf_syms__free(es);
+}
+
+static void object_with_symtab_keeps_no_fde_functions(void **state)
+{
+	struct elf_syms *es = open_fixture("libfx.so", "empty");
+	uint64_t off = 0, size = 0, start, fsize;
+
+	(void)state;
+	ref_sym("libfx.so", "lib_static_b", &off, &size);
+	assert_int_equal(elf_syms__load(es), 0);
+	assert_int_equal(elf_syms__fde_func(es, off, &start, &fsize), -ENOENT);
 	elf_syms__free(es);
 }
 
@@ -433,8 +522,13 @@ int main(void)
 		cmocka_unit_test(stripped_binary_names_static_function_from_debuglink_file),
 		cmocka_unit_test(debuglink_file_is_also_found_in_the_dot_debug_directory),
 		cmocka_unit_test(stripped_binary_finds_its_debug_file_by_build_id),
+		cmocka_unit_test(minidebuginfo_names_a_static_function_of_a_stripped_binary),
+		cmocka_unit_test(corrupt_minidebuginfo_names_nothing_and_breaks_nothing),
+		cmocka_unit_test(debug_file_added_after_load_names_what_was_unnamed),
 		cmocka_unit_test(debuglink_file_with_wrong_crc_is_ignored),
 		cmocka_unit_test(stripped_library_never_names_a_static_function_after_an_export),
+		cmocka_unit_test(stripped_library_groups_an_unnamed_function_by_its_fde),
+		cmocka_unit_test(object_with_symtab_keeps_no_fde_functions),
 		cmocka_unit_test(size_zero_symbol_ends_where_the_next_function_starts),
 		cmocka_unit_test(untyped_assembly_label_is_named),
 		cmocka_unit_test(cxx_names_demangle_to_namespace_method_and_template),

@@ -67,6 +67,7 @@ struct record_opts {
 	bool user_stacks;
 	bool kernel_stacks;
 	bool idle;		/* include the idle task */
+	bool no_dither;		/* --no-dither: a fixed sampling period (bench, A/B) */
 	enum unwind_mode unwind;
 	size_t unwind_max_rows;	/* CFI rows in kernel memory, about 12 bytes each */
 	uint64_t unwind_defer_ns;	/* build a new process's missing tables only once it

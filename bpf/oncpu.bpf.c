@@ -75,42 +75,39 @@ static __always_inline __u64 tick_elapsed(struct oncpu_dither_cpu *c)
 }
 
 /*
- * How many intervals this tick samples for the running @task (0, 1, rarely
- * 2). A fixed sampling period phase-locks with work that repeats at a near
- * multiple of it (a 10 ms loop under 99 Hz): every sample lands at the same
- * phase. Here each thread's CPU time is cut into intervals of cfg_period_ns
- * and each interval is sampled once, at the tick that crosses an instant
- * drawn uniformly inside it (jittered, i.e. stratified, sampling): every
- * moment of the thread's CPU time is equally likely to be sampled whatever
- * the work's period, the rate stays one per interval and each sample stands
- * for exactly one interval of the thread's own CPU time, so a thread's
- * samples times the period is its CPU time to within one interval and the
- * ticks' resolution. The ticks come about 8 times per interval, their own
- * period re-drawn by the loader at every drain so their grid cannot lock.
+ * Whether this tick samples the running @task. A fixed sampling period
+ * phase-locks with work that repeats at a near multiple of it (a 10 ms loop
+ * under 99 Hz): every sample lands at the same phase. Here each thread's
+ * CPU time is cut into intervals of cfg_period_ns and each interval is
+ * sampled once, at the tick that crosses an instant drawn uniformly inside
+ * it (jittered, i.e. stratified, sampling): every moment of the thread's
+ * CPU time is equally likely to be sampled whatever the work's period, the
+ * rate stays one per interval and each sample stands for exactly one
+ * interval of the thread's own CPU time, so a thread's samples times the
+ * period is its CPU time to within one interval and the ticks' resolution.
+ * The ticks come about 8 times per interval, their own period re-drawn by
+ * the loader at every drain so their grid cannot lock. A tick that crosses
+ * two instants (rare: both near an interval's edge) takes one; the next
+ * tick of the thread takes the other, so every sample weighs one interval.
  */
-static __always_inline __u32 dither_take(struct oncpu_dither_cpu *c, struct task_struct *task,
-					 __u64 dt)
+static __always_inline bool dither_take(struct oncpu_dither_cpu *c, struct task_struct *task,
+					__u64 dt)
 {
 	struct oncpu_dither_task *t;
-	__u32 n = 0;
 
 	t = bpf_task_storage_get(&oncpu_dither_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!t) {
 		c->no_storage++;
-		return 0;
+		return false;
 	}
 	if (!t->target_ns)	/* first tick of this thread: its first interval's instant */
 		t->target_ns = interval_instant(0) + 1;
 	t->cpu_ns += dt;
-	/* bounded: dt <= cfg_max_late_ns, a few ticks, well under 2 intervals */
-	for (int i = 0; i < 3 && t->target_ns <= t->cpu_ns; i++) {
-		n++;
-		t->target_ns = interval_instant(t->target_ns / cfg_period_ns + 1);
-	}
-	if (t->target_ns <= t->cpu_ns)
-		t->target_ns = interval_instant(t->cpu_ns / cfg_period_ns + 1);
-	c->intervals += n;
-	return n;
+	if (t->target_ns > t->cpu_ns)
+		return false;
+	t->target_ns = interval_instant(t->target_ns / cfg_period_ns + 1);
+	c->intervals++;
+	return true;
 }
 
 SEC("perf_event")
@@ -123,7 +120,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 	struct hc_stack_rec *r;
 	__u64 wakeup;
 	struct oncpu_dither_cpu *c = NULL;
-	__u32 intervals = 1, zero = 0;
+	__u32 zero = 0;
 	__u64 dt = 0;
 	long n;
 
@@ -138,11 +135,8 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 	if (cfg_filter && !target_match(&proc_targets, tgid, pid))
 		return 0;
 	task = bpf_get_current_task_btf();
-	if (c) {
-		intervals = dither_take(c, task, dt);
-		if (!intervals)
-			return 0;
-	}
+	if (c && !dither_take(c, task, dt))
+		return 0;
 	s = scratch_get();
 	if (!s) {
 		stat_inc(&oncpu_stats, HC_STAT_SCRATCH_ERR);
@@ -150,7 +144,6 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 	}
 	r = &s->rec;
 	rec_fill_header(r, task, tgid, pid, HC_KIND_ONCPU);
-	r->weight = intervals;
 
 	if (cfg_stacks & HC_ONCPU_KSTACK) {
 		n = bpf_get_stack(ctx, r->ips, HC_MAX_STACK_DEPTH * sizeof(__u64), 0);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * On-CPU sampling: records are struct hc_stack_rec (abi/common.h), kind ONCPU,
- * weight = how many sampling intervals the sample stands for (1, rarely 2).
+ * weight 1: one sampling interval.
  */
 #ifndef HC_ABI_ONCPU_H
 #define HC_ABI_ONCPU_H

@@ -57,6 +57,8 @@ struct record_opts {
 	uint64_t min_lock_wait_ns;	/* lock waits >= this carry a stack */
 	bool locks_report;	/* `hotcold locks`: write the lock table instead of stacks */
 	unsigned int locks_sort;	/* 0 total, 1 max, 2 count */
+	bool locks_by_lock;	/* --by lock: a row per lock address, not per lock site */
+	bool locks_all_waits;	/* --all-waits: condvar, join, barrier waits too */
 	size_t locks_top;	/* rows in the table */
 	bool json;		/* machine-readable report */
 	bool counters;		/* --counters: per-process counter snapshot in the summary */

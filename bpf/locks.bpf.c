@@ -270,6 +270,10 @@ int BPF_PROG(locks_contention_end, void *lock, int ret)
 	delta = now - lt->k[d].ts;
 	lt->depth = d;
 	key.type = HC_LOCK_KERNEL | lt->k[d].flags;
+	/* the waiter's own address space lock: cheap to recognise, worth naming */
+	if ((__u64)lock == (__u64)BPF_CORE_READ(t, mm) + bpf_core_field_offset(struct mm_struct,
+										  mmap_lock))
+		key.type |= HC_LOCK_MMAP;
 	key.addr = (__u64)lock;
 	agg_add(&key, t, delta);
 	if (delta >= cfg_min_wait_ns)

@@ -15,6 +15,7 @@
 /* type bits (hc_stack_rec::state, hc_lock_key::type) */
 #define HC_LOCK_FUTEX		0x10000	/* user futex wait; low bits: futex op */
 #define HC_LOCK_KERNEL		0x20000	/* kernel lock; low bits: LCB_F_* flags */
+#define HC_LOCK_MMAP		0x40000	/* with KERNEL: the waiter's own mm->mmap_lock */
 
 /* include/trace/events/lock.h */
 #define HC_LCB_F_SPIN		0x01

@@ -16,6 +16,12 @@
 #define HC_LOCK_FUTEX		0x10000	/* user futex wait; low bits: futex op */
 #define HC_LOCK_KERNEL		0x20000	/* kernel lock; low bits: LCB_F_* flags */
 #define HC_LOCK_MMAP		0x40000	/* with KERNEL: the waiter's own mm->mmap_lock */
+/*
+ * With FUTEX: not a wait but the holder's side, a futex wake (the unlock)
+ * on an address that had waiters, with the waker's stack; weight 1 (a wake),
+ * only with cfg_holders (`hotcold locks`), never in locks_agg.
+ */
+#define HC_LOCK_HOLDER		0x80000
 
 /* include/trace/events/lock.h */
 #define HC_LCB_F_SPIN		0x01
@@ -27,6 +33,13 @@
 
 /* nested kernel contention tracked per task (a spinlock taken while waiting on a mutex) */
 #define HC_LOCK_NEST		4
+
+/* locks_waited: futex addresses with waiters now, so a wake can tell it ends a wait */
+struct hc_lock_waited_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 addr;
+};
 
 struct hc_lock_key {
 	__u32 tgid;		/* 0 for kernel locks: they are shared by everyone */

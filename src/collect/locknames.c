@@ -42,6 +42,11 @@ void locknames__free(struct locknames *ln)
 	free(ln);
 }
 
+bool lock_ident_is_holder(const struct lock_ident *li)
+{
+	return li && (li->type & HC_LOCK_FUTEX) && (li->type & HC_LOCK_HOLDER);
+}
+
 const char *lock_type_name(uint32_t type)
 {
 	if (type & HC_LOCK_FUTEX)

@@ -21,6 +21,7 @@
 struct locks_member {
 	uint32_t id;		/* locknames id */
 	uint32_t tgid;		/* 0: kernel lock */
+	uint64_t addr;
 	uint64_t count, total_ns, max_ns;
 	enum lockwait_class cls;
 	char site[LOCKS_SITE_LEN];	/* "": no stack, or no frame outside libc */

@@ -2,7 +2,8 @@
 /*
  * The lock table: numbers from the BPF per-lock map, class and site from
  * the waiters' stacks, rows by site or by lock (locks_group.h), each with
- * its heaviest stacks, identical ones merged with their threads.
+ * its heaviest waiting stacks and the holders' (the futex wakes that ended
+ * waits on its addresses), identical ones merged with their threads.
  */
 #include "record/locks_report.h"
 
@@ -18,13 +19,15 @@
 #define STACK_TEXT 8192
 #define MAX_FRAMES 512
 #define THREAD_NAMES 3
+#define THREAD_IDS 64	/* distinct threads counted exactly up to this many */
 
 /* One distinct stack text of a row, merged over threads. */
 struct rstack {
 	char *text;
 	uint64_t weight, count;
 	size_t nr_threads;
-	char threads[THREAD_NAMES][40];	/* "name-tid" */
+	uint32_t tids[THREAD_IDS];
+	char threads[THREAD_NAMES][40];	/* "name-tid" of the first ones */
 };
 
 struct row_stacks {
@@ -33,6 +36,7 @@ struct row_stacks {
 };
 
 struct report {
+	const struct locknames *ln;
 	const struct emit_opts *eo;
 	struct symbolizer *sym;
 	char *text;
@@ -41,7 +45,8 @@ struct report {
 	size_t *member_of_id;	/* [id]: index in m + 1, 0: none */
 	uint64_t *heaviest;	/* [member]: weight of the stack that set its class and site */
 	size_t *row_of_member;	/* [member]: display row + 1, 0: not shown */
-	struct row_stacks *rs;	/* [display row] */
+	struct row_stacks *rs;	/* [display row]: waiters' stacks */
+	struct row_stacks *hs;	/* [display row]: holders' stacks (futex wakes ending waits) */
 	size_t max_id;
 	int err;
 };
@@ -76,37 +81,22 @@ static int learn(const struct stack_entry *e, void *arg)
 
 static void add_thread(struct rstack *s, const struct stack_entry *e)
 {
-	char name[40];
-
-	snprintf(name, sizeof(name), "%.16s-%u", e->key.comm, e->key.pid);
-	for (size_t i = 0; i < s->nr_threads && i < THREAD_NAMES; i++)
-		if (!strcmp(s->threads[i], name))
+	for (size_t i = 0; i < s->nr_threads && i < THREAD_IDS; i++)
+		if (s->tids[i] == e->key.pid)
 			return;
 	if (s->nr_threads < THREAD_NAMES)
-		strcpy(s->threads[s->nr_threads], name);
+		snprintf(s->threads[s->nr_threads], sizeof(s->threads[0]), "%.16s-%u",
+			 e->key.comm, e->key.pid);
+	if (s->nr_threads < THREAD_IDS)
+		s->tids[s->nr_threads] = e->key.pid;
 	s->nr_threads++;
 }
 
-/* Every stack of a shown lock into its row's list, identical texts merged. */
-static int collect(const struct stack_entry *e, void *arg)
+/* @e with text r->text into @rs, merged with an identical text. */
+static int rs_add(struct report *r, struct row_stacks *rs, const struct stack_entry *e)
 {
-	struct report *r = arg;
-	struct locks_member *m;
-	struct row_stacks *rs;
 	struct rstack *s = NULL;
-	char *tail;
-	size_t row;
 
-	if (e->key.kind != SAMPLE_LOCK || !(m = member_of(r, e->key.aux)))
-		return 0;
-	row = r->row_of_member[m - r->m];
-	if (!row || emit_stack_text(e, r->sym, r->eo, r->text, STACK_TEXT))
-		return 0;
-	/* the row names the lock: without the frame, one site's futexes merge */
-	tail = strrchr(r->text, ';');
-	if (tail && !strncmp(tail, ";[lock ", 7))
-		*tail = '\0';
-	rs = &r->rs[row - 1];
 	for (size_t i = 0; i < rs->nr && !s; i++)
 		if (!strcmp(rs->v[i].text, r->text))
 			s = &rs->v[i];
@@ -131,6 +121,54 @@ static int collect(const struct stack_entry *e, void *arg)
 	s->count += e->count;
 	add_thread(s, e);
 	return 0;
+}
+
+/* The shown futex lock of the same process and address as holder @li, or NULL. */
+static const struct locks_member *holder_member(const struct report *r,
+					       const struct lock_ident *li)
+{
+	for (size_t i = 0; i < r->nr_m; i++)
+		if (r->m[i].tgid == li->tgid && r->m[i].addr == li->addr && r->row_of_member[i])
+			return &r->m[i];
+	return NULL;
+}
+
+/* Text of @e without its "[lock ...]" frame: the row names the lock. */
+static int entry_text(struct report *r, const struct stack_entry *e)
+{
+	char *tail;
+
+	if (emit_stack_text(e, r->sym, r->eo, r->text, STACK_TEXT))
+		return -1;
+	tail = strrchr(r->text, ';');
+	if (tail && !strncmp(tail, ";[lock ", 7))
+		*tail = '\0';
+	return 0;
+}
+
+/* Every stack of a shown lock into its row's lists, identical texts merged. */
+static int collect(const struct stack_entry *e, void *arg)
+{
+	struct report *r = arg;
+	const struct lock_ident *li;
+	const struct locks_member *m;
+	size_t row;
+
+	if (e->key.kind != SAMPLE_LOCK)
+		return 0;
+	li = locknames__get(r->ln, e->key.aux);
+	if (lock_ident_is_holder(li)) {
+		m = holder_member(r, li);
+		if (!m || entry_text(r, e))
+			return 0;
+		return rs_add(r, &r->hs[r->row_of_member[m - r->m] - 1], e);
+	}
+	if (!(m = member_of(r, e->key.aux)))
+		return 0;
+	row = r->row_of_member[m - r->m];
+	if (!row || entry_text(r, e))
+		return 0;
+	return rs_add(r, &r->rs[row - 1], e);
 }
 
 static int cmp_rstack(const void *a, const void *b)
@@ -230,10 +268,14 @@ static void write_row_json(FILE *out, const struct report *r, const struct locks
 	fputs(", \"stacks\": [", out);
 }
 
-static void write_stack(FILE *out, const struct rstack *s, bool json, bool first)
+static void write_stack(FILE *out, const struct rstack *s, bool json, bool first, bool holder)
 {
 	if (!json) {
-		fprintf(out, "%24.3f ms  x%llu  [", s->weight / 1e6, (unsigned long long)s->count);
+		if (holder)
+			fprintf(out, "%17s %6llu wakes  [", "held by:", (unsigned long long)s->count);
+		else
+			fprintf(out, "%24.3f ms  x%llu  [", s->weight / 1e6,
+				(unsigned long long)s->count);
 		for (size_t i = 0; i < s->nr_threads && i < THREAD_NAMES; i++)
 			fprintf(out, "%s%s", i ? " " : "", s->threads[i]);
 		if (s->nr_threads > THREAD_NAMES)
@@ -241,9 +283,12 @@ static void write_stack(FILE *out, const struct rstack *s, bool json, bool first
 		fprintf(out, "]  %s\n", s->text);
 		return;
 	}
-	fprintf(out, "%s{\"wait_ns\": %llu, \"waits\": %llu, \"threads\": %zu, \"thread_names\": [",
-		first ? "" : ", ", (unsigned long long)s->weight, (unsigned long long)s->count,
-		s->nr_threads);
+	if (holder)
+		fprintf(out, "%s{\"wakes\": %llu", first ? "" : ", ", (unsigned long long)s->count);
+	else
+		fprintf(out, "%s{\"wait_ns\": %llu, \"waits\": %llu", first ? "" : ", ",
+			(unsigned long long)s->weight, (unsigned long long)s->count);
+	fprintf(out, ", \"threads\": %zu, \"thread_names\": [", s->nr_threads);
 	for (size_t i = 0; i < s->nr_threads && i < THREAD_NAMES; i++) {
 		if (i)
 			fputs(", ", out);
@@ -262,12 +307,13 @@ static int report_init(struct report *r, const struct lock_row *rows, size_t nr,
 	r->heaviest = calloc(nr ? nr : 1, sizeof(*r->heaviest));
 	r->row_of_member = calloc(nr ? nr : 1, sizeof(*r->row_of_member));
 	r->rs = calloc(nr ? nr : 1, sizeof(*r->rs));
+	r->hs = calloc(nr ? nr : 1, sizeof(*r->hs));
 	r->text = malloc(STACK_TEXT);
 	for (size_t i = 0; i < nr; i++)
 		if (rows[i].id > r->max_id)
 			r->max_id = rows[i].id;
 	r->member_of_id = calloc(r->max_id + 1, sizeof(*r->member_of_id));
-	if (!r->m || !r->heaviest || !r->row_of_member || !r->rs || !r->text || !r->member_of_id)
+	if (!r->m || !r->heaviest || !r->row_of_member || !r->rs || !r->hs || !r->text || !r->member_of_id)
 		return -ENOMEM;
 	for (size_t i = 0; i < nr; i++) {
 		const struct lock_ident *li = locknames__get(ln, rows[i].id);
@@ -277,6 +323,7 @@ static int report_init(struct report *r, const struct lock_row *rows, size_t nr,
 			continue;
 		m->id = rows[i].id;
 		m->tgid = li ? li->tgid : 0;
+		m->addr = li ? li->addr : 0;
 		m->count = rows[i].count;
 		m->total_ns = rows[i].total_ns;
 		m->max_ns = rows[i].max_ns;
@@ -287,14 +334,20 @@ static int report_init(struct report *r, const struct lock_row *rows, size_t nr,
 	return 0;
 }
 
+static void rs_free(struct row_stacks *rs, size_t nr_rows)
+{
+	for (size_t i = 0; rs && i < nr_rows; i++) {
+		for (size_t k = 0; k < rs[i].nr; k++)
+			free(rs[i].v[k].text);
+		free(rs[i].v);
+	}
+	free(rs);
+}
+
 static void report_free(struct report *r, size_t nr_rows)
 {
-	for (size_t i = 0; r->rs && i < nr_rows; i++) {
-		for (size_t k = 0; k < r->rs[i].nr; k++)
-			free(r->rs[i].v[k].text);
-		free(r->rs[i].v);
-	}
-	free(r->rs);
+	rs_free(r->rs, nr_rows);
+	rs_free(r->hs, nr_rows);
 	free(r->m);
 	free(r->heaviest);
 	free(r->row_of_member);
@@ -319,7 +372,13 @@ static void write_table(FILE *out, struct report *r, const struct locks_disp *d,
 			write_row_text(out, r, &d[i], ln);
 		qsort(rs->v, rs->nr, sizeof(*rs->v), cmp_rstack);
 		for (size_t k = 0; k < rs->nr && k < TOP_STACKS; k++)
-			write_stack(out, &rs->v[k], json, k == 0);
+			write_stack(out, &rs->v[k], json, k == 0, false);
+		rs = &r->hs[i];
+		if (json)
+			fputs("], \"holders\": [", out);
+		qsort(rs->v, rs->nr, sizeof(*rs->v), cmp_rstack);
+		for (size_t k = 0; k < rs->nr && k < TOP_STACKS; k++)
+			write_stack(out, &rs->v[k], json, k == 0, true);
 		if (json)
 			fputs("]}", out);
 	}
@@ -333,7 +392,7 @@ int locks_report_write(FILE *out, struct lock_row *rows, size_t nr, const struct
 		       const struct stack_agg *agg, struct symbolizer *sym,
 		       const struct emit_opts *eo, const struct record_opts *o)
 {
-	struct report r = { .eo = eo, .sym = sym };
+	struct report r = { .ln = ln, .eo = eo, .sym = sym };
 	struct locks_disp *d = NULL;
 	size_t nd = 0;
 	int err;

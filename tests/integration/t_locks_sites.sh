@@ -7,7 +7,11 @@
 #    (the BPF totals are exact per futex; the 5% covers the workload's own
 #    clock reads around sem_wait). --by lock shows the 4 futexes instead
 #    (the negative control).
-# 2. Waiting for work is not contention: a condition-variable wait and
+# 2. The holder's side: g_queue_mutex (mutex) is held and released in
+#    hold_queue_lock; the futex wakes that end its waits carry the
+#    releaser's stack, which must name hold_queue_lock for most (> 50%) of
+#    the wakes (the rest: stacks cut short by the unwinder).
+# 3. Waiting for work is not contention: a condition-variable wait and
 #    pthread_join (waits) are not in the default view, next to a contended
 #    mutex that is; --all-waits shows them with their class.
 . "$(dirname "$0")/lib.sh"
@@ -46,6 +50,24 @@ sys.exit(not (r and len(r[0]["locks"]) == 4 and r[0]["class"] == "semaphore"
               and sum(l["total_ns"] for l in r[0]["locks"]) == r[0]["total_ns"]))
 PY
 
+"$HOTCOLD" locks --user-only --json -- "$WL/mutex" 4 200 1 "$TMP/truth4" >"$TMP/m.json" 2>"$TMP/err"
+r=$(python3 - "$TMP/m.json" <<'PY'
+import json, sys
+rows = [x for x in json.load(open(sys.argv[1])) if x["lock"] == "g_queue_mutex"]
+h = rows[0]["holders"] if rows else []
+alls = sum(x["wakes"] for x in h)
+mine = sum(x["wakes"] for x in h if ";hold_queue_lock;" in x["stack"])
+named = all(x["thread_names"] for x in h)
+print(mine, alls, int(named))
+PY
+)
+read -r mine alls named <<<"$r"
+if [ "${alls:-0}" -gt 0 ] && [ $((mine * 2)) -gt "$alls" ] && [ "$named" = 1 ]; then
+	ok "holders: $mine of $alls wakes of g_queue_mutex from hold_queue_lock, with thread names"
+else
+	bad "holders: ${mine:-0} of ${alls:-0} wakes from hold_queue_lock (named $named)"
+fi
+
 "$HOTCOLD" locks --user-only -n 20 -- "$WL/waits" 300 >"$TMP/def" 2>"$TMP/err"
 "$HOTCOLD" locks --user-only --all-waits -n 20 -- "$WL/waits" 300 >"$TMP/allw" 2>"$TMP/err"
 cut -c1-200 "$TMP/allw"
@@ -55,8 +77,9 @@ grep -q ' g_busy_mutex$' "$TMP/def" && ok "default view: the contended mutex is 
 c=$(classes "$TMP/def")
 echo "$c" | grep -qw 'condvar\|join' && bad "default view has waits for work: $c" ||
 	ok "default view: no condvar or join rows (classes: $c)"
-awk '$6 == "condvar"' "$TMP/allw" | grep -q 'g_cv' && ok "--all-waits: the condition variable, class condvar" ||
-	bad "--all-waits: no condvar row"
+grep -A1 ' condvar ' "$TMP/allw" | grep -q ';cond_waiter;pthread_cond_wait' &&
+	ok "--all-waits: the condition variable, class condvar, waited in cond_waiter" ||
+	bad "--all-waits: no condvar row waited in cond_waiter"
 awk '$6 == "join" { t += $1 } END { exit !(t >= 250) }' "$TMP/allw" &&
 	ok "--all-waits: pthread_join, class join (~300 ms)" || bad "--all-waits: no join row of ~300 ms"
 grep -A2 ' join ' "$TMP/allw" | grep -q ';main;[a-z_]*join' && ok "join stack goes through main" ||

@@ -100,7 +100,7 @@ for period in $PERIODS; do
 		fold_shares "$TMP/d.folded" > "$TMP/d.s"
 		fold_shares "$TMP/n.folded" > "$TMP/n.s"
 		perf_shares "$TMP/p.data" > "$TMP/p.s"
-		truth=$(awk '$1 != "cpu_seconds" { printf "%s%.1f", NR > 1 ? "/" : "", $2 }' "$TMP/truth")
+		truth=$(awk '$1 != "cpu_seconds" { printf "%s%.1f", (NR > 1 ? "/" : ""), $2 }' "$TMP/truth")
 		row="| $r | $truth"
 		for f in d n p; do
 			row="$row | $(errors "$TMP/$f.s" "$TMP/truth" | awk '{ printf "%s / %s / %s, %d", $1, $2, $3, $4 }')"

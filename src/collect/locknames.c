@@ -42,6 +42,21 @@ void locknames__free(struct locknames *ln)
 	free(ln);
 }
 
+int locknames__relabel(struct locknames *ln, uint32_t id, const char *label)
+{
+	char *copy;
+
+	if (!id || id > ln->nr)
+		return -ENOENT;
+	copy = strdup(label);
+	if (!copy)
+		return -ENOMEM;
+	free((char *)ln->v[id - 1].label);
+	ln->v[id - 1].label = copy;
+	ln->v[id - 1].named = false;
+	return 0;
+}
+
 bool lock_ident_is_holder(const struct lock_ident *li)
 {
 	return li && (li->type & HC_LOCK_FUTEX) && (li->type & HC_LOCK_HOLDER);

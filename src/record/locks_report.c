@@ -425,3 +425,33 @@ int locks_report_write(FILE *out, struct lock_row *rows, size_t nr, const struct
 	free(d);
 	return err;
 }
+
+int locks_relabel_sites(const struct lock_row *rows, size_t nr, struct locknames *ln,
+			const struct stack_agg *agg, struct symbolizer *sym,
+			const struct emit_opts *eo)
+{
+	struct report r = { .ln = ln, .eo = eo, .sym = sym };
+	char label[LOCKS_SITE_LEN + 8];
+	struct locks_disp *d = NULL;
+	size_t nd;
+	int err;
+
+	err = report_init(&r, rows, nr, ln);
+	if (!err)
+		err = stack_agg__for_each(agg, learn, &r);
+	if (!err && !(d = calloc(r.nr_m ? r.nr_m : 1, sizeof(*d))))
+		err = -ENOMEM;
+	if (!err) {
+		nd = locks_group(r.m, r.nr_m, true, true, 0, d);
+		for (size_t i = 0; !err && i < nd; i++) {
+			if (!d[i].by_site)
+				continue;
+			snprintf(label, sizeof(label), "site:%s", r.m[d[i].first].site);
+			for (size_t k = 0; !err && k < d[i].nr; k++)
+				err = locknames__relabel(ln, r.m[d[i].first + k].id, label);
+		}
+	}
+	report_free(&r, r.nr_m);
+	free(d);
+	return err;
+}

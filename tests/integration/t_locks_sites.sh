@@ -50,6 +50,12 @@ sys.exit(not (r and len(r[0]["locks"]) == 4 and r[0]["class"] == "semaphore"
               and sum(l["total_ns"] for l in r[0]["locks"]) == r[0]["total_ns"]))
 PY
 
+# record --locks: the queued lock's frames follow the same grouping
+"$HOTCOLD" record --locks -o "$TMP/q.folded" -- "$WL/qlock" 4 200 1 "$TMP/truth5" 2>"$TMP/err"
+grep -q ';lw_acquire;.*\[lock site:lw_acquire\] [0-9]*$' "$TMP/q.folded" &&
+	! grep -q '\[lock g_sem' "$TMP/q.folded" && ok "record --locks: [lock site:lw_acquire] frames, no per-futex ones" ||
+	bad "record --locks: $(grep -o '\[lock [^]]*\]' "$TMP/q.folded" | sort | uniq -c | head -3)"
+
 "$HOTCOLD" locks --user-only --json -- "$WL/mutex" 4 200 1 "$TMP/truth4" >"$TMP/m.json" 2>"$TMP/err"
 r=$(python3 - "$TMP/m.json" <<'PY'
 import json, sys

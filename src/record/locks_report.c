@@ -388,23 +388,38 @@ static void write_table(FILE *out, struct report *r, const struct locks_disp *d,
 		fprintf(out, "no contended lock waits recorded\n");
 }
 
+/*
+ * Members with their class and site, grouped into *d (allocated, rows in
+ * *nd). The caller frees r and *d even on error. 0 or -errno.
+ */
+static int report_group(struct report *r, const struct lock_row *rows, size_t nr,
+			const struct stack_agg *agg, bool by_site, bool all_waits,
+			unsigned int sort_key, struct locks_disp **d, size_t *nd)
+{
+	int err = report_init(r, rows, nr, r->ln);
+
+	*nd = 0;
+	if (!err)
+		err = stack_agg__for_each(agg, learn, r);
+	if (!err && !(*d = calloc(r->nr_m ? r->nr_m : 1, sizeof(**d))))
+		err = -ENOMEM;
+	if (!err)
+		*nd = locks_group(r->m, r->nr_m, by_site, all_waits, sort_key, *d);
+	return err;
+}
+
 int locks_report_write(FILE *out, struct lock_row *rows, size_t nr, const struct locknames *ln,
 		       const struct stack_agg *agg, struct symbolizer *sym,
 		       const struct emit_opts *eo, const struct record_opts *o)
 {
 	struct report r = { .ln = ln, .eo = eo, .sym = sym };
 	struct locks_disp *d = NULL;
-	size_t nd = 0;
+	size_t nd;
 	int err;
 
-	err = report_init(&r, rows, nr, ln);
-	if (!err)
-		err = stack_agg__for_each(agg, learn, &r);
-	if (!err && !(d = calloc(r.nr_m ? r.nr_m : 1, sizeof(*d))))
-		err = -ENOMEM;
+	err = report_group(&r, rows, nr, agg, !o->locks_by_lock, o->locks_all_waits,
+			   o->locks_sort, &d, &nd);
 	if (!err) {
-		nd = locks_group(r.m, r.nr_m, !o->locks_by_lock, o->locks_all_waits, o->locks_sort,
-				 d);
 		if (nd > o->locks_top)
 			nd = o->locks_top;
 		/* locks_group sorted the members: index them again */
@@ -436,20 +451,13 @@ int locks_relabel_sites(const struct lock_row *rows, size_t nr, struct locknames
 	size_t nd;
 	int err;
 
-	err = report_init(&r, rows, nr, ln);
-	if (!err)
-		err = stack_agg__for_each(agg, learn, &r);
-	if (!err && !(d = calloc(r.nr_m ? r.nr_m : 1, sizeof(*d))))
-		err = -ENOMEM;
-	if (!err) {
-		nd = locks_group(r.m, r.nr_m, true, true, 0, d);
-		for (size_t i = 0; !err && i < nd; i++) {
-			if (!d[i].by_site)
-				continue;
-			snprintf(label, sizeof(label), "site:%s", r.m[d[i].first].site);
-			for (size_t k = 0; !err && k < d[i].nr; k++)
-				err = locknames__relabel(ln, r.m[d[i].first + k].id, label);
-		}
+	err = report_group(&r, rows, nr, agg, true, true, 0, &d, &nd);
+	for (size_t i = 0; !err && i < nd; i++) {
+		if (!d[i].by_site)
+			continue;
+		snprintf(label, sizeof(label), "site:%s", r.m[d[i].first].site);
+		for (size_t k = 0; !err && k < d[i].nr; k++)
+			err = locknames__relabel(ln, r.m[d[i].first + k].id, label);
 	}
 	report_free(&r, r.nr_m);
 	free(d);

@@ -10,7 +10,11 @@ static bool groupable(const struct locks_member *x)
 	return x->tgid && x->site[0];
 }
 
-/* tgid, class, site: members of one site row end up adjacent */
+/*
+ * Process name, class, site: members of one site row end up adjacent. By
+ * name, not pid: processes of one program share locks in shared memory
+ * (PostgreSQL's backends sleep on their own semaphores for one LWLock).
+ */
 static int cmp_member(const void *a, const void *b)
 {
 	const struct locks_member *x = a, *y = b;
@@ -18,19 +22,22 @@ static int cmp_member(const void *a, const void *b)
 
 	if (groupable(x) != groupable(y))
 		return groupable(x) ? -1 : 1;
-	if (x->tgid != y->tgid)
-		return x->tgid < y->tgid ? -1 : 1;
+	c = strcmp(x->comm, y->comm);
+	if (c)
+		return c;
 	if (x->cls != y->cls)
 		return x->cls < y->cls ? -1 : 1;
 	c = strcmp(x->site, y->site);
 	if (c)
 		return c;
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 static bool same_site(const struct locks_member *x, const struct locks_member *y)
 {
-	return groupable(x) && groupable(y) && x->tgid == y->tgid && x->cls == y->cls &&
+	return groupable(x) && groupable(y) && !strcmp(x->comm, y->comm) && x->cls == y->cls &&
 	       !strcmp(x->site, y->site);
 }
 
@@ -67,6 +74,8 @@ size_t locks_group(struct locks_member *m, size_t n, bool by_site, bool all_wait
 		d->nr = j - i;
 		d->by_site = d->nr > 1;
 		for (size_t k = i; k < j; k++) {
+			if (k == i || m[k].tgid != m[k - 1].tgid)
+				d->nr_procs++;
 			d->count += m[k].count;
 			d->total_ns += m[k].total_ns;
 			if (m[k].max_ns > d->max_ns)

@@ -32,14 +32,16 @@ struct locks_disp {
 	size_t first;		/* members[first .. first + nr) after locks_group() */
 	size_t nr;
 	bool by_site;		/* a site row (nr >= 2), else one lock */
+	size_t nr_procs;	/* processes among the members (sorted by pid within a row) */
 	uint64_t count, total_ns, max_ns;
 };
 
 /*
  * Sort @m[0..n) so members of a row are adjacent and fill @rows (capacity
- * @n) with one row per group: with @by_site, members of one process with
- * the same class and a non-empty site form one site row when there are two
- * or more; else every member is its own row. Rows of a class that is not
+ * @n) with one row per group: with @by_site, user-lock members of one
+ * process name (the processes of one program share locks) with the same
+ * class and a non-empty site form one site row when there are two or more;
+ * else every member is its own row. Rows of a class that is not
  * contention are left out unless @all_waits. Rows are ordered by @sort_key
  * (0 total, 1 max, 2 count), heaviest first. Returns the number of rows.
  */

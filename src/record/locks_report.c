@@ -201,7 +201,10 @@ static void row_label(const struct report *r, const struct locks_disp *d,
 	const struct locks_member *m = &r->m[d->first];
 	const struct lock_ident *li = locknames__get(ln, m->id);
 
-	if (d->by_site)
+	if (d->by_site && d->nr_procs > 1)
+		snprintf(buf, len, "site:%s (%zu futexes, %zu processes)", m->site, d->nr,
+			 d->nr_procs);
+	else if (d->by_site)
 		snprintf(buf, len, "site:%s (%zu futexes)", m->site, d->nr);
 	else
 		snprintf(buf, len, "%s", li ? li->label : "?");
@@ -229,7 +232,7 @@ static void write_members_json(FILE *out, const struct report *r, const struct l
 		const struct locks_member *m = &r->m[d->first + k];
 		const struct lock_ident *li = locknames__get(ln, m->id);
 
-		fprintf(out, "%s{\"lock\": ", k ? ", " : "");
+		fprintf(out, "%s{\"pid\": %u, \"lock\": ", k ? ", " : "", m->tgid);
 		json_str(out, li ? li->label : "?");
 		fprintf(out, ", \"named\": %s, \"address\": \"0x%llx\", \"waits\": %llu, "
 			     "\"total_ns\": %llu, \"max_ns\": %llu}",
@@ -261,8 +264,8 @@ static void write_row_json(FILE *out, const struct report *r, const struct locks
 		li && li->named ? "true" : "false", li ? lock_type_name(li->type) : "?",
 		(unsigned long long)(li ? li->addr : 0), m->tgid);
 	json_str(out, m->tgid ? m->comm : "[kernel]");
-	fprintf(out, ", \"waits\": %llu, \"total_ns\": %llu, \"max_ns\": %llu",
-		(unsigned long long)d->count, (unsigned long long)d->total_ns,
+	fprintf(out, ", \"processes\": %zu, \"waits\": %llu, \"total_ns\": %llu, \"max_ns\": %llu",
+		d->nr_procs, (unsigned long long)d->count, (unsigned long long)d->total_ns,
 		(unsigned long long)d->max_ns);
 	write_members_json(out, r, d, ln);
 	fputs(", \"stacks\": [", out);

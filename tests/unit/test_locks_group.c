@@ -80,6 +80,26 @@ static void waits_for_work_are_shown_only_with_all_waits_and_never_mixed_with_co
 	assert_int_equal(d[2].total_ns, 5);
 }
 
+static void processes_of_one_program_share_a_site_row_others_do_not(void **state)
+{
+	struct locks_member m[] = {
+		mk(1, 10, 100, LW_SEMAPHORE, "LWLockAcquire"), mk(2, 11, 100, LW_SEMAPHORE, "LWLockAcquire"),
+		mk(3, 12, 100, LW_SEMAPHORE, "LWLockAcquire"), mk(4, 13, 100, LW_SEMAPHORE, "LWLockAcquire"),
+	};
+	struct locks_disp d[4];
+
+	(void)state;
+	strcpy(m[0].comm, "postgres");
+	strcpy(m[1].comm, "postgres");
+	strcpy(m[2].comm, "postgres");
+	strcpy(m[3].comm, "other");
+	assert_int_equal(locks_group(m, 4, true, false, 0, d), 2);
+	assert_int_equal(d[0].nr, 3);
+	assert_int_equal(d[0].nr_procs, 3);
+	assert_string_equal(m[d[0].first].comm, "postgres");
+	assert_false(d[1].by_site);
+}
+
 static void rows_sort_by_max_or_count_when_asked(void **state)
 {
 	struct locks_member m[] = {
@@ -101,6 +121,7 @@ int main(void)
 		cmocka_unit_test(futexes_of_one_site_are_one_row_and_a_lone_lock_stays_a_lock),
 		cmocka_unit_test(by_lock_gives_every_lock_its_row),
 		cmocka_unit_test(waits_for_work_are_shown_only_with_all_waits_and_never_mixed_with_contention),
+		cmocka_unit_test(processes_of_one_program_share_a_site_row_others_do_not),
 		cmocka_unit_test(rows_sort_by_max_or_count_when_asked),
 	};
 

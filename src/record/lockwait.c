@@ -2,6 +2,7 @@
 /* Futex waits by class and lock site, from the waiter's stack (see lockwait.h). */
 #include "record/lockwait.h"
 
+#include <ctype.h>
 #include <string.h>
 
 static const char *const class_names[LW_NR] = {
@@ -68,6 +69,29 @@ static bool runtime_frame(const char *name)
 	return strstr(name, "libc.so") != NULL;
 }
 
+/*
+ * A program's own thin wrapper around the sleep primitive (PostgreSQL's
+ * PGSemaphoreLock, a parker, a futex helper) is where every lock of the
+ * program waits: the site is its caller, the lock's acquire function
+ * (LWLockAcquire). Go's sync package is its threading runtime.
+ */
+static bool wrapper_frame(const char *name)
+{
+	static const char *const parts[] = { "semaphore", "park", "futex" };
+	char low[128];
+	size_t i;
+
+	if (!strncmp(name, "sync.", 5))
+		return true;
+	for (i = 0; name[i] && i < sizeof(low) - 1; i++)
+		low[i] = (char)tolower((unsigned char)name[i]);
+	low[i] = '\0';
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (strstr(low, parts[i]))
+			return true;
+	return false;
+}
+
 static bool skipped_frame(const char *name)
 {
 	size_t len = strlen(name);
@@ -88,7 +112,7 @@ enum lockwait_class lockwait_classify(const char *const *frames, size_t n, int *
 		fc = class_of(frames[i], &known);
 		if (known)
 			c = fc;
-		if (!runtime_frame(frames[i])) {
+		if (!runtime_frame(frames[i]) && !wrapper_frame(frames[i])) {
 			*site = (int)i;
 			break;
 		}

@@ -33,7 +33,8 @@ bool lockwait_is_contention(enum lockwait_class c);
  * Classify a futex wait by its stack @frames[0..@n), root first, as folded
  * text names them (a trailing "[lock ...]" frame and kernel "_[k]" frames
  * are skipped). *site gets the index of the lock site, the first frame from
- * the leaf outside the C library and the threading runtime, or -1.
+ * the leaf outside the C library, the threading runtime and the program's
+ * own wrappers of the sleep (names with "semaphore", "park", "futex"), or -1.
  */
 enum lockwait_class lockwait_classify(const char *const *frames, size_t n, int *site);
 

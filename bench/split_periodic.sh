@@ -58,10 +58,10 @@ fold_shares() {
 
 # the same from perf script: one block per sample, frames one a line
 perf_shares() {
-	perf script -i "$1" -F comm,sym 2>/dev/null | awk '
-		/^[^ \t]/ { flush(); comm = $1; hit = ""; next }
+	perf script -i "$1" -F comm,ip,sym 2>/dev/null | awk '
 		NF == 0 { flush(); next }
-		{ if (hit == "" && ($1 == "spin_alpha" || $1 == "spin_beta" || $1 == "recurse")) hit = $1 }
+		/^\t/ { if (hit == "" && ($2 == "spin_alpha" || $2 == "spin_beta" || $2 == "recurse")) hit = $2; next }
+		{ flush(); comm = $1; hit = "" }
 		function flush() { if (comm == "split" && hit != "") { c[hit]++; all++ } comm = ""; hit = "" }
 		END { flush(); for (f in c) print f, c[f]; print "all", all + 0 }'
 }

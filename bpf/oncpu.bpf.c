@@ -27,6 +27,8 @@ const volatile __u32 cfg_unwind = HC_UNWIND_FP;	/* enum hc_unwind_mode */
 const volatile __u64 cfg_period_ns = 0;
 /* a tick later than this after its interval's instant does not sample it (CPU halted) */
 const volatile __u64 cfg_max_late_ns = 0;
+/* a thread's tick-charged CPU time never runs further ahead of the kernel's */
+const volatile __u64 cfg_max_ahead_ns = 0;
 
 #include "shared_maps.bpf.h"
 
@@ -94,15 +96,36 @@ static __always_inline bool dither_take(struct oncpu_dither_cpu *c, struct task_
 					__u64 dt)
 {
 	struct oncpu_dither_task *t;
+	__u64 sum, kern;
 
 	t = bpf_task_storage_get(&oncpu_dither_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!t) {
 		c->no_storage++;
 		return false;
 	}
-	if (!t->target_ns)	/* first tick of this thread: its first interval's instant */
+	sum = BPF_CORE_READ(task, se.sum_exec_runtime);
+	if (!t->target_ns) {
+		/* first tick of this thread: its first interval's instant; this tick's time counts */
 		t->target_ns = interval_instant(0) + 1;
+		t->base_ns = sum > dt ? sum - dt : 0;
+	}
+	/*
+	 * Ticks charge the time since the previous one to the thread they find
+	 * running, and a task woken by a timer that expires with a tick (timer
+	 * slack coalesces them) runs and sleeps between two ticks: its time
+	 * goes to the thread running at the next one. Kept within the kernel's
+	 * own account (sum_exec_runtime, updated at switches and scheduler
+	 * ticks, so behind by at most a jiffy), a thread's samples are its CPU
+	 * time; between the kernel's updates the ticks place the instants.
+	 */
+	kern = sum > t->base_ns ? sum - t->base_ns : 0;
 	t->cpu_ns += dt;
+	if (t->cpu_ns < kern) {
+		t->cpu_ns = kern;
+	} else if (t->cpu_ns > kern + cfg_max_ahead_ns) {
+		t->cpu_ns = kern + cfg_max_ahead_ns;
+		t->clamped++;
+	}
 	if (t->target_ns > t->cpu_ns)
 		return false;
 	t->target_ns = interval_instant(t->target_ns / cfg_period_ns + 1);

@@ -27,8 +27,10 @@ struct oncpu_dither_cpu {	/* oncpu_dither_cpu: PERCPU_ARRAY, one slot */
 };
 
 struct oncpu_dither_task {	/* oncpu_dither_task: TASK_STORAGE */
-	__u64 cpu_ns;		/* CPU time charged by ticks */
+	__u64 cpu_ns;		/* CPU time charged by ticks, kept near the kernel's */
 	__u64 target_ns;	/* the random instant of the next interval, in cpu_ns */
+	__u64 base_ns;		/* the task's sum_exec_runtime where cpu_ns is 0 */
+	__u64 clamped;		/* times cpu_ns was pulled back to the kernel's + max ahead */
 };
 
 #endif /* HC_ABI_ONCPU_H */

@@ -118,6 +118,7 @@ static int oncpu_open(struct collector *c, const struct record_opts *o,
 				       (o->user_stacks ? HC_ONCPU_USTACK : 0);
 	oc->skel->rodata->cfg_period_ns = oc->dither.period_ns;
 	oc->skel->rodata->cfg_max_late_ns = oc->dither.max_late_ns;
+	oc->skel->rodata->cfg_max_ahead_ns = oc->dither.max_ahead_ns;
 	err = collector_reuse_maps(env, oc->skel->maps.proc_targets, oc->skel->maps.proc_seen,
 				   oc->skel->maps.proc_events, oc->skel->maps.unwind_procs,
 				   oc->skel->maps.unwind_objs);

@@ -11,7 +11,7 @@ void pmu_dither_plan(uint64_t freq_hz, struct pmu_dither *out)
 	if (k > PMU_DITHER_TICKS)
 		k = PMU_DITHER_TICKS;
 	if (k < 2) {
-		*out = (struct pmu_dither){ .period_ns = 0, .tick_hz = freq_hz, .max_late_ns = 0 };
+		*out = (struct pmu_dither){ .period_ns = 0, .tick_hz = freq_hz };
 		return;
 	}
 	out->period_ns = period;
@@ -21,6 +21,12 @@ void pmu_dither_plan(uint64_t freq_hz, struct pmu_dither *out)
 	 * restarts the timer (up to two ticks' gap): 3 ticks is late.
 	 */
 	out->max_late_ns = 3 * (NSEC_PER_SEC / out->tick_hz);
+	/*
+	 * The kernel's sum_exec_runtime of a running thread lags by up to a
+	 * scheduler tick; the ticks' own estimate may lead it by two ticks
+	 * (a late one, a re-draw) before it is charging someone else's time.
+	 */
+	out->max_ahead_ns = PMU_DITHER_JIFFY_NS + 2 * (NSEC_PER_SEC / out->tick_hz);
 }
 
 uint64_t pmu_dither_redraw(const struct pmu_dither *d, enum pmu_event ev, uint32_t rnd)

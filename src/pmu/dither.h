@@ -13,11 +13,13 @@
 
 #define PMU_DITHER_TICKS	8		/* ticks per sampling interval, at most */
 #define PMU_DITHER_MIN_TICK_NS	100000ull	/* no faster: 10 kHz of interrupts per CPU */
+#define PMU_DITHER_JIFFY_NS	10000000ull	/* the longest scheduler tick (HZ=100) */
 
 struct pmu_dither {
 	uint64_t period_ns;	/* the sampling interval; 0: not dithered (too fast) */
 	uint64_t tick_hz;	/* the event's nominal rate */
 	uint64_t max_late_ns;	/* a tick later than this after an instant misses it */
+	uint64_t max_ahead_ns;	/* tick-charged CPU time ahead of the kernel's, at most */
 };
 
 /*

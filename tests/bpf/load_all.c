@@ -62,6 +62,7 @@ static double now_ms(void)
 #define CFI_FILTER(skel) ((skel)->rodata->cfg_unwind = HC_UNWIND_CFI, (skel)->rodata->cfg_filter = true)
 /* dithered sampling at 99 Hz, as the loader runs it */
 #define DITHER(skel) ((skel)->rodata->cfg_period_ns = 10101010, (skel)->rodata->cfg_max_late_ns = 10101010, \
+		      (skel)->rodata->cfg_max_ahead_ns = 12500000, \
 		      (skel)->rodata->cfg_unwind = HC_UNWIND_CFI, (skel)->rodata->cfg_filter = true)
 /* `hotcold locks`: the holders' side */
 #define HOLDERS(skel) ((skel)->rodata->cfg_holders = true, (skel)->rodata->cfg_unwind = HC_UNWIND_CFI)

@@ -67,6 +67,8 @@ static void dither_ticks_8_times_per_interval_at_99_and_19_hz(void **state)
 	assert_int_equal(d.tick_hz, 792);
 	/* 3 nominal ticks: a 1.25x tick plus a re-draw's restart still fits */
 	assert_int_equal(d.max_late_ns, 3 * (1000000000 / 792));
+	/* a 10 ms scheduler tick of lag in the kernel's account, plus two ticks */
+	assert_int_equal(d.max_ahead_ns, 10000000 + 2 * (1000000000 / 792));
 	pmu_dither_plan(19, &d);
 	assert_int_equal(d.period_ns, 52631578);
 	assert_int_equal(d.tick_hz, 152);

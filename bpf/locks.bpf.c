@@ -96,7 +96,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct hc_lock_waited_key);
-	__type(value, __u32);
+	__type(value, struct hc_lock_waited);
 } locks_waited SEC(".maps");
 
 static __always_inline bool tracked(struct task_struct *t)
@@ -182,12 +182,12 @@ static __always_inline bool futex_wakes(__u32 cmd)
 static __always_inline void waited_add(__u32 tgid, __u64 addr, int delta)
 {
 	struct hc_lock_waited_key k = { .tgid = tgid, .addr = addr };
-	__u32 one = 1, *v;
+	struct hc_lock_waited *v, one = { .waiters = 1 };
 
 	v = bpf_map_lookup_elem(&locks_waited, &k);
 	if (v) {
-		if (delta > 0 || *v)
-			__sync_fetch_and_add(v, delta);
+		if (delta > 0 || v->waiters)
+			__sync_fetch_and_add(&v->waiters, delta);
 	} else if (delta > 0) {
 		/* a full map only costs holder stacks, never a wait */
 		bpf_map_update_elem(&locks_waited, &k, &one, BPF_NOEXIST);
@@ -201,11 +201,25 @@ static __always_inline void waited_add(__u32 tgid, __u64 addr, int delta)
 static __always_inline void holder_wake(void *ctx, struct task_struct *t, __u64 addr)
 {
 	struct hc_lock_waited_key k = { .tgid = BPF_CORE_READ(t, tgid), .addr = addr };
-	__u32 *v = bpf_map_lookup_elem(&locks_waited, &k);
+	struct hc_lock_waited *v = bpf_map_lookup_elem(&locks_waited, &k);
+	__u64 now;
+	__u32 n;
 
-	if (v && *v)
-		emit_wait(ctx, t, addr, HC_LOCK_FUTEX | HC_LOCK_HOLDER, 1, bpf_ktime_get_ns(),
-			  false);
+	if (!v || !v->waiters)
+		return;
+	/*
+	 * Plain updates, racy by design: two wakers at once may lose a count or
+	 * both record; the counts only weigh the holders' stacks against each
+	 * other (clang 14 has no 32-bit atomic fetch for BPF).
+	 */
+	v->wakes++;
+	now = bpf_ktime_get_ns();
+	if (now - v->last_ns < HC_LOCK_HOLDER_GAP_NS)
+		return;
+	n = v->wakes;
+	v->wakes = 0;
+	v->last_ns = now;
+	emit_wait(ctx, t, addr, HC_LOCK_FUTEX | HC_LOCK_HOLDER, n, now, false);
 }
 
 SEC("tp_btf/sys_enter")

@@ -18,10 +18,20 @@
 #define HC_LOCK_MMAP		0x40000	/* with KERNEL: the waiter's own mm->mmap_lock */
 /*
  * With FUTEX: not a wait but the holder's side, a futex wake (the unlock)
- * on an address that had waiters, with the waker's stack; weight 1 (a wake),
- * only with cfg_holders (`hotcold locks`), never in locks_agg.
+ * on an address that had waiters, with the waker's stack; weight = the
+ * wakes on that address since its previous holder record (one record per
+ * address per HC_LOCK_HOLDER_GAP_NS at most: a stack per unlock would cost
+ * a contended lock its throughput); only with cfg_holders (`hotcold
+ * locks`), never in locks_agg.
  */
 #define HC_LOCK_HOLDER		0x80000
+#define HC_LOCK_HOLDER_GAP_NS	1000000ull
+
+struct hc_lock_waited {
+	__u32 waiters;		/* in a wait on the address now */
+	__u32 wakes;		/* wakes since the last holder record */
+	__u64 last_ns;		/* of the last holder record */
+};
 
 /* include/trace/events/lock.h */
 #define HC_LCB_F_SPIN		0x01

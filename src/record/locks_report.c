@@ -275,7 +275,7 @@ static void write_stack(FILE *out, const struct rstack *s, bool json, bool first
 {
 	if (!json) {
 		if (holder)
-			fprintf(out, "%17s %6llu wakes  [", "held by:", (unsigned long long)s->count);
+			fprintf(out, "%17s %6llu wakes  [", "held by:", (unsigned long long)s->weight);
 		else
 			fprintf(out, "%24.3f ms  x%llu  [", s->weight / 1e6,
 				(unsigned long long)s->count);
@@ -287,7 +287,7 @@ static void write_stack(FILE *out, const struct rstack *s, bool json, bool first
 		return;
 	}
 	if (holder)
-		fprintf(out, "%s{\"wakes\": %llu", first ? "" : ", ", (unsigned long long)s->count);
+		fprintf(out, "%s{\"wakes\": %llu", first ? "" : ", ", (unsigned long long)s->weight);
 	else
 		fprintf(out, "%s{\"wait_ns\": %llu, \"waits\": %llu", first ? "" : ", ",
 			(unsigned long long)s->weight, (unsigned long long)s->count);

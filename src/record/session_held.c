@@ -66,10 +66,15 @@ bool session_hold(struct session *s, const struct sample_view *v)
 	return true;
 }
 
-/* Replay the held records of @tgid (every tgid: all == true), in ring order. */
+/*
+ * Replay the held records of @tgid (every tgid: all == true), in ring order.
+ * They are unlinked first: replaying one can mark its process gone again
+ * (session_defer_read) and hold it anew at the tail, and a walk of the live
+ * list then met it again, for ever (an agent spun in session__flush).
+ */
 static void replay(struct session *s, uint32_t tgid, bool all)
 {
-	struct held_rec **pp = &s->held_head, *h;
+	struct held_rec **pp = &s->held_head, *h, *list = NULL, **lt = &list;
 
 	while ((h = *pp)) {
 		if (!all && h->v.tgid != tgid) {
@@ -78,11 +83,17 @@ static void replay(struct session *s, uint32_t tgid, bool all)
 		}
 		*pp = h->next;
 		s->nr_held--;
+		h->next = NULL;
+		*lt = h;
+		lt = &h->next;
+	}
+	s->held_tail = pp;	/* the loop ends on the last link */
+	while ((h = list)) {
+		list = h->next;
 		session_sample(s, &h->v);
 		s->held_replayed++;
 		free(h);
 	}
-	s->held_tail = pp;	/* the loop ends on the last link */
 }
 
 void session_defer_read(struct session *s, uint32_t tgid)

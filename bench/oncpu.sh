@@ -9,6 +9,9 @@
 #   base      the workload alone
 #   aa        the workload alone again (A/A: the machine's noise floor)
 #   hotcold   under `hotcold record -a -F HZ` (its default user unwinding)
+#   hotcold-nodither  the same with `--no-dither` (a fixed sampling period,
+#             as before dithering: the cost of the extra ticks), if the binary
+#             has --no-dither
 #   hotcold-fp  the same with `--unwind fp` (frame pointers only), if the
 #             binary has --unwind
 #   perf      under `perf record -F HZ -a -g`
@@ -73,7 +76,7 @@ usage: $0 [options]
   --seconds D      workload duration per arm, seconds (default $DUR)
   --hotcold PATH   hotcold binary (default $ROOT/hotcold)
   --freq HZ        sampling frequency for all profilers (default $HZ)
-  --arms LIST      comma-separated subset of: base,aa,hotcold,hotcold-fp,perf,
+  --arms LIST      comma-separated subset of: base,aa,hotcold,hotcold-nodither,hotcold-fp,perf,
                    bpftrace (default $ARMS_ARG; base is always run)
   --nice N         give the workload and every profiler (alike) priority N over
                    the rest of the machine (e.g. -20 on a machine others use;
@@ -145,10 +148,14 @@ for a in "${want[@]}"; do
 	case $a in
 	base) ;;
 	aa) ARMS+=(aa) ;;
-	hotcold|hotcold-fp)
+	hotcold|hotcold-fp|hotcold-nodither)
 		[[ -x $HOTCOLD ]] || die "hotcold binary '$HOTCOLD' not found or not executable (run make, pass --hotcold PATH, or leave hotcold out of --arms)"
 		if [[ $a == hotcold-fp ]] && ! "$HOTCOLD" record --help 2>&1 | grep -q -- '--unwind'; then
 			log "SKIP arm hotcold-fp: $HOTCOLD has no --unwind option (it unwinds with frame pointers only: see arm hotcold)"
+			continue
+		fi
+		if [[ $a == hotcold-nodither ]] && ! "$HOTCOLD" record --help 2>&1 | grep -q -- '--no-dither'; then
+			log "SKIP arm hotcold-nodither: $HOTCOLD has no --no-dither option (it samples at a fixed period: see arm hotcold)"
 			continue
 		fi
 		ARMS+=("$a") ;;
@@ -372,10 +379,11 @@ run_profiled() {
 	local ids=() t_ready c_ready t_end c_end bs0="" bs1="" rc=0
 	local -a cmd
 	case $arm in
-	hotcold|hotcold-fp)
+	hotcold|hotcold-fp|hotcold-nodither)
 		# -d is only a safety net: the run is stopped with SIGINT.
 		cmd=("$HOTCOLD" record -a -F "$HZ" -d "$(awk -v d="$DUR" 'BEGIN{print int(d) + 300}')" -v -o "$base.folded")
-		if [[ $arm == hotcold-fp ]]; then cmd+=(--unwind fp); fi ;;
+		if [[ $arm == hotcold-fp ]]; then cmd+=(--unwind fp); fi
+		if [[ $arm == hotcold-nodither ]]; then cmd+=(--no-dither); fi ;;
 	perf)
 		cmd=(perf record -F "$HZ" -a -g -o "$base.perf.data") ;;
 	bpftrace)
@@ -561,6 +569,7 @@ label() {
 	aa) echo "A/A (alone again)" ;;
 	hotcold) echo "hotcold record -a -F $HZ" ;;
 	hotcold-fp) echo "hotcold record -a -F $HZ --unwind fp" ;;
+	hotcold-nodither) echo "hotcold record -a -F $HZ --no-dither" ;;
 	perf) echo "perf record -F $HZ -a -g" ;;
 	bpftrace) echo "bpftrace profile:hz:$HZ" ;;
 	esac
@@ -627,7 +636,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	echo "$line |"
 done
 
-if have hotcold || have hotcold-fp || have bpftrace; then
+if have hotcold || have hotcold-fp || have hotcold-nodither || have bpftrace; then
 	echo
 	if [[ $STATS_MODE == fd ]]; then how="statistics on through a BPF_ENABLE_STATS fd held for the run"
 	else how="kernel.bpf_stats_enabled=1, restored at exit"; fi
@@ -635,7 +644,7 @@ if have hotcold || have hotcold-fp || have bpftrace; then
 	echo
 	echo "| program | ns/sample median | min–max | samples/s (all CPUs) median | ≈ % of each CPU | rounds |"
 	echo "| --- | ---: | ---: | ---: | ---: | ---: |"
-	for arm in hotcold hotcold-fp bpftrace; do
+	for arm in hotcold hotcold-nodither hotcold-fp bpftrace; do
 		have "$arm" || continue
 		s=$(vals "$arm" bpf_ns | stats)
 		rate=$(vals "$arm" bpf_rate | stats | awk '{print $1}')
@@ -649,7 +658,7 @@ if have hotcold || have hotcold-fp || have bpftrace; then
 fi
 
 profs=()
-for a in hotcold hotcold-fp perf bpftrace; do if have "$a"; then profs+=("$a"); fi; done
+for a in hotcold hotcold-nodither hotcold-fp perf bpftrace; do if have "$a"; then profs+=("$a"); fi; done
 if ((${#profs[@]})); then
 	echo
 	echo "Profiler process cost, from attached to workload done (schedstat of all its threads; VmHWM):"
@@ -662,7 +671,7 @@ if ((${#profs[@]})); then
 			"$(fmt %.1f "$(vals "$arm" hwm_kib | awk '{print $1 / 1024}' | stats)")" \
 			"$(vals "$arm" stop_s | stats | awk '{printf "%.2f", $1}')"
 	done
-	for hc in hotcold hotcold-fp; do
+	for hc in hotcold hotcold-nodither hotcold-fp; do
 		have "$hc" || continue
 		echo
 		echo "\`$(label "$hc")\`:"

@@ -23,6 +23,7 @@ const volatile bool cfg_filter = false;
 const volatile __u64 cfg_min_wait_ns = 10000;	/* waits >= this carry a stack */
 const volatile __u32 cfg_stacks = 0x3;		/* bit 0 kernel, bit 1 user */
 const volatile __u32 cfg_unwind = HC_UNWIND_FP;
+const volatile bool cfg_holders = false;	/* stacks of futex wakes that end waits */
 
 /* syscall numbers differ per architecture; only the futex ones matter here */
 #if defined(__TARGET_ARCH_x86)
@@ -44,6 +45,13 @@ const volatile __u32 cfg_unwind = HC_UNWIND_FP;
 #define FUTEX_WAIT_REQUEUE_PI	11
 #define FUTEX_LOCK_PI2		13
 #define FUTEX_WAITV_OP		0x7f	/* our marker for futex_waitv */
+/* and the ones that wake: the holder's side of a user lock */
+#define FUTEX_WAKE		1
+#define FUTEX_REQUEUE		3
+#define FUTEX_CMP_REQUEUE	4
+#define FUTEX_WAKE_OP		5
+#define FUTEX_UNLOCK_PI		7
+#define FUTEX_WAKE_BITSET	10
 
 #include "shared_maps.bpf.h"
 
@@ -82,6 +90,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct hc_stat_val);
 } locks_stats SEC(".maps");
+
+/* waiters per futex address now (cfg_holders only) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct hc_lock_waited_key);
+	__type(value, struct hc_lock_waited);
+} locks_waited SEC(".maps");
 
 static __always_inline bool tracked(struct task_struct *t)
 {
@@ -156,6 +172,56 @@ static __always_inline bool futex_waits(__u32 cmd)
 	       cmd == FUTEX_LOCK_PI2 || cmd == FUTEX_WAIT_REQUEUE_PI;
 }
 
+static __always_inline bool futex_wakes(__u32 cmd)
+{
+	return cmd == FUTEX_WAKE || cmd == FUTEX_WAKE_BITSET || cmd == FUTEX_WAKE_OP ||
+	       cmd == FUTEX_UNLOCK_PI || cmd == FUTEX_REQUEUE || cmd == FUTEX_CMP_REQUEUE;
+}
+
+/* One more (@delta 1) or one fewer (-1) waiter on (@tgid, @addr). */
+static __always_inline void waited_add(__u32 tgid, __u64 addr, int delta)
+{
+	struct hc_lock_waited_key k = { .tgid = tgid, .addr = addr };
+	struct hc_lock_waited *v, one = { .waiters = 1 };
+
+	v = bpf_map_lookup_elem(&locks_waited, &k);
+	if (v) {
+		if (delta > 0 || v->waiters)
+			__sync_fetch_and_add(&v->waiters, delta);
+	} else if (delta > 0) {
+		/* a full map only costs holder stacks, never a wait */
+		bpf_map_update_elem(&locks_waited, &k, &one, BPF_NOEXIST);
+	}
+}
+
+/*
+ * A wake on an address with waiters is the holder releasing the lock (or a
+ * condition being signalled): its stack, a wake, into the ring.
+ */
+static __always_inline void holder_wake(void *ctx, struct task_struct *t, __u64 addr)
+{
+	struct hc_lock_waited_key k = { .tgid = BPF_CORE_READ(t, tgid), .addr = addr };
+	struct hc_lock_waited *v = bpf_map_lookup_elem(&locks_waited, &k);
+	__u64 now;
+	__u32 n;
+
+	if (!v || !v->waiters)
+		return;
+	/*
+	 * Plain updates, racy by design: two wakers at once may lose a count or
+	 * both record; the counts only weigh the holders' stacks against each
+	 * other (clang 14 has no 32-bit atomic fetch for BPF).
+	 */
+	v->wakes++;
+	now = bpf_ktime_get_ns();
+	if (now - v->last_ns < HC_LOCK_HOLDER_GAP_NS)
+		return;
+	n = v->wakes;
+	v->wakes = 0;
+	v->last_ns = now;
+	emit_wait(ctx, t, addr, HC_LOCK_FUTEX | HC_LOCK_HOLDER, n, now, false);
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(locks_sys_enter, struct pt_regs *regs, long id)
 {
@@ -173,6 +239,10 @@ int BPF_PROG(locks_sys_enter, struct pt_regs *regs, long id)
 	addr = PT_REGS_PARM1_CORE_SYSCALL(regs);
 	if (id == NR_FUTEX) {
 		cmd = PT_REGS_PARM2_CORE_SYSCALL(regs) & FUTEX_CMD_MASK;
+		if (cfg_holders && futex_wakes(cmd)) {
+			holder_wake(ctx, t, addr);
+			return 0;
+		}
 		if (!futex_waits(cmd))
 			return 0;
 	} else {
@@ -189,6 +259,8 @@ int BPF_PROG(locks_sys_enter, struct pt_regs *regs, long id)
 	lt->futex_ts = bpf_ktime_get_ns();
 	lt->futex_addr = addr;
 	lt->futex_op = cmd;
+	if (cfg_holders)
+		waited_add(BPF_CORE_READ(t, tgid), addr, 1);
 	return 0;
 }
 
@@ -209,6 +281,8 @@ int BPF_PROG(locks_sys_exit, struct pt_regs *regs, long ret)
 	key.tgid = BPF_CORE_READ(t, tgid);
 	key.type = HC_LOCK_FUTEX | lt->futex_op;
 	key.addr = lt->futex_addr;
+	if (cfg_holders)
+		waited_add(key.tgid, key.addr, -1);
 	agg_add(&key, t, delta);
 	/* still in the futex syscall: the user registers are the caller's */
 	if (delta >= cfg_min_wait_ns)
@@ -270,6 +344,10 @@ int BPF_PROG(locks_contention_end, void *lock, int ret)
 	delta = now - lt->k[d].ts;
 	lt->depth = d;
 	key.type = HC_LOCK_KERNEL | lt->k[d].flags;
+	/* the waiter's own address space lock: cheap to recognise, worth naming */
+	if ((__u64)lock == (__u64)BPF_CORE_READ(t, mm) + bpf_core_field_offset(struct mm_struct,
+										  mmap_lock))
+		key.type |= HC_LOCK_MMAP;
 	key.addr = (__u64)lock;
 	agg_add(&key, t, delta);
 	if (delta >= cfg_min_wait_ns)

@@ -23,6 +23,12 @@ const volatile bool cfg_filter = false;
 const volatile bool cfg_idle = false;		/* sample the idle task (pid 0) too */
 const volatile __u32 cfg_stacks = HC_ONCPU_KSTACK | HC_ONCPU_USTACK;
 const volatile __u32 cfg_unwind = HC_UNWIND_FP;	/* enum hc_unwind_mode */
+/* dithering: the sampling interval, 0 = every tick is a sample (no dithering) */
+const volatile __u64 cfg_period_ns = 0;
+/* a tick later than this after its interval's instant does not sample it (CPU halted) */
+const volatile __u64 cfg_max_late_ns = 0;
+/* a thread's tick-charged CPU time never runs further ahead of the kernel's */
+const volatile __u64 cfg_max_ahead_ns = 0;
 
 #include "shared_maps.bpf.h"
 
@@ -33,6 +39,100 @@ struct {
 	__type(value, struct hc_stat_val);
 } oncpu_stats SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct oncpu_dither_cpu);
+} oncpu_dither_cpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct oncpu_dither_task);
+} oncpu_dither_task SEC(".maps");
+
+/* a uniformly random instant in the interval [k * period, (k + 1) * period) */
+static __always_inline __u64 interval_instant(__u64 k)
+{
+	return k * cfg_period_ns + (((__u64)bpf_get_prandom_u32() * cfg_period_ns) >> 32);
+}
+
+/*
+ * Time since this CPU's previous tick, capped at cfg_max_late_ns: a cycles
+ * event does not tick while the CPU halts, and that time is no task's.
+ * Every tick calls this, idle and filtered ones too.
+ */
+static __always_inline __u64 tick_elapsed(struct oncpu_dither_cpu *c)
+{
+	__u64 now = bpf_ktime_get_ns(), dt = c->last_tick_ns ? now - c->last_tick_ns : 0;
+
+	c->last_tick_ns = now;
+	if (dt > cfg_max_late_ns) {
+		c->late++;
+		dt = cfg_max_late_ns;
+	}
+	return dt;
+}
+
+/*
+ * Whether this tick samples the running @task. A fixed sampling period
+ * phase-locks with work that repeats at a near multiple of it (a 10 ms loop
+ * under 99 Hz): every sample lands at the same phase. Here each thread's
+ * CPU time is cut into intervals of cfg_period_ns and each interval is
+ * sampled once, at the tick that crosses an instant drawn uniformly inside
+ * it (jittered, i.e. stratified, sampling): every moment of the thread's
+ * CPU time is equally likely to be sampled whatever the work's period, the
+ * rate stays one per interval and each sample stands for exactly one
+ * interval of the thread's own CPU time, so a thread's samples times the
+ * period is its CPU time to within one interval and the ticks' resolution.
+ * The ticks come about 8 times per interval, their own period re-drawn by
+ * the loader at every drain so their grid cannot lock. A tick that crosses
+ * two instants (rare: both near an interval's edge) takes one; the next
+ * tick of the thread takes the other, so every sample weighs one interval.
+ */
+static __always_inline bool dither_take(struct oncpu_dither_cpu *c, struct task_struct *task,
+					__u64 dt)
+{
+	struct oncpu_dither_task *t;
+	__u64 sum, kern;
+
+	t = bpf_task_storage_get(&oncpu_dither_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t) {
+		c->no_storage++;
+		return false;
+	}
+	sum = BPF_CORE_READ(task, se.sum_exec_runtime);
+	if (!t->target_ns) {
+		/* first tick of this thread: its first interval's instant; this tick's time counts */
+		t->target_ns = interval_instant(0) + 1;
+		t->base_ns = sum > dt ? sum - dt : 0;
+	}
+	/*
+	 * Ticks charge the time since the previous one to the thread they find
+	 * running, and a task woken by a timer that expires with a tick (timer
+	 * slack coalesces them) runs and sleeps between two ticks: its time
+	 * goes to the thread running at the next one. Kept within the kernel's
+	 * own account (sum_exec_runtime, updated at switches and scheduler
+	 * ticks, so behind by at most a jiffy), a thread's samples are its CPU
+	 * time; between the kernel's updates the ticks place the instants.
+	 */
+	kern = sum > t->base_ns ? sum - t->base_ns : 0;
+	t->cpu_ns += dt;
+	if (t->cpu_ns < kern) {
+		t->cpu_ns = kern;
+	} else if (t->cpu_ns > kern + cfg_max_ahead_ns) {
+		t->cpu_ns = kern + cfg_max_ahead_ns;
+		t->clamped++;
+	}
+	if (t->target_ns > t->cpu_ns)
+		return false;
+	t->target_ns = interval_instant(t->target_ns / cfg_period_ns + 1);
+	c->intervals++;
+	return true;
+}
+
 SEC("perf_event")
 int oncpu_sample(struct bpf_perf_event_data *ctx)
 {
@@ -42,11 +142,23 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 	struct uw_scratch *s;
 	struct hc_stack_rec *r;
 	__u64 wakeup;
+	struct oncpu_dither_cpu *c = NULL;
+	__u32 zero = 0;
+	__u64 dt = 0;
 	long n;
 
+	if (cfg_period_ns) {
+		c = bpf_map_lookup_elem(&oncpu_dither_cpu, &zero);
+		if (!c)
+			return 0;
+		dt = tick_elapsed(c);
+	}
 	if (pid == 0 && !cfg_idle)
 		return 0;
 	if (cfg_filter && !target_match(&proc_targets, tgid, pid))
+		return 0;
+	task = bpf_get_current_task_btf();
+	if (c && !dither_take(c, task, dt))
 		return 0;
 	s = scratch_get();
 	if (!s) {
@@ -54,7 +166,6 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	r = &s->rec;
-	task = bpf_get_current_task_btf();
 	rec_fill_header(r, task, tgid, pid, HC_KIND_ONCPU);
 
 	if (cfg_stacks & HC_ONCPU_KSTACK) {

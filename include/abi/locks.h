@@ -15,6 +15,23 @@
 /* type bits (hc_stack_rec::state, hc_lock_key::type) */
 #define HC_LOCK_FUTEX		0x10000	/* user futex wait; low bits: futex op */
 #define HC_LOCK_KERNEL		0x20000	/* kernel lock; low bits: LCB_F_* flags */
+#define HC_LOCK_MMAP		0x40000	/* with KERNEL: the waiter's own mm->mmap_lock */
+/*
+ * With FUTEX: not a wait but the holder's side, a futex wake (the unlock)
+ * on an address that had waiters, with the waker's stack; weight = the
+ * wakes on that address since its previous holder record (one record per
+ * address per HC_LOCK_HOLDER_GAP_NS at most: a stack per unlock would cost
+ * a contended lock its throughput); only with cfg_holders (`hotcold
+ * locks`), never in locks_agg.
+ */
+#define HC_LOCK_HOLDER		0x80000
+#define HC_LOCK_HOLDER_GAP_NS	1000000ull
+
+struct hc_lock_waited {
+	__u32 waiters;		/* in a wait on the address now */
+	__u32 wakes;		/* wakes since the last holder record */
+	__u64 last_ns;		/* of the last holder record */
+};
 
 /* include/trace/events/lock.h */
 #define HC_LCB_F_SPIN		0x01
@@ -26,6 +43,13 @@
 
 /* nested kernel contention tracked per task (a spinlock taken while waiting on a mutex) */
 #define HC_LOCK_NEST		4
+
+/* locks_waited: futex addresses with waiters now, so a wake can tell it ends a wait */
+struct hc_lock_waited_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 addr;
+};
 
 struct hc_lock_key {
 	__u32 tgid;		/* 0 for kernel locks: they are shared by everyone */

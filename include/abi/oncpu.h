@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* On-CPU sampling: records are struct hc_stack_rec (abi/common.h), kind ONCPU. */
+/*
+ * On-CPU sampling: records are struct hc_stack_rec (abi/common.h), kind ONCPU,
+ * weight 1: one sampling interval.
+ */
 #ifndef HC_ABI_ONCPU_H
 #define HC_ABI_ONCPU_H
 
@@ -8,5 +11,26 @@
 /* cfg_stacks bits */
 #define HC_ONCPU_KSTACK		0x1
 #define HC_ONCPU_USTACK		0x2
+
+/*
+ * Dithered sampling (bpf/oncpu.bpf.c, README "Why 99 Hz, and dithering"):
+ * the event ticks several times per sampling interval. Each thread's CPU
+ * time (the ticks' spacing, charged to the thread a tick finds running) is
+ * cut into intervals of cfg_period_ns, and each interval is sampled once,
+ * at the tick that crosses a random instant inside it.
+ */
+struct oncpu_dither_cpu {	/* oncpu_dither_cpu: PERCPU_ARRAY, one slot */
+	__u64 last_tick_ns;	/* bpf_ktime_get_ns() of this CPU's previous tick, 0: none */
+	__u64 intervals;	/* intervals sampled on this CPU (filtered tasks excluded) */
+	__u64 late;		/* ticks later than cfg_max_late_ns: charged that much only */
+	__u64 no_storage;	/* ticks of a task without task storage: not charged */
+};
+
+struct oncpu_dither_task {	/* oncpu_dither_task: TASK_STORAGE */
+	__u64 cpu_ns;		/* CPU time charged by ticks, kept near the kernel's */
+	__u64 target_ns;	/* the random instant of the next interval, in cpu_ns */
+	__u64 base_ns;		/* the task's sum_exec_runtime where cpu_ns is 0 */
+	__u64 clamped;		/* times cpu_ns was pulled back to the kernel's + max ahead */
+};
 
 #endif /* HC_ABI_ONCPU_H */

@@ -13,7 +13,7 @@
 #include "record/session.h"
 #include "util/log.h"
 
-enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_JSON, OPT_SORT, OPT_MIN_WAIT };
+enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_JSON, OPT_SORT, OPT_MIN_WAIT, OPT_BY, OPT_ALL_WAITS };
 
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -26,6 +26,8 @@ static const struct option longopts[] = {
 	{ "top", required_argument, NULL, 'n' },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "all-waits", no_argument, NULL, OPT_ALL_WAITS },
 	{ "user-only", no_argument, NULL, OPT_USER_ONLY },
 	{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
 	{ "min-wait", required_argument, NULL, OPT_MIN_WAIT },
@@ -42,7 +44,10 @@ static void usage(FILE *f)
 		"Contended locks: user futex waits (pthread mutexes, condition variables, ...)\n"
 		"timed from syscall entry to exit and named by their symbol when global, and\n"
 		"kernel lock contention (lock:contention_begin/end) by type and address. Every\n"
-		"wait is counted; waits >= --min-wait also keep the waiter's stack.\n\n"
+		"wait is counted; waits >= --min-wait also keep the waiter's stack. Rows are\n"
+		"lock sites (the first frame outside libc: queued locks whose waiters sleep\n"
+		"on their own futexes are one row) or single locks; only contention (mutex,\n"
+		"rwlock, semaphore, unknown futex, kernel) unless --all-waits.\n\n"
 		"  -p, --pid PID[,PID...]   these processes (kernel locks: their waits only)\n"
 		"  -t, --tid TID[,TID...]   these threads\n"
 		"      --cgroup PATH        processes in this cgroup v2 or below\n"
@@ -52,6 +57,8 @@ static void usage(FILE *f)
 		"  -n, --top N              locks listed (default 20)\n"
 		"      --sort total|max|count  order (default total)\n"
 		"      --json               JSON array instead of the table\n"
+		"      --by site|lock       rows by lock site (default) or by lock address\n"
+		"      --all-waits          also condvar, join and barrier waits (class column)\n"
 		"      --user-only, --kernel-only   one kind of lock\n"
 		"      --min-wait US        waits that keep a stack (default 10)\n"
 		"  -o, --output FILE        default: stdout\n"
@@ -95,6 +102,17 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_JSON:
 			o->json = true;
+			break;
+		case OPT_BY:
+			if (!strcmp(optarg, "site"))
+				o->locks_by_lock = false;
+			else if (!strcmp(optarg, "lock"))
+				o->locks_by_lock = true;
+			else
+				return bad("--by", optarg);
+			break;
+		case OPT_ALL_WAITS:
+			o->locks_all_waits = true;
 			break;
 		case OPT_USER_ONLY:
 			o->locks_kernel = false;

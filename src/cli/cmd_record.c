@@ -36,6 +36,7 @@ enum {
 	OPT_LOCKS,
 	OPT_COUNTERS,
 	OPT_FORMAT,
+	OPT_NO_DITHER,
 };
 
 struct opt_doc {
@@ -77,6 +78,8 @@ static const struct opt_doc docs[] = {
 	  "record run-queue waits after preemption by stack ([runq], nanoseconds)" },
 	{ { "freq", required_argument, NULL, 'F' }, 'F', "HZ",
 	  "samples per second per CPU (default 99; odd avoids lockstep)" },
+	{ { "no-dither", no_argument, NULL, OPT_NO_DITHER }, 0, NULL,
+	  "sample at a fixed period (can phase-lock with periodic work; for comparisons)" },
 	{ { "event", required_argument, NULL, 'e' }, 'e', "EVENT",
 	  "cycles | cpu-clock (default: cycles, else cpu-clock)" },
 	{ { "duration", required_argument, NULL, 'd' }, 'd', "DUR",
@@ -202,6 +205,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_KERNEL_ONLY:
 			o->user_stacks = false;
+			break;
+		case OPT_NO_DITHER:
+			o->no_dither = true;
 			break;
 		case OPT_IDLE:
 			o->idle = true;

@@ -42,6 +42,26 @@ void locknames__free(struct locknames *ln)
 	free(ln);
 }
 
+int locknames__relabel(struct locknames *ln, uint32_t id, const char *label)
+{
+	char *copy;
+
+	if (!id || id > ln->nr)
+		return -ENOENT;
+	copy = strdup(label);
+	if (!copy)
+		return -ENOMEM;
+	free((char *)ln->v[id - 1].label);
+	ln->v[id - 1].label = copy;
+	ln->v[id - 1].named = false;
+	return 0;
+}
+
+bool lock_ident_is_holder(const struct lock_ident *li)
+{
+	return li && (li->type & HC_LOCK_FUTEX) && (li->type & HC_LOCK_HOLDER);
+}
+
 const char *lock_type_name(uint32_t type)
 {
 	if (type & HC_LOCK_FUTEX)
@@ -76,6 +96,24 @@ const char *lock_type_name(uint32_t type)
 	}
 }
 
+/*
+ * kallsyms has no sizes, so a kernel lock is named "sym+0xOFF" only when
+ * that can plausibly be inside sym: an offset under a page, and sym not a
+ * linker marker (__start_init_stack+0x9a40 was 39 KiB past a 16 KiB stack).
+ * Else the caller says type and address.
+ */
+static bool plausible_ksym(const char *name)
+{
+	static const char *const markers[] = { "__start_", "__stop_", "__end", "_end", "__bss_",
+					       "__init_", "_sdata", "_edata", "__per_cpu_" };
+	const char *plus = strrchr(name, '+');
+
+	for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++)
+		if (!strncmp(name, markers[i], strlen(markers[i])))
+			return false;
+	return !plus || strtoull(plus + 1, NULL, 16) < 0x1000;
+}
+
 static char *make_label(struct locknames *ln, uint32_t tgid, uint32_t type, uint64_t addr,
 			bool *named)
 {
@@ -89,14 +127,16 @@ static char *make_label(struct locknames *ln, uint32_t tgid, uint32_t type, uint
 		}
 		if (ln->kd)
 			err = kdata__name(ln->kd, addr, name, sizeof(name));
+		if (!err && !plausible_ksym(name))
+			err = -ENOENT;
 		*named = !err;
-		if (asprintf(&out, "%s %s", lock_type_name(type), err ? "" : name) < 0)
-			return NULL;
-		if (err) {
-			free(out);
-			if (asprintf(&out, "%s 0x%llx", lock_type_name(type),
-				     (unsigned long long)addr) < 0)
+		if (!err) {
+			if (asprintf(&out, "%s %s", lock_type_name(type), name) < 0)
 				return NULL;
+		} else if (asprintf(&out, "%s%s 0x%llx", lock_type_name(type),
+				    type & HC_LOCK_MMAP ? " mmap_lock" : "",
+				    (unsigned long long)addr) < 0) {
+			return NULL;
 		}
 		return out;
 	}

@@ -30,6 +30,12 @@ uint32_t locknames__id(struct locknames *ln, uint32_t tgid, uint32_t type, uint6
 const struct lock_ident *locknames__get(const struct locknames *ln, uint32_t id);
 
 /* "mutex", "spinlock", "rwsem:W", ... for kernel type bits; "futex" for user locks. */
+/* Replace lock @id's label (a copy of @label is kept). 0 or -errno. */
+int locknames__relabel(struct locknames *ln, uint32_t id, const char *label);
+
+/* The holder's side of a futex lock (a wake that ended waits), not a lock waited on. */
+bool lock_ident_is_holder(const struct lock_ident *li);
+
 const char *lock_type_name(uint32_t type);
 
 #endif /* HC_COLLECT_LOCKNAMES_H */

@@ -53,6 +53,8 @@ static int locks_open(struct collector *c, const struct record_opts *o,
 	lk->skel->rodata->cfg_min_wait_ns = o->min_lock_wait_ns;
 	lk->skel->rodata->cfg_stacks = (o->kernel_stacks ? 0x1 : 0) | (o->user_stacks ? 0x2 : 0);
 	lk->skel->rodata->cfg_unwind = env->unwind_cfi ? HC_UNWIND_CFI : HC_UNWIND_FP;
+	/* the lock table shows who released; folded output (record --locks) has no place */
+	lk->skel->rodata->cfg_holders = o->locks_report && o->user_stacks;
 	bpf_program__set_autoload(lk->skel->progs.locks_sys_enter, o->locks_user);
 	bpf_program__set_autoload(lk->skel->progs.locks_sys_exit, o->locks_user);
 	bpf_program__set_autoload(lk->skel->progs.locks_contention_begin, o->locks_kernel);

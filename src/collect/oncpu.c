@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* On-CPU collector: per-CPU sampling events with bpf/oncpu.bpf.c attached to each. */
+/*
+ * On-CPU collector: per-CPU sampling events with bpf/oncpu.bpf.c attached to
+ * each; dithered (pmu/dither.h): the events tick several times per sampling
+ * interval and their tick period is re-drawn at every drain.
+ */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -14,6 +20,7 @@
 #include "collect/collector.h"
 #include "collect/proc.h"
 #include "oncpu.skel.h"
+#include "pmu/dither.h"
 #include "util/log.h"
 
 struct oncpu {
@@ -24,8 +31,51 @@ struct oncpu {
 	uint64_t freq_hz;
 	int nr_cpus;
 	int *pmu_fds;		/* [nr_cpus]; -1 once owned by a link */
+	int *rate_fds;		/* [nr_cpus]; our dup of each event, for re-draws; -1: none */
 	struct bpf_link **links;/* [nr_cpus] */
+	struct pmu_dither dither;
+	uint64_t rng;		/* xorshift64 state for the re-draws */
+	uint64_t redraw_errs;
 };
+
+static uint32_t oncpu_rand(struct oncpu *oc)
+{
+	oc->rng ^= oc->rng << 13;
+	oc->rng ^= oc->rng >> 7;
+	oc->rng ^= oc->rng << 17;
+	return (uint32_t)(oc->rng >> 32);
+}
+
+/*
+ * A new random tick period for every CPU's event. The kernel restarts each
+ * timer from now, a phase shift as good as the new period; the BPF side
+ * times its intervals by the clock, so neither moves the sampling rate.
+ */
+static void oncpu_redraw(struct oncpu *oc)
+{
+	if (!oc->dither.period_ns)
+		return;
+	for (int cpu = 0; cpu < oc->nr_cpus; cpu++) {
+		if (oc->rate_fds[cpu] < 0)
+			continue;
+		if (pmu_set_rate(oc->rate_fds[cpu],
+				 pmu_dither_redraw(&oc->dither, oc->event, oncpu_rand(oc))))
+			oc->redraw_errs++;
+	}
+}
+
+/* Keep a dup of each event fd: the bpf_link closes the one it is given. */
+static int oncpu_dup_fds(struct oncpu *oc)
+{
+	for (int cpu = 0; cpu < oc->nr_cpus; cpu++) {
+		if (oc->pmu_fds[cpu] < 0 || !oc->dither.period_ns)
+			continue;
+		oc->rate_fds[cpu] = fcntl(oc->pmu_fds[cpu], F_DUPFD_CLOEXEC, 0);
+		if (oc->rate_fds[cpu] < 0)
+			return -errno;
+	}
+	return 0;
+}
 
 static int oncpu_open(struct collector *c, const struct record_opts *o,
 		      const struct collector_env *env)
@@ -41,13 +91,19 @@ static int oncpu_open(struct collector *c, const struct record_opts *o,
 	oc->req_event = o->event;
 	oc->freq_hz = o->freq_hz;
 	oc->pmu_fds = malloc(sizeof(*oc->pmu_fds) * oc->nr_cpus);
+	oc->rate_fds = malloc(sizeof(*oc->rate_fds) * oc->nr_cpus);
 	oc->links = calloc(oc->nr_cpus, sizeof(*oc->links));
-	if (!oc->pmu_fds || !oc->links) {
+	if (!oc->pmu_fds || !oc->rate_fds || !oc->links) {
 		err = -ENOMEM;
 		goto err_free;
 	}
 	for (int i = 0; i < oc->nr_cpus; i++)
-		oc->pmu_fds[i] = -1;
+		oc->pmu_fds[i] = oc->rate_fds[i] = -1;
+	if (o->no_dither)
+		oc->dither = (struct pmu_dither){ .tick_hz = o->freq_hz };
+	else
+		pmu_dither_plan(o->freq_hz, &oc->dither);
+	oc->rng = ((uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() << 20) | 1;
 
 	oc->skel = oncpu_bpf__open();
 	if (!oc->skel) {
@@ -60,6 +116,9 @@ static int oncpu_open(struct collector *c, const struct record_opts *o,
 	oc->skel->rodata->cfg_unwind = env->unwind_cfi ? HC_UNWIND_CFI : HC_UNWIND_FP;
 	oc->skel->rodata->cfg_stacks = (o->kernel_stacks ? HC_ONCPU_KSTACK : 0) |
 				       (o->user_stacks ? HC_ONCPU_USTACK : 0);
+	oc->skel->rodata->cfg_period_ns = oc->dither.period_ns;
+	oc->skel->rodata->cfg_max_late_ns = oc->dither.max_late_ns;
+	oc->skel->rodata->cfg_max_ahead_ns = oc->dither.max_ahead_ns;
 	err = collector_reuse_maps(env, oc->skel->maps.proc_targets, oc->skel->maps.proc_seen,
 				   oc->skel->maps.proc_events, oc->skel->maps.unwind_procs,
 				   oc->skel->maps.unwind_objs);
@@ -67,25 +126,45 @@ static int oncpu_open(struct collector *c, const struct record_opts *o,
 		pr_warn("oncpu: cannot share the proc maps: %s\n", strerror(-err));
 		goto err_destroy;
 	}
-	err = oncpu_bpf__load(oc->skel);
-	if (err) {
-		pr_warn("oncpu: cannot load BPF program: %s\n", strerror(-err));
-		goto err_destroy;
-	}
 	/* open the events now so a missing PMU or permission error fails before start */
-	err = pmu_open_sampling(oc->req_event, oc->freq_hz, env->online, oc->nr_cpus,
+	err = pmu_open_sampling(oc->req_event, oc->dither.tick_hz, env->online, oc->nr_cpus,
 				oc->pmu_fds, &oc->event);
 	if (err)
 		goto err_destroy;
+	/*
+	 * cpu-clock ticks through idle: a late one was held off (interrupts
+	 * off, a stolen vCPU) and the time did pass; only a tick a whole
+	 * interval late is treated like a halt.
+	 */
+	if (oc->event == PMU_EV_CPU_CLOCK && oc->dither.period_ns)
+		oc->skel->rodata->cfg_max_late_ns = oc->dither.period_ns;
+	err = oncpu_dup_fds(oc);
+	if (err) {
+		pr_warn("oncpu: cannot keep the event fds: %s\n", strerror(-err));
+		goto err_close;
+	}
+	err = oncpu_bpf__load(oc->skel);
+	if (err) {
+		pr_warn("oncpu: cannot load BPF program: %s\n", strerror(-err));
+		goto err_close;
+	}
 	if (oc->req_event == PMU_EV_AUTO && oc->event != PMU_EV_CYCLES)
 		pr_info("oncpu: no hardware cycles event here, sampling cpu-clock\n");
 	c->priv = oc;
 	return 0;
 
+err_close:
+	for (int cpu = 0; cpu < oc->nr_cpus; cpu++) {
+		if (oc->pmu_fds[cpu] >= 0)
+			close(oc->pmu_fds[cpu]);
+		if (oc->rate_fds[cpu] >= 0)
+			close(oc->rate_fds[cpu]);
+	}
 err_destroy:
 	oncpu_bpf__destroy(oc->skel);
 err_free:
 	free(oc->pmu_fds);
+	free(oc->rate_fds);
 	free(oc->links);
 	free(oc);
 	return err;
@@ -109,7 +188,31 @@ static int oncpu_start(struct collector *c)
 		/* the link owns the perf fd now and closes it on destroy */
 		oc->pmu_fds[cpu] = -1;
 	}
+	oncpu_redraw(oc);
 	return 0;
+}
+
+/* Ring records are read by the session; the drain only re-draws the tick periods. */
+static int oncpu_drain(struct collector *c, sample_fn fn, void *arg)
+{
+	oncpu_redraw(c->priv);
+	return 0;
+}
+
+/* The per-CPU dither counters, summed. */
+static void oncpu_dither_read(const struct oncpu *oc, struct oncpu_dither_cpu *sum)
+{
+	struct oncpu_dither_cpu d[oc->nr_cpus];
+	__u32 zero = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (bpf_map_lookup_elem(bpf_map__fd(oc->skel->maps.oncpu_dither_cpu), &zero, d))
+		return;
+	for (int i = 0; i < oc->nr_cpus; i++) {
+		sum->intervals += d[i].intervals;
+		sum->late += d[i].late;
+		sum->no_storage += d[i].no_storage;
+	}
 }
 
 static int oncpu_stop(struct collector *c)
@@ -140,6 +243,18 @@ static void oncpu_stats(const struct collector *c, struct collector_stats *st)
 						   true };
 	st->s[st->nr++] = (struct collector_stat){ "user stacks truncated",
 						   v[HC_STAT_USTACK_TRUNC], true };
+	if (oc->dither.period_ns) {
+		struct oncpu_dither_cpu d;
+
+		oncpu_dither_read(oc, &d);
+		/* cycles do not tick while a CPU halts: only cpu-clock's late ticks lose time */
+		st->s[st->nr++] = (struct collector_stat){ "ticks late (time not charged)", d.late,
+							   oc->event == PMU_EV_CPU_CLOCK };
+		st->s[st->nr++] = (struct collector_stat){ "ticks without task storage", d.no_storage,
+							   true };
+		st->s[st->nr++] = (struct collector_stat){ "tick re-draws failed",
+							   oc->redraw_errs, true };
+	}
 	if (!oc->skel->rodata->cfg_unwind)
 		return;
 	st->s[st->nr++] = (struct collector_stat){ "user stacks by CFI", v[HC_STAT_UNWIND_CFI],
@@ -162,8 +277,8 @@ static void oncpu_describe(const struct collector *c, char *buf, size_t len)
 {
 	const struct oncpu *oc = c->priv;
 
-	snprintf(buf, len, "%s @ %llu Hz, user stacks by %s", pmu_event_name(oc->event),
-		 (unsigned long long)oc->freq_hz,
+	snprintf(buf, len, "%s @ %llu Hz%s, user stacks by %s", pmu_event_name(oc->event),
+		 (unsigned long long)oc->freq_hz, oc->dither.period_ns ? " (dithered)" : "",
 		 oc->skel->rodata->cfg_unwind ? "CFI" : "frame pointers");
 }
 
@@ -177,9 +292,12 @@ static void oncpu_close(struct collector *c)
 		bpf_link__destroy(oc->links[cpu]);
 		if (oc->pmu_fds[cpu] >= 0)
 			close(oc->pmu_fds[cpu]);
+		if (oc->rate_fds[cpu] >= 0)
+			close(oc->rate_fds[cpu]);
 	}
 	oncpu_bpf__destroy(oc->skel);
 	free(oc->pmu_fds);
+	free(oc->rate_fds);
 	free(oc->links);
 	free(oc);
 	c->priv = NULL;
@@ -190,6 +308,7 @@ const struct collector_ops oncpu_ops = {
 	.open = oncpu_open,
 	.start = oncpu_start,
 	.stop = oncpu_stop,
+	.drain = oncpu_drain,
 	.stats = oncpu_stats,
 	.describe = oncpu_describe,
 	.close = oncpu_close,

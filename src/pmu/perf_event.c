@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -45,10 +46,25 @@ void pmu_sampling_attr(struct perf_event_attr *attr, enum pmu_event ev, uint64_t
 		attr->type = PERF_TYPE_SOFTWARE;
 		attr->config = PERF_COUNT_SW_CPU_CLOCK;
 	}
-	attr->freq = 1;
-	attr->sample_freq = freq_hz;
+	if (ev == PMU_EV_CYCLES) {
+		/* the kernel adapts the cycle count to the rate */
+		attr->freq = 1;
+		attr->sample_freq = freq_hz;
+	} else {
+		/*
+		 * Period mode, as the kernel turns a cpu-clock frequency into a
+		 * period anyway; PERF_EVENT_IOC_PERIOD then takes nanoseconds.
+		 */
+		attr->freq = 0;
+		attr->sample_period = 1000000000ull / freq_hz;
+	}
 	/* BPF reads the stacks; the perf ring itself is never mmapped */
 	attr->sample_type = 0;
+}
+
+int pmu_set_rate(int fd, uint64_t value)
+{
+	return ioctl(fd, PERF_EVENT_IOC_PERIOD, &value) ? -errno : 0;
 }
 
 bool pmu_should_fallback(int err)

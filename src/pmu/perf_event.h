@@ -20,8 +20,18 @@ const char *pmu_event_name(enum pmu_event ev);
 /* Parse a name accepted by -e; 0 or -EINVAL. */
 int pmu_event_parse(const char *name, enum pmu_event *out);
 
-/* Fill @attr for a frequency-sampled event @ev (not AUTO) at @freq_hz. */
+/*
+ * Fill @attr for an event @ev (not AUTO) sampled @freq_hz times a second:
+ * cycles in frequency mode, cpu-clock in period mode (1e9 / @freq_hz ns).
+ */
 void pmu_sampling_attr(struct perf_event_attr *attr, enum pmu_event ev, uint64_t freq_hz);
+
+/*
+ * PERF_EVENT_IOC_PERIOD: a new period (period mode, cpu-clock: ns) or rate
+ * (frequency mode, cycles: Hz) for @fd; the kernel restarts the event's
+ * count from now. 0 or -errno.
+ */
+int pmu_set_rate(int fd, uint64_t value);
 
 /*
  * True when a failed hardware-event open means "no such PMU here" and the

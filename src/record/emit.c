@@ -141,7 +141,7 @@ static size_t name_kernel(struct emit_ctx *x, const uint64_t *w, size_t nk, size
 static bool bpf_frame(const char *name)
 {
 	return !strncmp(name, "bpf_prog_", 9) || !strncmp(name, "bpf_trace_run", 13) ||
-	       !strncmp(name, "__bpf_trace_", 12);
+	       !strncmp(name, "__bpf_trace_", 12) || !strncmp(name, "__traceiter_", 12);
 }
 
 /* The outermost frame of an interrupt or softirq entry on a waker's kernel stack. */

@@ -19,4 +19,13 @@ int locks_report_write(FILE *out, struct lock_row *rows, size_t nr, const struct
 		       const struct stack_agg *agg, struct symbolizer *sym,
 		       const struct emit_opts *eo, const struct record_opts *o);
 
+/*
+ * record --locks: give the futex locks that the table would show as one
+ * site row the label "site:NAME", so their "[lock ...]" frames follow the
+ * same grouping. 0 or -errno.
+ */
+int locks_relabel_sites(const struct lock_row *rows, size_t nr, struct locknames *ln,
+			const struct stack_agg *agg, struct symbolizer *sym,
+			const struct emit_opts *eo);
+
 #endif /* HC_RECORD_LOCKS_REPORT_H */

@@ -22,7 +22,7 @@ void record_opts_init(struct record_opts *o)
 	o->min_lock_wait_ns = 10000;
 	o->locks_top = 20;
 	o->min_runq_ns = UINT64_MAX;
-	o->freq_hz = 99;	/* odd: no lockstep with 100 Hz timers (SEEDS §1) */
+	o->freq_hz = 99;	/* odd, and dithered (bpf/oncpu.bpf.c): no lockstep with periodic work */
 	o->user_stacks = true;
 	o->kernel_stacks = true;
 	o->drain_interval_ns = 1000000000ull;

@@ -57,6 +57,8 @@ struct record_opts {
 	uint64_t min_lock_wait_ns;	/* lock waits >= this carry a stack */
 	bool locks_report;	/* `hotcold locks`: write the lock table instead of stacks */
 	unsigned int locks_sort;	/* 0 total, 1 max, 2 count */
+	bool locks_by_lock;	/* --by lock: a row per lock address, not per lock site */
+	bool locks_all_waits;	/* --all-waits: condvar, join, barrier waits too */
 	size_t locks_top;	/* rows in the table */
 	bool json;		/* machine-readable report */
 	bool counters;		/* --counters: per-process counter snapshot in the summary */
@@ -67,6 +69,7 @@ struct record_opts {
 	bool user_stacks;
 	bool kernel_stacks;
 	bool idle;		/* include the idle task */
+	bool no_dither;		/* --no-dither: a fixed sampling period (bench, A/B) */
 	enum unwind_mode unwind;
 	size_t unwind_max_rows;	/* CFI rows in kernel memory, about 12 bytes each */
 	uint64_t unwind_defer_ns;	/* build a new process's missing tables only once it

@@ -55,7 +55,10 @@ static int write_profile(struct session *s, FILE *f, const struct emit_opts *eo,
 	return err;
 }
 
-/* `hotcold locks`: the lock table, with each lock's top stacks. */
+/*
+ * `hotcold locks`: the lock table, with each lock's top stacks (@f); else
+ * (record --locks) the site groups' labels for the stacks' lock frames.
+ */
 static int locks_report(struct session *s, FILE *f, const struct emit_opts *eo)
 {
 	struct lock_row *rows = NULL;
@@ -70,7 +73,10 @@ static int locks_report(struct session *s, FILE *f, const struct emit_opts *eo)
 	}
 	if (err)
 		return err;
-	err = locks_report_write(f, rows, nr, s->locknames, s->agg, s->sym, eo, s->o);
+	if (f)
+		err = locks_report_write(f, rows, nr, s->locknames, s->agg, s->sym, eo, s->o);
+	else
+		err = locks_relabel_sites(rows, nr, s->locknames, s->agg, s->sym, eo);
 	free(rows);
 	return err;
 }
@@ -101,14 +107,18 @@ int session_write_to(struct session *s, FILE *f, enum out_format fmt, struct emi
 		for (size_t i = 0; !err && i < s->nr_cols; i++)
 			if (s->cols[i].ops->report)
 				err = s->cols[i].ops->report(&s->cols[i], f);
-	} else if (s->o->locks_report) {
-		err = locks_report(s, f, &eo);
-	} else if (fmt != FORMAT_FOLDED) {
-		err = write_profile(s, f, &eo, fmt, es);
-	} else {
-		err = emit_folded(s->agg, s->sym, &eo, f, es);
+		return err;
 	}
-	return err;
+	if (s->o->locks_report)
+		return locks_report(s, f, &eo);
+	/* record --locks: the lock frames follow the table's site grouping */
+	if (s->o->locks && s->locknames)
+		err = locks_report(s, NULL, &eo);
+	if (err)
+		return err;
+	if (fmt != FORMAT_FOLDED)
+		return write_profile(s, f, &eo, fmt, es);
+	return emit_folded(s->agg, s->sym, &eo, f, es);
 }
 
 int session__profile(struct session *s, struct profile *p)

@@ -60,6 +60,12 @@ static double now_ms(void)
 
 #define CFI(skel) ((skel)->rodata->cfg_unwind = HC_UNWIND_CFI)
 #define CFI_FILTER(skel) ((skel)->rodata->cfg_unwind = HC_UNWIND_CFI, (skel)->rodata->cfg_filter = true)
+/* dithered sampling at 99 Hz, as the loader runs it */
+#define DITHER(skel) ((skel)->rodata->cfg_period_ns = 10101010, (skel)->rodata->cfg_max_late_ns = 10101010, \
+		      (skel)->rodata->cfg_max_ahead_ns = 12500000, \
+		      (skel)->rodata->cfg_unwind = HC_UNWIND_CFI, (skel)->rodata->cfg_filter = true)
+/* `hotcold locks`: the holders' side */
+#define HOLDERS(skel) ((skel)->rodata->cfg_holders = true, (skel)->rodata->cfg_unwind = HC_UNWIND_CFI)
 /* as the loader runs it: rodata off would let the verifier skip the VMA walk as dead code */
 #define EXIT_MAPS(skel) ((skel)->rodata->cfg_exit_maps = true, (skel)->rodata->cfg_filter = true)
 
@@ -80,7 +86,9 @@ int main(void)
 	CHECK_SKEL_CFG(proc, " (exit maps, filtered)", EXIT_MAPS(skel));
 	CHECK_SKEL_CFG(oncpu, " (--unwind=cfi)", CFI(skel));
 	CHECK_SKEL_CFG(oncpu, " (--unwind=cfi, filtered)", CFI_FILTER(skel));
+	CHECK_SKEL_CFG(oncpu, " (dithered, --unwind=cfi, filtered)", DITHER(skel));
 	CHECK_SKEL_CFG(locks, " (--unwind=cfi, filtered)", CFI_FILTER(skel));
+	CHECK_SKEL_CFG(locks, " (holders, --unwind=cfi)", HOLDERS(skel));
 	CHECK_SKEL_CFG(sched, " (--unwind=cfi, filtered)", CFI_FILTER(skel));
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

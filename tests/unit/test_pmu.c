@@ -8,6 +8,7 @@
 
 #include <errno.h>
 
+#include "pmu/dither.h"
 #include "pmu/perf_event.h"
 #include "record/opts.h"
 
@@ -44,7 +45,7 @@ static void cycles_attr_is_hardware_frequency_sampled(void **state)
 	assert_int_equal(a.exclude_idle, 0);
 }
 
-static void cpu_clock_attr_is_software(void **state)
+static void cpu_clock_attr_is_software_in_period_mode(void **state)
 {
 	struct perf_event_attr a;
 
@@ -52,7 +53,58 @@ static void cpu_clock_attr_is_software(void **state)
 	pmu_sampling_attr(&a, PMU_EV_CPU_CLOCK, 19);
 	assert_int_equal(a.type, PERF_TYPE_SOFTWARE);
 	assert_int_equal(a.config, PERF_COUNT_SW_CPU_CLOCK);
-	assert_int_equal(a.sample_freq, 19);
+	assert_int_equal(a.freq, 0);
+	assert_int_equal(a.sample_period, 52631578);
+}
+
+static void dither_ticks_8_times_per_interval_at_99_and_19_hz(void **state)
+{
+	struct pmu_dither d;
+
+	(void)state;
+	pmu_dither_plan(99, &d);
+	assert_int_equal(d.period_ns, 10101010);
+	assert_int_equal(d.tick_hz, 792);
+	/* 3 nominal ticks: a 1.25x tick plus a re-draw's restart still fits */
+	assert_int_equal(d.max_late_ns, 3 * (1000000000 / 792));
+	/* a 10 ms scheduler tick of lag in the kernel's account, plus two ticks */
+	assert_int_equal(d.max_ahead_ns, 10000000 + 2 * (1000000000 / 792));
+	pmu_dither_plan(19, &d);
+	assert_int_equal(d.period_ns, 52631578);
+	assert_int_equal(d.tick_hz, 152);
+}
+
+static void dither_keeps_ticks_at_or_above_100_us_and_stops_when_2_do_not_fit(void **state)
+{
+	struct pmu_dither d;
+
+	(void)state;
+	pmu_dither_plan(999, &d);	/* 1 ms interval: 10 ticks would fit, 8 used */
+	assert_int_equal(d.tick_hz, 999 * 8);
+	pmu_dither_plan(4000, &d);	/* 250 us: 2 ticks of 125 us */
+	assert_int_equal(d.tick_hz, 8000);
+	pmu_dither_plan(5001, &d);	/* 199 us: one 100 us tick only: not dithered */
+	assert_int_equal(d.period_ns, 0);
+	assert_int_equal(d.tick_hz, 5001);
+	assert_int_equal(d.max_late_ns, 0);
+}
+
+static void dither_redraw_spans_three_quarters_to_five_quarters_of_the_tick(void **state)
+{
+	struct pmu_dither d;
+	uint64_t tick;
+
+	(void)state;
+	pmu_dither_plan(99, &d);
+	tick = 1000000000 / d.tick_hz;
+	assert_int_equal(pmu_dither_redraw(&d, PMU_EV_CPU_CLOCK, 0), tick * 3 / 4);
+	assert_int_equal(pmu_dither_redraw(&d, PMU_EV_CPU_CLOCK, 1u << 31), tick);
+	assert_in_range(pmu_dither_redraw(&d, PMU_EV_CPU_CLOCK, UINT32_MAX), tick * 5 / 4 - 1,
+			tick * 5 / 4);
+	/* cycles are frequency-sampled: the rate moves inversely */
+	assert_int_equal(pmu_dither_redraw(&d, PMU_EV_CYCLES, 1u << 31), 792);
+	assert_int_equal(pmu_dither_redraw(&d, PMU_EV_CYCLES, 0), 1056);
+	assert_in_range(pmu_dither_redraw(&d, PMU_EV_CYCLES, UINT32_MAX), 633, 634);
 }
 
 static void event_names_parse_and_print(void **state)
@@ -106,7 +158,10 @@ int main(void)
 		cmocka_unit_test(fallback_on_no_pmu_errors_including_eopnotsupp),
 		cmocka_unit_test(no_fallback_on_permission_or_invalid_errors),
 		cmocka_unit_test(cycles_attr_is_hardware_frequency_sampled),
-		cmocka_unit_test(cpu_clock_attr_is_software),
+		cmocka_unit_test(cpu_clock_attr_is_software_in_period_mode),
+		cmocka_unit_test(dither_ticks_8_times_per_interval_at_99_and_19_hz),
+		cmocka_unit_test(dither_keeps_ticks_at_or_above_100_us_and_stops_when_2_do_not_fit),
+		cmocka_unit_test(dither_redraw_spans_three_quarters_to_five_quarters_of_the_tick),
 		cmocka_unit_test(event_names_parse_and_print),
 		cmocka_unit_test(options_reject_contradictions),
 	};

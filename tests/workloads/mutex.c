@@ -4,7 +4,8 @@
  * it HOLD_US per acquisition (spinning, so the holder stays on CPU) for
  * SECONDS. Each measures its own time inside pthread_mutex_lock and the
  * total goes to RESULTS as "total_ns acquisitions": the ground truth for
- * `hotcold locks`.
+ * `hotcold locks`. The lock is held and released in hold_queue_lock, the
+ * function the holder's stacks must name.
  * usage: mutex THREADS HOLD_US SECONDS RESULTS
  */
 #include <pthread.h>
@@ -36,6 +37,17 @@ __attribute__((noinline)) void take_queue_lock(long me)
 	KEEP_FRAME();
 }
 
+__attribute__((noinline)) void hold_queue_lock(long me)
+{
+	double t = now() + hold_s;
+
+	while (now() < t)
+		;
+	acquired[me]++;
+	pthread_mutex_unlock(&g_queue_mutex);
+	KEEP_FRAME();
+}
+
 static void *worker(void *arg)
 {
 	long me = (long)arg;
@@ -43,11 +55,7 @@ static void *worker(void *arg)
 
 	while (now() < end) {
 		take_queue_lock(me);
-		t = now() + hold_s;
-		while (now() < t)
-			;
-		acquired[me]++;
-		pthread_mutex_unlock(&g_queue_mutex);
+		hold_queue_lock(me);
 		/* a little work outside the lock, so the waiters queue up again */
 		t = now() + hold_s / 4;
 		while (now() < t)

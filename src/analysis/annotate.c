@@ -36,23 +36,36 @@ static int off_cmp(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* Mapping id holding most of @func's self weight; 0 if none has addresses. */
-static uint64_t heaviest_mapping(const struct pprof_data *d, const uint64_t *self_map,
-				 const uint64_t *w)
+/*
+ * Mapping id holding most of @func's self weight; 0 if none has addresses.
+ * Sorted (id, weight) runs: n log n, however many mappings the file has.
+ */
+static uint64_t heaviest_mapping(const uint64_t *self_map, const uint64_t *w, size_t n)
 {
+	struct annotate_sample *v = calloc(n ? n : 1, sizeof(*v));
 	uint64_t best = 0, best_w = 0;
+	size_t i, k = 0;
 
-	for (size_t i = 0; i < d->nr_mappings; i++) {
-		uint64_t sum = 0;
+	if (!v)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (self_map[i]) {
+			v[k].off = self_map[i];
+			v[k++].weight = w[i];
+		}
+	if (k)
+		qsort(v, k, sizeof(*v), off_cmp);
+	for (i = 0; i < k;) {
+		uint64_t id = v[i].off, sum = 0;
 
-		for (size_t j = 0; j < d->nr_samples; j++)
-			if (self_map[j] == d->mappings[i].id)
-				sum += w[j];
-		if (sum > best_w) {
+		for (; i < k && v[i].off == id; i++)
+			sum += v[i].weight;
+		if (sum > best_w || !best) {
 			best_w = sum;
-			best = d->mappings[i].id;
+			best = id;
 		}
 	}
+	free(v);
 	return best;
 }
 
@@ -111,7 +124,7 @@ int annotate_select(const struct pprof_data *d, const char *func, struct annotat
 		err = named ? -ESRCH : -ENOENT;
 		goto out;
 	}
-	map_id = heaviest_mapping(d, self_map, w);
+	map_id = heaviest_mapping(self_map, w, n);
 	m = pprof_mapping(d, map_id);
 	if (!m) {
 		err = s->no_addr ? -ENODATA : -ESRCH;
@@ -217,4 +230,17 @@ int annotate_lines(struct annotate_result *r)
 	}
 	qsort(r->lines, r->nr_lines, sizeof(*r->lines), line_cmp);
 	return 0;
+}
+
+void annotate_result_release(struct annotate_result *r)
+{
+	for (size_t i = 0; i < r->nr_pool; i++)
+		free(r->pool[i]);
+	free(r->pool);
+	free(r->obj_path);
+	free(r->debug_path);
+	free(r->symbol);
+	free(r->insns);
+	free(r->lines);
+	memset(r, 0, sizeof(*r));
 }

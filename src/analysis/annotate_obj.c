@@ -345,16 +345,3 @@ out:
 	elf_ident_release(&id);
 	return err;
 }
-
-void annotate_result_release(struct annotate_result *r)
-{
-	for (size_t i = 0; i < r->nr_pool; i++)
-		free(r->pool[i]);
-	free(r->pool);
-	free(r->obj_path);
-	free(r->debug_path);
-	free(r->symbol);
-	free(r->insns);
-	free(r->lines);
-	memset(r, 0, sizeof(*r));
-}

@@ -351,9 +351,13 @@ int pprof_decode(const uint8_t *buf, size_t len, struct pprof_data *d)
 		pprof_data_release(d);
 		return err;
 	}
-	qsort(d->mappings, d->nr_mappings, sizeof(*d->mappings), id_cmp);
-	qsort(d->locations, d->nr_locations, sizeof(*d->locations), id_cmp);
-	qsort(d->functions, d->nr_functions, sizeof(*d->functions), id_cmp);
+	/* qsort/bsearch want non-NULL arrays even when empty */
+	if (d->nr_mappings)
+		qsort(d->mappings, d->nr_mappings, sizeof(*d->mappings), id_cmp);
+	if (d->nr_locations)
+		qsort(d->locations, d->nr_locations, sizeof(*d->locations), id_cmp);
+	if (d->nr_functions)
+		qsort(d->functions, d->nr_functions, sizeof(*d->functions), id_cmp);
 	return 0;
 }
 
@@ -376,7 +380,7 @@ void pprof_data_release(struct pprof_data *d)
 
 static const void *by_id(const void *arr, size_t nr, size_t size, uint64_t id)
 {
-	return id ? bsearch(&id, arr, nr, size, id_cmp) : NULL;
+	return id && nr ? bsearch(&id, arr, nr, size, id_cmp) : NULL;
 }
 
 const struct pprof_mapping *pprof_mapping(const struct pprof_data *d, uint64_t id)

@@ -186,6 +186,27 @@ static void test_select_no_addresses(void **state)
 	profile__free(p);
 }
 
+/* record -e page-faults -c 10: the pprof period type says what a sample is */
+static void test_event_period_type(void **state)
+{
+	struct profile *p = sample_profile();
+	struct pprof_data d;
+	unsigned char *buf;
+	size_t len;
+
+	profile__set_event(p, "page-faults", 10);
+	assert_int_equal(pprof_encode(p, &buf, &len), 0);	/* period_ns 0: no time */
+	assert_int_equal(pprof_decode(buf, len, &d), 0);
+	assert_non_null(d.period_type.type);
+	assert_string_equal(d.period_type.type, "page-faults");
+	assert_string_equal(d.period_type.unit, "count");
+	assert_int_equal(d.period, 10);
+	assert_int_equal(d.nr_types, 1);	/* samples only, no cpu nanoseconds */
+	pprof_data_release(&d);
+	free(buf);
+	profile__free(p);
+}
+
 static void test_lines(void **state)
 {
 	struct annotate_result r = { 0 };
@@ -224,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_string_index_out_of_range),
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_select_no_addresses),
+		cmocka_unit_test(test_event_period_type),
 		cmocka_unit_test(test_lines),
 	};
 

@@ -19,7 +19,7 @@ CFLAGS   ?= -O2 -g
 # CPPFLAGS/LDFLAGS as distributions pass them (dpkg-buildflags: _FORTIFY_SOURCE, relro)
 USER_CFLAGS := $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Iinclude -Isrc \
 	       -I$(OUT)/skel $(shell pkg-config --cflags $(PKGS))
-LDLIBS   := $(shell pkg-config --libs $(PKGS)) -liberty
+LDLIBS   := $(shell pkg-config --libs $(PKGS)) -liberty -lm
 
 ifeq ($(V),1)
 Q =

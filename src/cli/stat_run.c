@@ -430,6 +430,10 @@ static int write_snapshot(struct stat_run *r, const struct pmu_count *c, double 
 	FILE *f = r->out.f;
 
 	snapshot_build(r, c, seconds, interval_end, rows, &s);
+	if (r->o->repeat && interval_end < 0) {
+		cstats_add(r->o->repeat, &s);
+		return 0;
+	}
 	switch (r->o->fmt) {
 	case FMT_JSON:
 		return counters_write_json(f, &s);

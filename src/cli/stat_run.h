@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "analysis/counters.h"
+#include "analysis/counters_stats.h"
 
 enum stat_format { FMT_TEXT = 0, FMT_JSON, FMT_CSV };
 
@@ -23,6 +24,9 @@ struct stat_opts {
 	uint64_t top;			/* rows of that table, 0 = all */
 	struct counters_model model;	/* cost-model parameters */
 	const char *output;		/* "-" is stdout */
+	struct cstats *repeat;
+	unsigned int runs;		/* -r N; 0: one run */
+	bool compare;			/* --compare A B */		/* stat -r: the run's total goes here, not out */
 };
 
 /*
@@ -31,5 +35,10 @@ struct stat_opts {
  * exit status (127: not executed), else -1.
  */
 int stat_run(const struct stat_opts *o, int *cmd_status);
+
+/* stat -r N: run the command o->runs times, then write the spread (stat_repeat.c). */
+int stat_repeat(struct stat_opts *o, int *cmd_status);
+/* stat --compare A B: an exit status (2: a file that is not stat JSON). */
+int stat_compare(const struct stat_opts *o, const char *path_a, const char *path_b);
 
 #endif /* HC_CLI_STAT_RUN_H */

@@ -309,8 +309,9 @@ void cstats_compare(const struct cstats *a, const struct cstats *b, const struct
 		    !strcmp(d->name, "instructions") || !strcmp(d->name, "task-clock") ||
 		    !strcmp(d->name, "cpu-clock"))
 			continue;
-		say(out, "%s %s %+.1f%% (%.0f -> %.0f)\n", listed++ ? "  " : "*", d->name, d->pct,
-		    d->a, d->b);
+		if (!listed++)
+			say(out, "%s. beyond the spread:\n", cyc ? "4" : "2");
+		say(out, "   %s %+.1f%% (%.0f -> %.0f)\n", d->name, d->pct, d->a, d->b);
 	}
 }
 

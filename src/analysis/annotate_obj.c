@@ -39,38 +39,37 @@ static void note(struct annotate_result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* File offset <-> link-time address through the PT_LOAD headers. */
-static int off_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
+/*
+ * File offset <-> link-time address through the PT_LOAD headers: @x is a
+ * file offset (@from_off) or an address; *@avail (optional) gets the bytes
+ * of the segment from there on. 0 or -ERANGE (in no loaded segment).
+ */
+static int seg_map(Elf *elf, uint64_t x, bool from_off, uint64_t *out, uint64_t *avail)
 {
 	size_t n;
 	GElf_Phdr ph;
 
 	if (elf_getphdrnum(elf, &n))
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    off >= ph.p_offset && off < ph.p_offset + ph.p_filesz) {
-			*vaddr = off - ph.p_offset + ph.p_vaddr;
-			return 0;
-		}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t lo;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		lo = from_off ? ph.p_offset : ph.p_vaddr;
+		if (x < lo || x >= lo + ph.p_filesz)
+			continue;
+		*out = from_off ? x - ph.p_offset + ph.p_vaddr : x - ph.p_vaddr + ph.p_offset;
+		if (avail)
+			*avail = lo + ph.p_filesz - x;
+		return 0;
+	}
 	return -ERANGE;
 }
 
-static int vaddr_to_off(Elf *elf, uint64_t vaddr, uint64_t *off, uint64_t *avail)
+static int off_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
 {
-	size_t n;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			*avail = ph.p_vaddr + ph.p_filesz - vaddr;
-			return 0;
-		}
-	return -ERANGE;
+	return seg_map(elf, off, true, vaddr, NULL);
 }
 
 /*
@@ -226,7 +225,7 @@ static int read_code(int fd, Elf *elf, struct annotate_result *r)
 	ssize_t got;
 	int err;
 
-	if (vaddr_to_off(elf, r->sym_addr, &off, &avail)) {
+	if (seg_map(elf, r->sym_addr, false, &off, &avail)) {
 		note(r, "%s: no code for %s in the file", r->obj_path, r->symbol);
 		return 0;
 	}

@@ -29,6 +29,7 @@ enum {
 	OPT_DRAM,
 	OPT_MLP,
 	OPT_COMPARE,
+	OPT_MODE,
 };
 
 struct opt_doc {
@@ -59,6 +60,8 @@ static const struct opt_doc docs[] = {
 	  "cost model: cycles per LLC miss served from DRAM (default 300)" },
 	{ { "mlp", required_argument, NULL, OPT_MLP }, 0, "N",
 	  "cost model: LLC misses in flight at once, >= 1 (default 5)" },
+	{ { "mode", required_argument, NULL, OPT_MODE }, 0, "MODE",
+	  "drill-down ratios with healthy/investigate bands: cache (and TLB) or branches" },
 	{ { "repeat", required_argument, NULL, 'r' }, 'r', "N",
 	  "run COMMAND N times (2..1000): mean, stddev, min and max per counter" },
 	{ { "compare", no_argument, NULL, OPT_COMPARE }, 0, NULL,
@@ -154,6 +157,13 @@ static int parse_one(int c, const char *arg, struct stat_opts *o)
 	case OPT_MLP:
 		err = parse_double(arg, 1, 1000, &o->model.mlp);
 		return err ? bad_value("--mlp", arg, err) : 0;
+	case OPT_MODE:
+		if (drill_mode_parse(arg, &o->drill_mode)) {
+			pr_warn("stat: unknown --mode '%s' (cache, branches)\n", arg);
+			return EXIT_USAGE;
+		}
+		o->drill = true;
+		return 0;
 	case 'r':
 		err = parse_u64(arg, 2, 1000, &v);
 		o->runs = (unsigned int)v;

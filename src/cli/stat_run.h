@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "analysis/counters.h"
+#include "analysis/counters_drill.h"
 #include "analysis/counters_stats.h"
 
 enum stat_format { FMT_TEXT = 0, FMT_JSON, FMT_CSV };
@@ -26,7 +27,9 @@ struct stat_opts {
 	const char *output;		/* "-" is stdout */
 	struct cstats *repeat;
 	unsigned int runs;		/* -r N; 0: one run */
-	bool compare;			/* --compare A B */		/* stat -r: the run's total goes here, not out */
+	bool compare;			/* --compare A B */
+	bool drill;			/* --mode: the drill-down ratios after the counters */
+	enum drill_mode drill_mode;		/* stat -r: the run's total goes here, not out */
 };
 
 /*

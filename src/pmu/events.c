@@ -606,3 +606,61 @@ int pmu_sample_event_parse(const char *name, struct pmu_sample_event *out)
 	out->hardware = true;
 	return 0;
 }
+
+/* ---- counting events by name (stat --mode) --------------------------------- */
+
+#define HWC(c, op, res) ((uint64_t)(c) | (uint64_t)(op) << 8 | (uint64_t)(res) << 16)
+
+static const struct {
+	const char *name;
+	uint64_t config;
+} cache_names[] = {
+	{ "L1-dcache-loads", HWC(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
+				 PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	{ "L1-dcache-load-misses", HWC(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
+				       PERF_COUNT_HW_CACHE_RESULT_MISS) },
+	{ "LLC-loads", HWC(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ,
+			   PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	{ "dTLB-loads", HWC(PERF_COUNT_HW_CACHE_DTLB, PERF_COUNT_HW_CACHE_OP_READ,
+			    PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	{ "dTLB-load-misses", HWC(PERF_COUNT_HW_CACHE_DTLB, PERF_COUNT_HW_CACHE_OP_READ,
+				  PERF_COUNT_HW_CACHE_RESULT_MISS) },
+	{ "iTLB-loads", HWC(PERF_COUNT_HW_CACHE_ITLB, PERF_COUNT_HW_CACHE_OP_READ,
+			    PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	{ "iTLB-load-misses", HWC(PERF_COUNT_HW_CACHE_ITLB, PERF_COUNT_HW_CACHE_OP_READ,
+				  PERF_COUNT_HW_CACHE_RESULT_MISS) },
+};
+
+int pmu_event_resolve(const char *root, const char *name, struct pmu_event_desc *out)
+{
+	struct pmu_sample_event se;
+	enum pmu_generic g;
+	char core[64];
+
+	memset(out, 0, sizeof(*out));
+	out->scale = 1.0;
+	if (!pmu_generic_find(name, &g)) {
+		pmu_generic_desc(g, out);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cache_names); i++)
+		if (!strcmp(name, cache_names[i].name)) {
+			snprintf(out->name, sizeof(out->name), "%s", name);
+			out->type = PERF_TYPE_HW_CACHE;
+			out->config[0] = cache_names[i].config;
+			return 0;
+		}
+	if (!pmu_sample_event_parse(name, &se)) {
+		snprintf(out->name, sizeof(out->name), "%s", se.name);
+		out->type = se.type;
+		out->config[0] = se.config;
+		return 0;
+	}
+	/* a sysfs event name: letters, digits, '_', '.', '-' only (it becomes a path) */
+	if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789_.-") != strlen(name) || name[0] == '.')
+		return -EINVAL;
+	if (pmu_core_find(root, core, sizeof(core)))
+		return -ENOENT;
+	return pmu_sysfs_event(root, core, name, out) ? -ENOENT : 0;
+}

@@ -182,4 +182,14 @@ int pmu_sample_event_parse(const char *name, struct pmu_sample_event *out);
 /* The names pmu_sample_event_parse() accepts (not raw), NULL-terminated: for --help. */
 extern const char *const pmu_sample_event_names[];
 
+/*
+ * Resolve an event name for counting (stat --mode, and the base of stat -e):
+ * the generic table, perf's generic cache names (L1-dcache-loads,
+ * L1-dcache-load-misses, LLC-loads, dTLB-loads, dTLB-load-misses,
+ * iTLB-loads, iTLB-load-misses), an event the core PMU under @root names in
+ * sysfs (Arm: l1d_cache_refill, ...), or raw rNNNN. 0, -ENOENT (no such
+ * event here, e.g. no PMU), -EINVAL (not a name at all).
+ */
+int pmu_event_resolve(const char *root, const char *name, struct pmu_event_desc *out);
+
 #endif /* HC_PMU_EVENTS_H */

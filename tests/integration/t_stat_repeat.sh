@@ -8,7 +8,9 @@
 #    A about 20000 + the ~50 of exec and libc, so +99.7% (95..100 allowed for
 #    the start-up faults), flagged as beyond the spread, and named in the
 #    reasoning; negative control: a file compared with itself flags nothing;
-#  - bad input: -r without a command, -r 1, --compare of a non-JSON file: exit 2.
+#  - --mode cache: the drill-down ratios with their bands, or "no hardware PMU";
+#  - bad input: -r without a command, -r 1, --compare of a non-JSON file, an
+#    unknown --mode: exit 2.
 . "$(dirname "$0")/lib.sh"
 
 "$HOTCOLD" stat -r 3 -- "$WL/faults" 20000 20 >"$TMP/r.txt" 2>"$TMP/err"
@@ -49,6 +51,19 @@ grep -q '^2\. beyond the spread' "$TMP/c.txt" && grep -q '^   page-faults +' "$T
 "$HOTCOLD" stat --compare "$TMP/a.json" "$TMP/a.json" >"$TMP/s.txt" 2>&1
 ! grep -q '  \*$' "$TMP/s.txt" && ok "negative control: A vs A flags nothing" ||
 	bad "A vs A: $(cat "$TMP/s.txt")"
+
+# --mode: without a PMU it says so (never a table of zeros); with one, every ratio has a band
+"$HOTCOLD" stat --mode cache -- "$WL/faults" 100 1 >"$TMP/m.txt" 2>&1
+rc=$?
+if grep -q 'no hardware PMU' "$TMP/m.txt"; then
+	[ $rc -eq 0 ] && grep -q 'cache and TLB drill-down: not available (no hardware PMU)' "$TMP/m.txt" &&
+		ok "--mode cache without a PMU: says so" || bad "--mode cache: $(tail -3 "$TMP/m.txt")"
+else
+	[ $rc -eq 0 ] && grep -q 'L1d miss rate .*healthy < 5%, investigate > 10%' "$TMP/m.txt" &&
+		ok "--mode cache: ratios with bands" || bad "--mode cache: $(tail -8 "$TMP/m.txt")"
+fi
+"$HOTCOLD" stat --mode topdown9 -- true >/dev/null 2>&1
+[ $? -eq 2 ] && ok "unknown --mode: exit 2" || bad "unknown --mode accepted"
 
 "$HOTCOLD" stat -r 3 >/dev/null 2>&1
 [ $? -eq 2 ] && ok "-r without a command: exit 2" || bad "-r without a command"

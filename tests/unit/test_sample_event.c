@@ -7,7 +7,10 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pmu/sample_open.h"
 
@@ -87,6 +90,61 @@ static void periods_and_attrs(void **state)
 	assert_int_equal(a.config, PERF_COUNT_SW_TASK_CLOCK);
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* stat --mode names: generic, generic cache, raw, and an Arm PMU's sysfs event. */
+static void resolve_counting_names(void **state)
+{
+	char root[] = "/tmp/hc-sysfs-XXXXXX", path[256];
+	struct pmu_event_desc d;
+
+	assert_int_equal(pmu_event_resolve("/nonexistent", "cycles", &d), 0);
+	assert_int_equal(d.type, PERF_TYPE_HARDWARE);
+	assert_int_equal(pmu_event_resolve("/nonexistent", "L1-dcache-load-misses", &d), 0);
+	assert_int_equal(d.type, PERF_TYPE_HW_CACHE);
+	assert_int_equal(d.config[0], PERF_COUNT_HW_CACHE_L1D |
+			 PERF_COUNT_HW_CACHE_OP_READ << 8 | PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
+	assert_int_equal(pmu_event_resolve("/nonexistent", "dTLB-loads", &d), 0);
+	assert_int_equal(d.config[0], PERF_COUNT_HW_CACHE_DTLB);
+	assert_int_equal(pmu_event_resolve("/nonexistent", "r03", &d), 0);
+	assert_int_equal(d.type, PERF_TYPE_RAW);
+	/* no PMU: a sysfs name is "not here", a path is not a name */
+	assert_int_equal(pmu_event_resolve("/nonexistent", "l1d_cache_refill", &d), -ENOENT);
+	assert_int_equal(pmu_event_resolve("/nonexistent", "../../etc/passwd", &d), -EINVAL);
+	assert_int_equal(pmu_event_resolve("/nonexistent", "", &d), -EINVAL);
+
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/armv8_pmuv3_0", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/armv8_pmuv3_0/events", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/armv8_pmuv3_0/format", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/armv8_pmuv3_0/type", root);
+	write_file(path, "8\n");
+	snprintf(path, sizeof(path), "%s/armv8_pmuv3_0/format/event", root);
+	write_file(path, "config:0-15\n");
+	snprintf(path, sizeof(path), "%s/armv8_pmuv3_0/events/l1d_cache_refill", root);
+	write_file(path, "event=0x0003\n");
+	assert_int_equal(pmu_event_resolve(root, "l1d_cache_refill", &d), 0);
+	assert_int_equal(d.type, 8);
+	assert_int_equal(d.config[0], 3);
+	assert_int_equal(pmu_event_resolve(root, "l2d_cache", &d), -ENOENT);
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+		assert_int_equal(system(cmd), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -94,6 +152,7 @@ int main(void)
 		cmocka_unit_test(hardware_and_raw),
 		cmocka_unit_test(bad_names),
 		cmocka_unit_test(periods_and_attrs),
+		cmocka_unit_test(resolve_counting_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

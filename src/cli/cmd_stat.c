@@ -60,6 +60,9 @@ static const struct opt_doc docs[] = {
 	  "cost model: cycles per LLC miss served from DRAM (default 300)" },
 	{ { "mlp", required_argument, NULL, OPT_MLP }, 0, "N",
 	  "cost model: LLC misses in flight at once, >= 1 (default 5)" },
+	{ { "event", required_argument, NULL, 'e' }, 'e', "EV[,EV...]",
+	  "also count these (repeatable, up to 16): software or generic names, "
+	  "L1-dcache-loads-style cache names, the CPU PMU's sysfs events, raw rNNNN" },
 	{ { "mode", required_argument, NULL, OPT_MODE }, 0, "MODE",
 	  "drill-down ratios with healthy/investigate bands: cache (and TLB) or branches" },
 	{ { "repeat", required_argument, NULL, 'r' }, 'r', "N",
@@ -126,6 +129,39 @@ static int parse_double(const char *s, double min, double max, double *out)
 	return 0;
 }
 
+/* -e a,b,c: resolved now, so an unknown name is a usage error before anything runs. */
+static int add_events(const char *arg, struct stat_opts *o)
+{
+	const char *p = arg;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char name[64];
+		enum pmu_generic g;
+		int err;
+
+		if (!n || n >= sizeof(name))
+			return bad_value("-e", arg, -EINVAL);
+		memcpy(name, p, n);
+		name[n] = 0;
+		p += n + (p[n] == ',');
+		if (!pmu_generic_find(name, &g))
+			continue;	/* counted anyway */
+		if (o->nr_extra == STAT_MAX_EXTRA) {
+			pr_warn("stat: at most %d events with -e\n", STAT_MAX_EXTRA);
+			return EXIT_USAGE;
+		}
+		err = pmu_event_resolve(PMU_SYSFS_ROOT, name, &o->extra[o->nr_extra]);
+		if (err) {
+			pr_warn("stat: unknown event '%s'%s\n", name, err == -ENOENT ?
+				" (not a software or generic name, and no PMU here names it)" : "");
+			return EXIT_USAGE;
+		}
+		o->nr_extra++;
+	}
+	return 0;
+}
+
 static int parse_one(int c, const char *arg, struct stat_opts *o)
 {
 	uint64_t v;
@@ -157,6 +193,8 @@ static int parse_one(int c, const char *arg, struct stat_opts *o)
 	case OPT_MLP:
 		err = parse_double(arg, 1, 1000, &o->model.mlp);
 		return err ? bad_value("--mlp", arg, err) : 0;
+	case 'e':
+		return add_events(arg, o);
 	case OPT_MODE:
 		if (drill_mode_parse(arg, &o->drill_mode)) {
 			pr_warn("stat: unknown --mode '%s' (cache, branches)\n", arg);
@@ -186,7 +224,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 		longopts[i] = docs[i].opt;
 	memset(&longopts[ARRAY_SIZE(docs)], 0, sizeof(longopts[0]));
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:ad:I:r:o:vqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:ad:I:r:e:o:vqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			o->system_wide = true;

@@ -31,7 +31,7 @@
 
 #define STAT_TICK_NS 100000000ull	/* how often targets are checked */
 #define STAT_TD_READ_NS 1000000000ull	/* PERF_METRICS fractions: read often (FIELD-NOTES) */
-#define STAT_MAX_SPECS (PMU_G_NR + PMU_TD_MAX_EVENTS + DRILL_MAX_EVENTS)
+#define STAT_MAX_SPECS (PMU_G_NR + PMU_TD_MAX_EVENTS + DRILL_MAX_EVENTS + STAT_MAX_EXTRA)
 
 struct stat_run {
 	const struct stat_opts *o;
@@ -47,6 +47,7 @@ struct stat_run {
 	const char *td_status;
 	char td_why[320];
 	size_t drill_first, nr_drill;	/* --mode events: specs[drill_first ..] */
+	size_t extra_first;		/* -e events: specs[extra_first .. + o->nr_extra] */
 	struct pmu_counters *pc;
 	struct pmu_count *delta, *total;
 	bool pmu;
@@ -293,6 +294,16 @@ static int open_counting(struct stat_run *r)
 	add_topdown_specs(r);
 	if (r->o->drill)
 		add_drill_specs(r);
+	/* -e: each its own group; software ones count without a PMU */
+	r->extra_first = r->nr_specs;
+	for (size_t i = 0; i < r->o->nr_extra && r->nr_specs < STAT_MAX_SPECS; i++) {
+		struct pmu_counter_spec *sp = &r->specs[r->nr_specs++];
+
+		memset(sp, 0, sizeof(*sp));
+		sp->ev = r->o->extra[i];
+		sp->group = 40 + (unsigned int)i;
+		sp->hardware = sp->ev.type != PERF_TYPE_SOFTWARE;
+	}
 	err = build_target(r, &t, &ids);
 	if (!err)
 		err = pmu_counters__open(&r->pc, r->specs, r->nr_specs, &t);
@@ -486,11 +497,27 @@ static void snapshot_build(struct stat_run *r, const struct pmu_count *c, double
 			.error = c[i].supported ? NULL : strerror(-c[i].err),
 		};
 	}
+	for (size_t i = 0; i < r->o->nr_extra; i++) {
+		const struct pmu_count *e = &c[r->extra_first + i];
+		const struct pmu_event_desc *ev = &r->specs[r->extra_first + i].ev;
+
+		rows[PMU_G_NR + i] = (struct counters_row){
+			.name = ev->name,
+			.clock = ev->type == PERF_TYPE_SOFTWARE &&
+				 (ev->config[0] == PERF_COUNT_SW_CPU_CLOCK ||
+				  ev->config[0] == PERF_COUNT_SW_TASK_CLOCK),
+			.supported = e->supported,
+			.counted = e->counted,
+			.value = e->value,
+			.running = e->enabled ? (double)e->running / e->enabled : 1,
+			.error = e->supported ? NULL : strerror(-e->err),
+		};
+	}
 	s->target = r->target;
 	s->seconds = seconds;
 	s->interval_end = interval_end;
 	s->rows = rows;
-	s->nr = PMU_G_NR;
+	s->nr = PMU_G_NR + r->o->nr_extra;
 	s->pmu = r->pmu;
 	s->model = r->o->model;
 	counters_snapshot_derive(s);
@@ -500,7 +527,7 @@ static void snapshot_build(struct stat_run *r, const struct pmu_count *c, double
 static int write_snapshot(struct stat_run *r, const struct pmu_count *c, double seconds,
 			  double interval_end)
 {
-	struct counters_row rows[PMU_G_NR];
+	struct counters_row rows[PMU_G_NR + STAT_MAX_EXTRA];
 	struct counters_snapshot s;
 	FILE *f = r->out.f;
 

@@ -10,8 +10,11 @@
 #include "analysis/counters.h"
 #include "analysis/counters_drill.h"
 #include "analysis/counters_stats.h"
+#include "pmu/events.h"
 
 enum stat_format { FMT_TEXT = 0, FMT_JSON, FMT_CSV };
+
+#define STAT_MAX_EXTRA 16	/* stat -e events */
 
 struct stat_opts {
 	uint32_t *pids;			/* -p; malloc'd */
@@ -29,6 +32,8 @@ struct stat_opts {
 	unsigned int runs;		/* -r N; 0: one run */
 	bool compare;			/* --compare A B */
 	bool drill;			/* --mode: the drill-down ratios after the counters */
+	struct pmu_event_desc extra[STAT_MAX_EXTRA];	/* -e: counted after the generic ones */
+	size_t nr_extra;
 	enum drill_mode drill_mode;		/* stat -r: the run's total goes here, not out */
 };
 

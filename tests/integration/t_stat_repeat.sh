@@ -8,6 +8,7 @@
 #    A about 20000 + the ~50 of exec and libc, so +99.7% (95..100 allowed for
 #    the start-up faults), flagged as beyond the spread, and named in the
 #    reasoning; negative control: a file compared with itself flags nothing;
+#  - -e minor-faults: counted beside the fixed list (>= the 20000 faults, <= page-faults);
 #  - --mode cache: the drill-down ratios with their bands, or "no hardware PMU";
 #  - bad input: -r without a command, -r 1, --compare of a non-JSON file, an
 #    unknown --mode: exit 2.
@@ -62,6 +63,21 @@ else
 	[ $rc -eq 0 ] && grep -q 'L1d miss rate .*healthy < 5%, investigate > 10%' "$TMP/m.txt" &&
 		ok "--mode cache: ratios with bands" || bad "--mode cache: $(tail -8 "$TMP/m.txt")"
 fi
+# -e: a named software event beside the fixed list; minor faults = page faults here
+# (fresh anonymous pages are never read from disk)
+"$HOTCOLD" stat --json -e minor-faults,major-faults -- "$WL/faults" 20000 0 >"$TMP/e.json" 2>"$TMP/err"
+read -r mi pf < <(python3 - "$TMP/e.json" <<'PY'
+import json, sys
+c = {x["event"]: x["value"] for x in json.load(open(sys.argv[1]))["counters"]}
+print(int(c.get("minor-faults") or 0), int(c.get("page-faults") or 0))
+PY
+)
+[ "$mi" -ge 20000 ] && [ "$mi" -le "$pf" ] && ok "-e minor-faults: $mi (page-faults $pf)" ||
+	bad "-e minor-faults: $mi vs page-faults $pf: $(cat "$TMP/err")"
+"$HOTCOLD" stat -e no-such-event -- true >/dev/null 2>"$TMP/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "unknown event 'no-such-event'" "$TMP/err" && ok "stat -e unknown event: exit 2" ||
+	bad "stat -e unknown: rc $rc"
 "$HOTCOLD" stat --mode topdown9 -- true >/dev/null 2>&1
 [ $? -eq 2 ] && ok "unknown --mode: exit 2" || bad "unknown --mode accepted"
 

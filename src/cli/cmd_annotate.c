@@ -138,6 +138,11 @@ static int select_error(const struct annotate_args *a, const struct annotate_sel
 			"`go tool pprof -top` print them)\n", a->func, a->input);
 		return EXIT_USAGE;
 	case -ESRCH:
+		if (strlen(a->func) > 4 && !strcmp(a->func + strlen(a->func) - 4, "_[i]")) {
+			pr_warn("annotate: '%s' is inlined: its code is annotated in the function it "
+				"was inlined into (shown there as [inlined ...])\n", a->func);
+			return EXIT_USAGE;
+		}
 		pr_warn("annotate: '%s' has no samples of its own in %s (it is on stacks "
 			"with %llu samples, always as a caller: annotate its callees)\n",
 			a->func, a->input, (unsigned long long)s->in_stacks);

@@ -7,7 +7,7 @@ VMLINUX_H ?= vmlinux/$(ARCH)/vmlinux.h
 CLANG    ?= clang
 BPFTOOL  ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 CC       ?= cc
-PKGS     := libbpf libelf zlib libdw libmicrohttpd liblzma
+PKGS     := libbpf libelf zlib libdw libmicrohttpd liblzma capstone
 # -Werror by default and in CI (the default, fortified -O2 and -O1 builds must
 # all be clean); WERROR=0 for a distribution building with a newer compiler,
 # whose new warnings should not fail a package build.
@@ -19,7 +19,7 @@ CFLAGS   ?= -O2 -g
 # CPPFLAGS/LDFLAGS as distributions pass them (dpkg-buildflags: _FORTIFY_SOURCE, relro)
 USER_CFLAGS := $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Iinclude -Isrc \
 	       -I$(OUT)/skel $(shell pkg-config --cflags $(PKGS))
-LDLIBS   := $(shell pkg-config --libs $(PKGS)) -liberty
+LDLIBS   := $(shell pkg-config --libs $(PKGS)) -liberty -lm
 
 ifeq ($(V),1)
 Q =

@@ -21,6 +21,7 @@ static const struct cmd cmds[] = {
 	{ "stat", cmd_stat, "counter snapshots: IPC, branch misses, LLC MPKI, what kind of slow" },
 	{ "report", cmd_report, "top frames, hottest frame and per-process totals of a profile" },
 	{ "flamegraph", cmd_flamegraph, "render a profile as an interactive SVG flame graph" },
+	{ "annotate", cmd_annotate, "per source line and instruction: where in a function its samples fell" },
 	{ "diff", cmd_diff, "compare two profiles (table, differential flame graph)" },
 	{ "convert", cmd_convert, "convert a profile between folded and pprof" },
 	{ "agent", cmd_agent, "profile continuously into a history on disk, with a web view" },

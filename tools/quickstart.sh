@@ -20,6 +20,7 @@ PKGS=(
 	libmicrohttpd-dev	# the agent's local web view (hotcold agent --http)
 	liblzma-dev		# MiniDebugInfo: xz-compressed symbols in .gnu_debugdata
 	libdebuginfod-dev	# debug files by build-id from DEBUGINFOD_URLS servers (header; .so.1 dlopen()ed)
+	libcapstone-dev		# disassembly for hotcold annotate
 )
 TEST_PKGS=(
 	python3			# JSON output checks in the integration tests

@@ -52,6 +52,8 @@ struct profile {
 	struct htab stack_tab;
 	uint64_t totals[PROFILE_KIND_NR];
 	uint64_t period_ns;
+	char event[64];			/* on-CPU sampling event when not a clock; "" */
+	uint64_t event_period;
 	uint64_t start_ns, duration_ns;
 	uint32_t *ids;			/* scratch: frame ids of the stack being added */
 	size_t cap_ids;
@@ -455,6 +457,8 @@ int profile__copy_stack(struct profile *dst, const struct profile *src,
 void profile__copy_meta(struct profile *dst, const struct profile *src)
 {
 	dst->period_ns = src->period_ns;
+	memcpy(dst->event, src->event, sizeof(dst->event));
+	dst->event_period = src->event_period;
 	dst->start_ns = src->start_ns;
 	dst->duration_ns = src->duration_ns;
 }
@@ -503,6 +507,22 @@ void profile__set_period_ns(struct profile *p, uint64_t ns)
 uint64_t profile__period_ns(const struct profile *p)
 {
 	return p->period_ns;
+}
+
+void profile__set_event(struct profile *p, const char *name, uint64_t period)
+{
+	snprintf(p->event, sizeof(p->event), "%s", name ? name : "");
+	p->event_period = name && *name ? period : 0;
+}
+
+const char *profile__event(const struct profile *p)
+{
+	return p->event[0] ? p->event : NULL;
+}
+
+uint64_t profile__event_period(const struct profile *p)
+{
+	return p->event_period;
 }
 
 void profile__set_time(struct profile *p, uint64_t start_ns, uint64_t duration_ns)

@@ -147,6 +147,14 @@ bool profile__has_kind(const struct profile *p, enum profile_kind kind);
 /* Metadata: sampling period for on-CPU weights (0 = unknown). */
 void profile__set_period_ns(struct profile *p, uint64_t ns);
 uint64_t profile__period_ns(const struct profile *p);
+/*
+ * The sampling event when on-CPU samples count events rather than clock
+ * ticks (record -e page-faults): one sample = @period events of @name (the
+ * period_ns is then 0: a sample is no amount of time). NULL/"": none.
+ */
+void profile__set_event(struct profile *p, const char *name, uint64_t period);
+const char *profile__event(const struct profile *p);	/* NULL: a clock */
+uint64_t profile__event_period(const struct profile *p);
 /* When the recording started (ns since the Unix epoch) and how long it ran; 0 = unknown. */
 void profile__set_time(struct profile *p, uint64_t start_ns, uint64_t duration_ns);
 uint64_t profile__start_ns(const struct profile *p);

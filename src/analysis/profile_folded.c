@@ -108,6 +108,10 @@ static int write_header(const struct profile *p, enum profile_kind kind, FILE *o
 		profile_folded_unit(p, kind));
 	if (kind == PROFILE_KIND_ONCPU && period)
 		fprintf(out, " period_ns=%" PRIu64, period);
+	/* a sample counts events, not time: say which and how many (readers ignore the keys) */
+	if (kind == PROFILE_KIND_ONCPU && profile__event(p))
+		fprintf(out, " event=%s event_period=%" PRIu64, profile__event(p),
+			profile__event_period(p));
 	if (profile__start_ns(p))
 		fprintf(out, " start_ns=%" PRIu64, profile__start_ns(p));
 	if (profile__duration_ns(p))

@@ -17,5 +17,6 @@ int cmd_runqlat(int argc, char **argv);
 int cmd_locks(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 
 #endif /* HC_CLI_CMD_H */

@@ -9,6 +9,7 @@
 #include "cli/cmd.h"
 #include "cli/parse.h"
 #include "cli/run.h"
+#include "pmu/sample_open.h"
 #include "record/opts.h"
 #include "record/session.h"
 #include "util/compiler.h"
@@ -81,7 +82,12 @@ static const struct opt_doc docs[] = {
 	{ { "no-dither", no_argument, NULL, OPT_NO_DITHER }, 0, NULL,
 	  "sample at a fixed period (can phase-lock with periodic work; for comparisons)" },
 	{ { "event", required_argument, NULL, 'e' }, 'e', "EVENT",
-	  "cycles | cpu-clock (default: cycles, else cpu-clock)" },
+	  "sampling event (default: cycles, else cpu-clock): cpu-clock, task-clock, page-faults, "
+	  "minor-faults, major-faults, context-switches, cpu-migrations, cycles, instructions, "
+	  "branches, branch-misses, cache-references, cache-misses, ... or raw rNNNN (hex)" },
+	{ { "count", required_argument, NULL, 'c' }, 'c', "PERIOD",
+	  "with -e: one sample every PERIOD events (default: 1 for software events, 100003 "
+	  "for hardware ones; clocks: -F)" },
 	{ { "duration", required_argument, NULL, 'd' }, 'd', "DUR",
 	  "stop after DUR (seconds, or with unit ms/s/m/h); default: Ctrl-C" },
 	{ { "output", required_argument, NULL, 'o' }, 'o', "FILE",
@@ -184,7 +190,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	memset(&longopts[ARRAY_SIZE(docs)], 0, sizeof(longopts[0]));
 	opterr = 0;
 	/* '+': stop at the first non-option, which starts the command */
-	while ((c = getopt_long(argc, argv, "+:ap:t:F:e:d:o:vqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ap:t:F:e:c:d:o:vqh", longopts, NULL)) != -1) {
 		ret = cli_target_opt(c, optarg, o, "record");
 		if (ret == EXIT_USAGE)
 			return ret;
@@ -197,8 +203,18 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return bad_value("-F", optarg, err);
 			break;
 		case 'e':
-			if (pmu_event_parse(optarg, &o->event))
-				return bad_value("-e", optarg, -EINVAL);
+			/* cycles/cpu-clock keep the frequency path with its fallback */
+			o->sample_ev_set = pmu_event_parse(optarg, &o->event) != 0;
+			if (pmu_sample_event_parse(optarg, &o->sample_ev)) {
+				pr_warn("record: unknown event '%s' (see --help for the names; raw "
+					"PMU events as rNNNN)\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'c':
+			err = parse_u64(optarg, 1, UINT64_C(1) << 62, &o->sample_period);
+			if (err)
+				return bad_value("-c", optarg, err);
 			break;
 		case OPT_USER_ONLY:
 			o->kernel_stacks = false;
@@ -310,6 +326,15 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (optind < argc)
 		o->cmd_argv = &argv[optind];
+	if (o->sample_period && !o->sample_ev_set) {
+		if (o->event == PMU_EV_AUTO) {
+			pr_warn("record: -c PERIOD needs -e EVENT (what to count)\n");
+			return EXIT_USAGE;
+		}
+		o->sample_ev_set = true;	/* -e cycles/cpu-clock -c N: period sampling */
+	}
+	if (o->sample_ev_set && !o->sample_period)
+		o->sample_period = pmu_sample_default_period(&o->sample_ev);
 	/* --off-cpu / --runq alone record only that; add --on-cpu for both */
 	o->oncpu = !(o->offcpu || o->runq || o->locks) || oncpu_asked;
 	return 0;

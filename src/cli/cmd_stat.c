@@ -28,6 +28,8 @@ enum {
 	OPT_PENALTY,
 	OPT_DRAM,
 	OPT_MLP,
+	OPT_COMPARE,
+	OPT_MODE,
 };
 
 struct opt_doc {
@@ -58,6 +60,15 @@ static const struct opt_doc docs[] = {
 	  "cost model: cycles per LLC miss served from DRAM (default 300)" },
 	{ { "mlp", required_argument, NULL, OPT_MLP }, 0, "N",
 	  "cost model: LLC misses in flight at once, >= 1 (default 5)" },
+	{ { "event", required_argument, NULL, 'e' }, 'e', "EV[,EV...]",
+	  "also count these (repeatable, up to 16): software or generic names, "
+	  "L1-dcache-loads-style cache names, the CPU PMU's sysfs events, raw rNNNN" },
+	{ { "mode", required_argument, NULL, OPT_MODE }, 0, "MODE",
+	  "drill-down ratios with healthy/investigate bands: cache (and TLB) or branches" },
+	{ { "repeat", required_argument, NULL, 'r' }, 'r', "N",
+	  "run COMMAND N times (2..1000): mean, stddev, min and max per counter" },
+	{ { "compare", no_argument, NULL, OPT_COMPARE }, 0, NULL,
+	  "stat --compare A.json B.json: deltas of two --json outputs, cycles -> IPC -> class" },
 	{ { "output", required_argument, NULL, 'o' }, 'o', "FILE",
 	  "write to FILE (default: stdout)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "more diagnostics" },
@@ -90,7 +101,9 @@ static void stat_usage(FILE *f)
 	}
 	fprintf(f,
 		"\nExit status: 0 ok, 1 runtime error, 2 usage error (bad option or value, a\n"
-		"-p target that does not exist); with COMMAND, its status (127: not executed).\n");
+		"-p target that does not exist); with COMMAND, its status (127: not executed).\n"
+		"With -r, the first run that fails stops the series with its status. --compare:\n"
+		"2 for a file that is not a stat --json output.\n");
 }
 
 static int bad_value(const char *opt, const char *val, int err)
@@ -113,6 +126,39 @@ static int parse_double(const char *s, double min, double max, double *out)
 	if (v < min || v > max)
 		return -ERANGE;
 	*out = v;
+	return 0;
+}
+
+/* -e a,b,c: resolved now, so an unknown name is a usage error before anything runs. */
+static int add_events(const char *arg, struct stat_opts *o)
+{
+	const char *p = arg;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char name[64];
+		enum pmu_generic g;
+		int err;
+
+		if (!n || n >= sizeof(name))
+			return bad_value("-e", arg, -EINVAL);
+		memcpy(name, p, n);
+		name[n] = 0;
+		p += n + (p[n] == ',');
+		if (!pmu_generic_find(name, &g))
+			continue;	/* counted anyway */
+		if (o->nr_extra == STAT_MAX_EXTRA) {
+			pr_warn("stat: at most %d events with -e\n", STAT_MAX_EXTRA);
+			return EXIT_USAGE;
+		}
+		err = pmu_event_resolve(PMU_SYSFS_ROOT, name, &o->extra[o->nr_extra]);
+		if (err) {
+			pr_warn("stat: unknown event '%s'%s\n", name, err == -ENOENT ?
+				" (not a software or generic name, and no PMU here names it)" : "");
+			return EXIT_USAGE;
+		}
+		o->nr_extra++;
+	}
 	return 0;
 }
 
@@ -147,6 +193,19 @@ static int parse_one(int c, const char *arg, struct stat_opts *o)
 	case OPT_MLP:
 		err = parse_double(arg, 1, 1000, &o->model.mlp);
 		return err ? bad_value("--mlp", arg, err) : 0;
+	case 'e':
+		return add_events(arg, o);
+	case OPT_MODE:
+		if (drill_mode_parse(arg, &o->drill_mode)) {
+			pr_warn("stat: unknown --mode '%s' (cache, branches)\n", arg);
+			return EXIT_USAGE;
+		}
+		o->drill = true;
+		return 0;
+	case 'r':
+		err = parse_u64(arg, 2, 1000, &v);
+		o->runs = (unsigned int)v;
+		return err ? bad_value("-r", arg, err) : 0;
 	case 'o':
 		if (!*arg)
 			return bad_value("-o", arg, -EINVAL);
@@ -165,7 +224,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 		longopts[i] = docs[i].opt;
 	memset(&longopts[ARRAY_SIZE(docs)], 0, sizeof(longopts[0]));
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:ad:I:o:vqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:ad:I:r:e:o:vqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			o->system_wide = true;
@@ -178,6 +237,9 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 			break;
 		case OPT_PER_PROCESS:
 			o->per_process = true;
+			break;
+		case OPT_COMPARE:
+			o->compare = true;
 			break;
 		case 'v':
 			log_set_level(LOG_DEBUG);
@@ -201,8 +263,15 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 				return ret;
 		}
 	}
+	if (o->compare)
+		return optind + 2 == argc ? 0 : (pr_warn("stat: --compare wants two files, "
+							  "A.json B.json\n"), EXIT_USAGE);
 	if (optind < argc)
 		o->cmd_argv = &argv[optind];
+	if (o->runs && (!o->cmd_argv || o->interval_ns || o->per_process || o->fmt == FMT_CSV)) {
+		pr_warn("stat: -r repeats a COMMAND; not with -I, --per-process or --csv\n");
+		return EXIT_USAGE;
+	}
 	if (o->system_wide && (o->nr_pids || o->cmd_argv)) {
 		pr_warn("stat: -a cannot be combined with -p or a command\n");
 		return EXIT_USAGE;
@@ -229,6 +298,11 @@ int cmd_stat(int argc, char **argv)
 		free(o.pids);
 		return ret < 0 ? EXIT_OK : ret;
 	}
+	if (o.compare) {
+		ret = stat_compare(&o, argv[optind], argv[optind + 1]);
+		free(o.pids);
+		return ret;
+	}
 	/* a bad -o fails now, not after the whole count */
 	err = outfile_check(o.output);
 	if (err) {
@@ -236,7 +310,7 @@ int cmd_stat(int argc, char **argv)
 		free(o.pids);
 		return err == -EISDIR ? EXIT_USAGE : EXIT_RUNTIME;
 	}
-	err = stat_run(&o, &cmd_status);
+	err = o.runs ? stat_repeat(&o, &cmd_status) : stat_run(&o, &cmd_status);
 	free(o.pids);
 	return cli_exit_status(err, cmd_status, "stat");
 }

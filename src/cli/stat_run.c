@@ -31,7 +31,7 @@
 
 #define STAT_TICK_NS 100000000ull	/* how often targets are checked */
 #define STAT_TD_READ_NS 1000000000ull	/* PERF_METRICS fractions: read often (FIELD-NOTES) */
-#define STAT_MAX_SPECS (PMU_G_NR + PMU_TD_MAX_EVENTS)
+#define STAT_MAX_SPECS (PMU_G_NR + PMU_TD_MAX_EVENTS + DRILL_MAX_EVENTS + STAT_MAX_EXTRA)
 
 struct stat_run {
 	const struct stat_opts *o;
@@ -46,6 +46,8 @@ struct stat_run {
 	bool td_on;
 	const char *td_status;
 	char td_why[320];
+	size_t drill_first, nr_drill;	/* --mode events: specs[drill_first ..] */
+	size_t extra_first;		/* -e events: specs[extra_first .. + o->nr_extra] */
 	struct pmu_counters *pc;
 	struct pmu_count *delta, *total;
 	bool pmu;
@@ -123,6 +125,78 @@ static void add_topdown_specs(struct stat_run *r)
 		s->hardware = true;
 	}
 	r->td_on = true;
+}
+
+/*
+ * --mode: the ratios' events after the others, each its own group (the
+ * kernel multiplexes; every ratio shows its running fraction). An event this
+ * machine does not name is left out: its ratios say "not counted".
+ */
+static void add_drill_specs(struct stat_run *r)
+{
+	const char *names[DRILL_MAX_EVENTS];
+#if defined(__aarch64__)
+	size_t n = drill_events(r->o->drill_mode, DRILL_ARM, names);
+#else
+	size_t n = drill_events(r->o->drill_mode, DRILL_X86, names);
+#endif
+
+	r->drill_first = r->nr_specs;
+	for (size_t i = 0; i < n && r->nr_specs < STAT_MAX_SPECS; i++) {
+		struct pmu_counter_spec *s = &r->specs[r->nr_specs];
+
+		memset(s, 0, sizeof(*s));
+		if (pmu_event_resolve(PMU_SYSFS_ROOT, names[i], &s->ev)) {
+			pr_debug("stat: --mode: no event %s here\n", names[i]);
+			continue;
+		}
+		s->group = 20 + (unsigned int)i;
+		s->hardware = true;
+		r->nr_specs++;
+	}
+	r->nr_drill = r->nr_specs - r->drill_first;
+}
+
+struct drill_ctx {
+	const struct stat_run *r;
+	const struct pmu_count *c;
+};
+
+static bool drill_look(void *ctx, const char *name, double *v, double *running)
+{
+	const struct drill_ctx *d = ctx;
+
+	for (size_t i = d->r->drill_first; i < d->r->drill_first + d->r->nr_drill; i++) {
+		const struct pmu_count *c = &d->c[i];
+
+		if (strcmp(d->r->specs[i].ev.name, name))
+			continue;
+		if (!c->supported || !c->counted)
+			return false;
+		*v = c->value;
+		*running = c->enabled ? (double)c->running / c->enabled : 1;
+		return true;
+	}
+	return false;
+}
+
+static int write_drill(struct stat_run *r, const struct pmu_count *c, FILE *f)
+{
+	struct drill_row rows[DRILL_MAX_METRICS];
+	struct drill_ctx ctx = { r, c };
+	size_t nr;
+
+	if (!r->pmu) {
+		fprintf(f, "  %s drill-down: not available (no hardware PMU)\n",
+			drill_mode_name(r->o->drill_mode));
+		return ferror(f) ? -EIO : 0;
+	}
+#if defined(__aarch64__)
+	nr = drill_compute(r->o->drill_mode, DRILL_ARM, drill_look, &ctx, rows);
+#else
+	nr = drill_compute(r->o->drill_mode, DRILL_X86, drill_look, &ctx, rows);
+#endif
+	return drill_write_text(f, r->o->drill_mode, rows, nr);
 }
 
 /* Every thread of process @pid appended to @ids. 0 or -errno (-ESRCH: gone). */
@@ -218,6 +292,18 @@ static int open_counting(struct stat_run *r)
 
 	add_generic_specs(r);
 	add_topdown_specs(r);
+	if (r->o->drill)
+		add_drill_specs(r);
+	/* -e: each its own group; software ones count without a PMU */
+	r->extra_first = r->nr_specs;
+	for (size_t i = 0; i < r->o->nr_extra && r->nr_specs < STAT_MAX_SPECS; i++) {
+		struct pmu_counter_spec *sp = &r->specs[r->nr_specs++];
+
+		memset(sp, 0, sizeof(*sp));
+		sp->ev = r->o->extra[i];
+		sp->group = 40 + (unsigned int)i;
+		sp->hardware = sp->ev.type != PERF_TYPE_SOFTWARE;
+	}
 	err = build_target(r, &t, &ids);
 	if (!err)
 		err = pmu_counters__open(&r->pc, r->specs, r->nr_specs, &t);
@@ -411,11 +497,27 @@ static void snapshot_build(struct stat_run *r, const struct pmu_count *c, double
 			.error = c[i].supported ? NULL : strerror(-c[i].err),
 		};
 	}
+	for (size_t i = 0; i < r->o->nr_extra; i++) {
+		const struct pmu_count *e = &c[r->extra_first + i];
+		const struct pmu_event_desc *ev = &r->specs[r->extra_first + i].ev;
+
+		rows[PMU_G_NR + i] = (struct counters_row){
+			.name = ev->name,
+			.clock = ev->type == PERF_TYPE_SOFTWARE &&
+				 (ev->config[0] == PERF_COUNT_SW_CPU_CLOCK ||
+				  ev->config[0] == PERF_COUNT_SW_TASK_CLOCK),
+			.supported = e->supported,
+			.counted = e->counted,
+			.value = e->value,
+			.running = e->enabled ? (double)e->running / e->enabled : 1,
+			.error = e->supported ? NULL : strerror(-e->err),
+		};
+	}
 	s->target = r->target;
 	s->seconds = seconds;
 	s->interval_end = interval_end;
 	s->rows = rows;
-	s->nr = PMU_G_NR;
+	s->nr = PMU_G_NR + r->o->nr_extra;
 	s->pmu = r->pmu;
 	s->model = r->o->model;
 	counters_snapshot_derive(s);
@@ -425,11 +527,15 @@ static void snapshot_build(struct stat_run *r, const struct pmu_count *c, double
 static int write_snapshot(struct stat_run *r, const struct pmu_count *c, double seconds,
 			  double interval_end)
 {
-	struct counters_row rows[PMU_G_NR];
+	struct counters_row rows[PMU_G_NR + STAT_MAX_EXTRA];
 	struct counters_snapshot s;
 	FILE *f = r->out.f;
 
 	snapshot_build(r, c, seconds, interval_end, rows, &s);
+	if (r->o->repeat && interval_end < 0) {
+		cstats_add(r->o->repeat, &s);
+		return 0;
+	}
 	switch (r->o->fmt) {
 	case FMT_JSON:
 		return counters_write_json(f, &s);
@@ -439,8 +545,11 @@ static int write_snapshot(struct stat_run *r, const struct pmu_count *c, double 
 		r->csv_header = true;
 		return err;
 	}
-	default:
-		return counters_write_text(f, &s);
+	default: {
+		int err = counters_write_text(f, &s);
+
+		return !err && r->o->drill ? write_drill(r, c, f) : err;
+	}
 	}
 }
 

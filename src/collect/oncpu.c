@@ -19,6 +19,7 @@
 #include "abi/unwind.h"
 #include "collect/collector.h"
 #include "collect/proc.h"
+#include "pmu/sample_open.h"
 #include "oncpu.skel.h"
 #include "pmu/dither.h"
 #include "util/log.h"
@@ -29,6 +30,8 @@ struct oncpu {
 	enum pmu_event req_event;
 	enum pmu_event event;	/* the one opened */
 	uint64_t freq_hz;
+	const struct pmu_sample_event *sample_ev;	/* record -e EVENT [-c N], or NULL */
+	uint64_t sample_period;
 	int nr_cpus;
 	int *pmu_fds;		/* [nr_cpus]; -1 once owned by a link */
 	int *rate_fds;		/* [nr_cpus]; our dup of each event, for re-draws; -1: none */
@@ -99,7 +102,11 @@ static int oncpu_open(struct collector *c, const struct record_opts *o,
 	}
 	for (int i = 0; i < oc->nr_cpus; i++)
 		oc->pmu_fds[i] = oc->rate_fds[i] = -1;
-	if (o->no_dither)
+	/*
+	 * -e EVENT counts events, not time: every overflow is a sample, so the
+	 * time-interval dithering (cpu-clock/cycles) is off for it
+	 */
+	if (o->no_dither || o->sample_ev_set)
 		oc->dither = (struct pmu_dither){ .tick_hz = o->freq_hz };
 	else
 		pmu_dither_plan(o->freq_hz, &oc->dither);
@@ -127,8 +134,15 @@ static int oncpu_open(struct collector *c, const struct record_opts *o,
 		goto err_destroy;
 	}
 	/* open the events now so a missing PMU or permission error fails before start */
-	err = pmu_open_sampling(oc->req_event, oc->dither.tick_hz, env->online, oc->nr_cpus,
-				oc->pmu_fds, &oc->event);
+	if (o->sample_ev_set) {
+		oc->sample_ev = &o->sample_ev;
+		oc->sample_period = o->sample_period;
+		err = pmu_open_sample_event(&o->sample_ev, o->sample_period, oc->freq_hz,
+					    env->online, oc->nr_cpus, oc->pmu_fds);
+	} else {
+		err = pmu_open_sampling(oc->req_event, oc->dither.tick_hz, env->online,
+					oc->nr_cpus, oc->pmu_fds, &oc->event);
+	}
 	if (err)
 		goto err_destroy;
 	/*
@@ -277,7 +291,14 @@ static void oncpu_describe(const struct collector *c, char *buf, size_t len)
 {
 	const struct oncpu *oc = c->priv;
 
-	snprintf(buf, len, "%s @ %llu Hz%s, user stacks by %s", pmu_event_name(oc->event),
+	if (oc->sample_ev && oc->sample_period) {
+		snprintf(buf, len, "%s every %llu, user stacks by %s", oc->sample_ev->name,
+			 (unsigned long long)oc->sample_period,
+			 oc->skel->rodata->cfg_unwind ? "CFI" : "frame pointers");
+		return;
+	}
+	snprintf(buf, len, "%s @ %llu Hz%s, user stacks by %s",
+		 oc->sample_ev ? oc->sample_ev->name : pmu_event_name(oc->event),
 		 (unsigned long long)oc->freq_hz, oc->dither.period_ns ? " (dithered)" : "",
 		 oc->skel->rodata->cfg_unwind ? "CFI" : "frame pointers");
 }

@@ -541,6 +541,11 @@ static void put_tail(struct enc *e)
 	if (e->period) {
 		put_value_type(e, PF_PERIOD_TYPE, "cpu", "nanoseconds");
 		pb_put_int64(&e->out, PF_PERIOD, (int64_t)e->period);
+	} else if (e->present[PROFILE_KIND_ONCPU] && profile__event(e->p) &&
+		   profile__event_period(e->p) <= INT64_MAX) {
+		/* record -e page-faults: one sample is this many of that event */
+		put_value_type(e, PF_PERIOD_TYPE, profile__event(e->p), "count");
+		pb_put_int64(&e->out, PF_PERIOD, (int64_t)profile__event_period(e->p));
 	}
 	if (profile__start_ns(e->p) && profile__start_ns(e->p) <= INT64_MAX)
 		pb_put_int64(&e->out, PF_TIME_NANOS, (int64_t)profile__start_ns(e->p));

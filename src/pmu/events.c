@@ -519,3 +519,148 @@ int pmu_topdown_plan(const char *root, const struct pmu_cpu_id *cpu,
 	}
 	return err;
 }
+
+/* ---- sampling events (record -e) ------------------------------------------ */
+
+struct sample_name {
+	const char *name, *alias, *unit;
+	uint32_t type;
+	uint64_t config;
+	bool clock;
+};
+
+#define SS(n, a, u, c, clk) { n, a, u, PERF_TYPE_SOFTWARE, c, clk }
+#define SH(n, a, u, c) { n, a, u, PERF_TYPE_HARDWARE, c, false }
+
+static const struct sample_name sample_names[] = {
+	SS("cpu-clock", NULL, "cpu-clock tick", PERF_COUNT_SW_CPU_CLOCK, true),
+	SS("task-clock", NULL, "task-clock tick", PERF_COUNT_SW_TASK_CLOCK, true),
+	SS("page-faults", "faults", "page-fault", PERF_COUNT_SW_PAGE_FAULTS, false),
+	SS("minor-faults", NULL, "minor-fault", PERF_COUNT_SW_PAGE_FAULTS_MIN, false),
+	SS("major-faults", NULL, "major-fault", PERF_COUNT_SW_PAGE_FAULTS_MAJ, false),
+	SS("context-switches", "cs", "context-switch", PERF_COUNT_SW_CONTEXT_SWITCHES, false),
+	SS("cpu-migrations", "migrations", "cpu-migration", PERF_COUNT_SW_CPU_MIGRATIONS, false),
+	SS("alignment-faults", NULL, "alignment-fault", PERF_COUNT_SW_ALIGNMENT_FAULTS, false),
+	SS("emulation-faults", NULL, "emulation-fault", PERF_COUNT_SW_EMULATION_FAULTS, false),
+	SH("cycles", "cpu-cycles", "cycle", PERF_COUNT_HW_CPU_CYCLES),
+	SH("instructions", NULL, "instruction", PERF_COUNT_HW_INSTRUCTIONS),
+	SH("branches", "branch-instructions", "branch", PERF_COUNT_HW_BRANCH_INSTRUCTIONS),
+	SH("branch-misses", NULL, "branch-miss", PERF_COUNT_HW_BRANCH_MISSES),
+	SH("cache-references", NULL, "cache-reference", PERF_COUNT_HW_CACHE_REFERENCES),
+	SH("cache-misses", NULL, "cache-miss", PERF_COUNT_HW_CACHE_MISSES),
+	SH("bus-cycles", NULL, "bus-cycle", PERF_COUNT_HW_BUS_CYCLES),
+	SH("ref-cycles", NULL, "reference cycle", PERF_COUNT_HW_REF_CPU_CYCLES),
+	SH("stalled-cycles-frontend", NULL, "stalled cycle",
+	   PERF_COUNT_HW_STALLED_CYCLES_FRONTEND),
+	SH("stalled-cycles-backend", NULL, "stalled cycle", PERF_COUNT_HW_STALLED_CYCLES_BACKEND),
+};
+
+const char *const pmu_sample_event_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "minor-faults", "major-faults",
+	"context-switches", "cpu-migrations", "alignment-faults", "emulation-faults",
+	"cycles", "instructions", "branches", "branch-misses", "cache-references",
+	"cache-misses", "bus-cycles", "ref-cycles", "stalled-cycles-frontend",
+	"stalled-cycles-backend", NULL,
+};
+
+/* "rNNNN": 1 to 16 hex digits after the r, nothing else. */
+static int parse_raw(const char *s, uint64_t *config)
+{
+	size_t n = strlen(s);
+	uint64_t v = 0;
+
+	if (n < 2 || n > 17 || s[0] != 'r')
+		return -EINVAL;
+	for (size_t i = 1; i < n; i++) {
+		int c = tolower((unsigned char)s[i]);
+
+		if (!isxdigit(c))
+			return -EINVAL;
+		v = v << 4 | (uint64_t)(isdigit(c) ? c - '0' : c - 'a' + 10);
+	}
+	*config = v;
+	return 0;
+}
+
+int pmu_sample_event_parse(const char *name, struct pmu_sample_event *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < ARRAY_SIZE(sample_names); i++) {
+		const struct sample_name *e = &sample_names[i];
+
+		if (strcmp(name, e->name) && (!e->alias || strcmp(name, e->alias)))
+			continue;
+		snprintf(out->name, sizeof(out->name), "%s", e->name);
+		out->unit = e->unit;
+		out->type = e->type;
+		out->config = e->config;
+		out->clock = e->clock;
+		out->hardware = e->type != PERF_TYPE_SOFTWARE;
+		return 0;
+	}
+	if (parse_raw(name, &out->config))
+		return -EINVAL;
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	out->unit = "event";
+	out->type = PERF_TYPE_RAW;
+	out->hardware = true;
+	return 0;
+}
+
+/* ---- counting events by name (stat --mode) --------------------------------- */
+
+#define HWC(c, op, res) ((uint64_t)(c) | (uint64_t)(op) << 8 | (uint64_t)(res) << 16)
+
+static const struct {
+	const char *name;
+	uint64_t config;
+} cache_names[] = {
+	{ "L1-dcache-loads", HWC(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
+				 PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	{ "L1-dcache-load-misses", HWC(PERF_COUNT_HW_CACHE_L1D, PERF_COUNT_HW_CACHE_OP_READ,
+				       PERF_COUNT_HW_CACHE_RESULT_MISS) },
+	{ "LLC-loads", HWC(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ,
+			   PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	{ "dTLB-loads", HWC(PERF_COUNT_HW_CACHE_DTLB, PERF_COUNT_HW_CACHE_OP_READ,
+			    PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	{ "dTLB-load-misses", HWC(PERF_COUNT_HW_CACHE_DTLB, PERF_COUNT_HW_CACHE_OP_READ,
+				  PERF_COUNT_HW_CACHE_RESULT_MISS) },
+	{ "iTLB-loads", HWC(PERF_COUNT_HW_CACHE_ITLB, PERF_COUNT_HW_CACHE_OP_READ,
+			    PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
+	{ "iTLB-load-misses", HWC(PERF_COUNT_HW_CACHE_ITLB, PERF_COUNT_HW_CACHE_OP_READ,
+				  PERF_COUNT_HW_CACHE_RESULT_MISS) },
+};
+
+int pmu_event_resolve(const char *root, const char *name, struct pmu_event_desc *out)
+{
+	struct pmu_sample_event se;
+	enum pmu_generic g;
+	char core[64];
+
+	memset(out, 0, sizeof(*out));
+	out->scale = 1.0;
+	if (!pmu_generic_find(name, &g)) {
+		pmu_generic_desc(g, out);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cache_names); i++)
+		if (!strcmp(name, cache_names[i].name)) {
+			snprintf(out->name, sizeof(out->name), "%s", name);
+			out->type = PERF_TYPE_HW_CACHE;
+			out->config[0] = cache_names[i].config;
+			return 0;
+		}
+	if (!pmu_sample_event_parse(name, &se)) {
+		snprintf(out->name, sizeof(out->name), "%s", se.name);
+		out->type = se.type;
+		out->config[0] = se.config;
+		return 0;
+	}
+	/* a sysfs event name: letters, digits, '_', '.', '-' only (it becomes a path) */
+	if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789_.-") != strlen(name) || name[0] == '.')
+		return -EINVAL;
+	if (pmu_core_find(root, core, sizeof(core)))
+		return -ENOENT;
+	return pmu_sysfs_event(root, core, name, out) ? -ENOENT : 0;
+}

@@ -151,4 +151,45 @@ struct pmu_topdown_plan {
 int pmu_topdown_plan(const char *root, const struct pmu_cpu_id *cpu,
 		     struct pmu_topdown_plan *plan);
 
+
+/* ---- sampling events (record -e) ------------------------------------------ */
+
+/*
+ * An event record samples on: what perf_event_open needs, whether it counts
+ * time (cpu-clock: frequency-sampled, samples × period = CPU time) and whether
+ * it needs a hardware PMU. @unit is what one count is ("page-fault").
+ */
+struct pmu_sample_event {
+	char name[64];		/* as the user named it, canonical for aliases */
+	const char *unit;	/* one count of it: "page-fault", "event" for raw */
+	uint32_t type;
+	uint64_t config;
+	bool clock;
+	bool hardware;
+};
+
+/*
+ * Parse a sampling event name: the software events (cpu-clock, task-clock,
+ * page-faults/faults, minor-faults, major-faults, context-switches/cs,
+ * cpu-migrations/migrations, alignment-faults, emulation-faults), the
+ * generic hardware ones (cycles/cpu-cycles, instructions, branches,
+ * branch-misses, cache-references, cache-misses, bus-cycles, ref-cycles,
+ * stalled-cycles-frontend/-backend) and raw rNNNN (hex, PERF_TYPE_RAW).
+ * 0, or -EINVAL for anything else.
+ */
+int pmu_sample_event_parse(const char *name, struct pmu_sample_event *out);
+
+/* The names pmu_sample_event_parse() accepts (not raw), NULL-terminated: for --help. */
+extern const char *const pmu_sample_event_names[];
+
+/*
+ * Resolve an event name for counting (stat --mode, and the base of stat -e):
+ * the generic table, perf's generic cache names (L1-dcache-loads,
+ * L1-dcache-load-misses, LLC-loads, dTLB-loads, dTLB-load-misses,
+ * iTLB-loads, iTLB-load-misses), an event the core PMU under @root names in
+ * sysfs (Arm: l1d_cache_refill, ...), or raw rNNNN. 0, -ENOENT (no such
+ * event here, e.g. no PMU), -EINVAL (not a name at all).
+ */
+int pmu_event_resolve(const char *root, const char *name, struct pmu_event_desc *out);
+
 #endif /* HC_PMU_EVENTS_H */

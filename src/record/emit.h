@@ -54,6 +54,8 @@ struct emit_opts {
 	enum frame_root root;
 	const struct locknames *locknames;	/* names "[lock X]" frames; may be NULL */
 	uint64_t period_ns;	/* on-CPU sample period */
+	const char *event;	/* sampling event when not a clock (-e page-faults), or NULL */
+	uint64_t event_period;	/* one sample = this many events */
 	bool mixed;		/* on- and off-CPU together (the folded writer sees it itself) */
 	uint64_t start_ns;	/* the recording's start, ns since the epoch; 0 unknown */
 	uint64_t duration_ns;	/* and its length; 0 unknown */

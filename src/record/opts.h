@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmu/events.h"
 #include "pmu/perf_event.h"
 #include "record/target_rules.h"
 
@@ -66,6 +67,10 @@ struct record_opts {
 	/* sampling */
 	enum pmu_event event;	/* PMU_EV_AUTO unless -e */
 	uint64_t freq_hz;
+	/* -e for any other event, or -c: sample on @sample_ev every @sample_period */
+	bool sample_ev_set;
+	struct pmu_sample_event sample_ev;
+	uint64_t sample_period;	/* 0: frequency sampling at freq_hz (clocks only) */
 	bool user_stacks;
 	bool kernel_stacks;
 	bool idle;		/* include the idle task */

@@ -159,7 +159,11 @@ void session_report_written(struct session *s)
 	char what[256];
 	size_t off = 0;
 
-	if (o->oncpu)
+	if (o->oncpu && o->sample_ev_set && !o->sample_ev.clock)
+		off += snprintf(what + off, sizeof(what) - off, "%llu %s samples (one per %llu %s)",
+				(unsigned long long)s->samples, o->sample_ev.name,
+				(unsigned long long)o->sample_period, o->sample_ev.name);
+	else if (o->oncpu)
 		off += snprintf(what + off, sizeof(what) - off, "%llu on-CPU samples",
 				(unsigned long long)s->samples);
 	if (o->offcpu)

@@ -81,6 +81,24 @@ static int locks_report(struct session *s, FILE *f, const struct emit_opts *eo)
 	return err;
 }
 
+/*
+ * What one on-CPU sample is: 1/freq seconds of a clock, PERIOD ns of a clock
+ * sampled with -c, or PERIOD events of anything else (then no time at all).
+ */
+static void sample_unit(const struct record_opts *o, struct emit_opts *eo)
+{
+	if (!o->sample_ev_set)
+		return;
+	if (o->sample_ev.clock) {
+		if (o->sample_period)
+			eo->period_ns = o->sample_period;
+		return;
+	}
+	eo->period_ns = 0;
+	eo->event = o->sample_ev.name;
+	eo->event_period = o->sample_period;
+}
+
 struct emit_opts session_emit_opts(const struct session *s)
 {
 	struct emit_opts eo = {
@@ -93,6 +111,7 @@ struct emit_opts session_emit_opts(const struct session *s)
 		.duration_ns = s->start_ns ? clock_mono_ns() - s->start_ns : 0,
 	};
 
+	sample_unit(s->o, &eo);
 	return eo;
 }
 
@@ -126,5 +145,6 @@ int session__profile(struct session *s, struct profile *p)
 	struct emit_opts eo = session_emit_opts(s);
 
 	profile__set_period_ns(p, eo.period_ns);
+	profile__set_event(p, eo.event, eo.event_period);
 	return emit_profile(s->agg, s->sym, &eo, p);
 }

@@ -20,7 +20,7 @@ expect 2 "invalid value 'abc' for -p" -- record -p abc
 expect 2 "invalid value '10x' for -F" -- record -F 10x
 expect 2 "invalid value '0' for -F" -- record -F 0
 expect 2 "invalid value 'soon' for -d" -- record -d soon
-expect 2 "invalid value 'instructions' for -e" -- record -e instructions
+expect 2 "unknown event 'instruction'" -- record -e instruction
 expect 2 "unknown option" -- record --frobnicate
 expect 2 "needs a value" -- record -p
 expect 2 "exclude each other" -- record --user-only --kernel-only

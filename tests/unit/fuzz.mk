@@ -9,7 +9,7 @@
 # to $(OUT)/fuzz/crash-<target>-*.
 FUZZ_SECONDS ?= 20
 FUZZ_DIR     := $(OUT)/fuzz
-FUZZ_TARGETS := folded procmaps perfmap kallsyms elf_syms
+FUZZ_TARGETS := folded procmaps perfmap kallsyms elf_syms pprof
 FUZZ_BINS    := $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_TARGETS))
 FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=undefined $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE \
@@ -22,6 +22,7 @@ fuzz_deps_perfmap  := src/sym/perfmap.c src/sym/strtab.c src/util/log.c
 fuzz_deps_kallsyms := src/sym/kallsyms.c src/sym/strtab.c src/util/log.c
 fuzz_deps_elf_syms := src/sym/elf_syms.c src/sym/elf_debug.c src/sym/ehframe.c src/sym/minidebug.c src/sym/dbgfetch.c \
 		      src/sym/demangle.c src/sym/strtab.c src/util/log.c
+fuzz_deps_pprof    := src/analysis/pprof_read.c src/analysis/annotate.c
 fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(fuzz_deps_$(1)))
 
 .PHONY: fuzz fuzz-smoke fuzz-build

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `hotcold annotate PROFILE FUNCTION`: where inside FUNCTION its samples
+ * fell, by source line and instruction. PROFILE is a pprof file written by
+ * record or the agent (they carry each frame's object and address); the
+ * object is read from the path the mapping names (analysis/annotate.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/annotate.h"
+#include "cli/cmd.h"
+#include "cli/input.h"
+#include "cli/parse.h"
+#include "util/compiler.h"
+#include "util/log.h"
+
+enum {
+	OPT_JSON = 256,
+	OPT_SRCDIR,
+	OPT_DEBUG_ROOT,
+	OPT_ROOT,
+};
+
+static const struct cli_opt opts[] = {
+	{ { "top", required_argument, NULL, 'n' }, 'n', "N",
+	  "hottest lines listed (default 10; 0 = all)" },
+	{ { "source-dir", required_argument, NULL, OPT_SRCDIR }, 0, "OLD=NEW",
+	  "read sources under OLD from NEW instead (repeatable, up to 8)" },
+	{ { "debug-root", required_argument, NULL, OPT_DEBUG_ROOT }, 0, "DIR",
+	  "where build-id debug files live (default /usr/lib/debug)" },
+	{ { "root", required_argument, NULL, OPT_ROOT }, 0, "DIR",
+	  "prefix for the profile's object paths (a container's or another machine's tree)" },
+	{ { "json", no_argument, NULL, OPT_JSON }, 0, NULL, "one JSON object instead of text" },
+	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "debug messages" },
+	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+};
+
+struct annotate_args {
+	const char *input, *func;
+	struct annotate_opts o;
+	uint64_t top;
+	bool json;
+};
+
+static void annotate_usage(FILE *f)
+{
+	fprintf(f, "usage: hotcold annotate [options] PROFILE FUNCTION\n\n"
+		   "Per source line and per instruction, the share of FUNCTION's own samples\n"
+		   "(self, as perf annotate) in PROFILE, a pprof file from `record -o x.pb.gz`\n"
+		   "or the agent: the hottest lines first, then the function in address order\n"
+		   "with its source and disassembly. Inlined callees are named on their lines.\n"
+		   "The object is read from the path recorded in the profile; a stripped one\n"
+		   "uses its debug file (build ID or .gnu_debuglink).\n\n");
+	cli_print_options(f, opts, ARRAY_SIZE(opts));
+	fprintf(f, "\nExit status: 0 ok (a view without source or line information says what\n"
+		   "is missing); 1 the profile or output cannot be read or written; 2 usage\n"
+		   "error: a bad option, not a pprof file, FUNCTION not in the profile or never\n"
+		   "sampled itself, a profile without addresses (made from folded text), or\n"
+		   "FUNCTION's object cannot be read.\n");
+}
+
+static int add_srcmap(struct annotate_opts *o, char *arg)
+{
+	char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || o->nr_srcmap == ANNOTATE_MAX_SRCMAP) {
+		pr_warn("annotate: --source-dir wants OLD=NEW (at most %d)\n", ANNOTATE_MAX_SRCMAP);
+		return -EINVAL;
+	}
+	*eq = 0;
+	o->srcmap_old[o->nr_srcmap] = arg;
+	o->srcmap_new[o->nr_srcmap++] = eq + 1;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct annotate_args *a)
+{
+	struct option longopts[ARRAY_SIZE(opts) + 1];
+	int c;
+
+	cli_longopts(opts, ARRAY_SIZE(opts), longopts);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":n:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (parse_u64(optarg, 0, 1000000, &a->top)) {
+				pr_warn("annotate: invalid value '%s' for -n\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_SRCDIR:
+			if (add_srcmap(&a->o, optarg))
+				return EXIT_USAGE;
+			break;
+		case OPT_DEBUG_ROOT:
+			a->o.debug_root = optarg;
+			break;
+		case OPT_ROOT:
+			a->o.root = optarg;
+			break;
+		case OPT_JSON:
+			a->json = true;
+			break;
+		case 'v':
+			log_set_level(LOG_DEBUG);
+			break;
+		case 'h':
+			annotate_usage(stdout);
+			return EXIT_OK;
+		case ':':
+			pr_warn("annotate: option '%s' needs a value\n", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			pr_warn("annotate: unknown option '%s'\n", argv[optind - 1]);
+			annotate_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		pr_warn("annotate: wants a PROFILE and a FUNCTION\n");
+		annotate_usage(stderr);
+		return EXIT_USAGE;
+	}
+	a->input = argv[optind];
+	a->func = argv[optind + 1];
+	return -1;
+}
+
+/* Why FUNCTION cannot be annotated, as an exit status. */
+static int select_error(const struct annotate_args *a, const struct annotate_sel *s, int err)
+{
+	switch (err) {
+	case -ENOENT:
+		pr_warn("annotate: no function '%s' in %s (names as `hotcold report` or "
+			"`go tool pprof -top` print them)\n", a->func, a->input);
+		return EXIT_USAGE;
+	case -ESRCH:
+		if (strlen(a->func) > 4 && !strcmp(a->func + strlen(a->func) - 4, "_[i]")) {
+			pr_warn("annotate: '%s' is inlined: its code is annotated in the function it "
+				"was inlined into (shown there as [inlined ...])\n", a->func);
+			return EXIT_USAGE;
+		}
+		pr_warn("annotate: '%s' has no samples of its own in %s (it is on stacks "
+			"with %llu samples, always as a caller: annotate its callees)\n",
+			a->func, a->input, (unsigned long long)s->in_stacks);
+		return EXIT_USAGE;
+	case -ENODATA:
+		pr_warn("annotate: %s has no addresses for '%s' (a profile converted from "
+			"folded text?): record with -o x.pb.gz to annotate\n", a->input, a->func);
+		return EXIT_USAGE;
+	default:
+		pr_warn("annotate: %s: %s\n", a->input, strerror(-err));
+		return EXIT_RUNTIME;
+	}
+}
+
+static int run(const struct annotate_args *a, const struct pprof_data *d)
+{
+	struct annotate_sel s;
+	struct annotate_result r;
+	int err = annotate_select(d, a->func, &s);
+
+	if (err)
+		return select_error(a, &s, err);
+	err = annotate_object(&s, a->func, &a->o, &r);
+	if (err == -ENOENT || err == -ESRCH) {
+		pr_warn("annotate: %s\n", r.missing);
+		annotate_result_release(&r);
+		annotate_sel_release(&s);
+		return EXIT_USAGE;
+	}
+	if (!err)
+		err = a->json ? annotate_write_json(stdout, &s, &r) :
+				annotate_write_text(stdout, &s, &r, (size_t)a->top);
+	if (!err && fflush(stdout) == EOF)
+		err = -EIO;
+	if (err)
+		pr_warn("annotate: %s\n", strerror(-err));
+	annotate_result_release(&r);
+	annotate_sel_release(&s);
+	return err ? EXIT_RUNTIME : EXIT_OK;
+}
+
+int cmd_annotate(int argc, char **argv)
+{
+	struct annotate_args a = { .top = 10 };
+	struct pprof_data d;
+	int ret, err;
+
+	optind = 1;
+	ret = parse_args(argc, argv, &a);
+	if (ret >= 0)
+		return ret;
+	err = pprof_read_file(a.input, &d);
+	if (err == -EBADMSG || err == -EFBIG) {
+		pr_warn("annotate: %s is not a pprof profile (%s)\n", a.input,
+			err == -EFBIG ? "too large" : "malformed protobuf or gzip");
+		return EXIT_USAGE;
+	}
+	if (err) {
+		pr_warn("annotate: cannot read %s: %s\n", a.input, strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	ret = run(&a, &d);
+	pprof_data_release(&d);
+	return ret;
+}

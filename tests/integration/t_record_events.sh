@@ -1,0 +1,79 @@
+#!/bin/bash
+# record -e EVENT: software events as the sampling event, stacks at the sites
+# that raise them (tests/workloads/faults.c):
+#  - -e page-faults (period 1): fault_pages() touches 20000 fresh pages, huge
+#    pages refused, so it takes 20000 minor faults: its samples are exactly
+#    that many (the first touch of each page is one fault; none is lost or
+#    counted twice), and the header says event=page-faults event_period=1;
+#  - -c 10: a tenth of them (20000 / 10, +-1 for where the count starts);
+#  - -e context-switches: 300 sleeps of 200 us are 300 voluntary switches,
+#    each sample ends in schedule() under clock_nanosleep;
+#    negative control: no page-fault site in it, no switch site in the
+#    page-fault profile;
+#  - an unknown event, -c without -e, a hardware event without a PMU: exit 2/1.
+. "$(dirname "$0")/lib.sh"
+
+PAGES=20000
+SLEEPS=300
+sum() { awk -v re="$2" '!/^#/ && $0 ~ re { s += $NF } END { print s + 0 }' "$1"; }
+
+"$HOTCOLD" record -e page-faults -o "$TMP/pf.folded" -- "$WL/faults" $PAGES 0 2>"$TMP/err" ||
+	bad "record -e page-faults: $(tail -3 "$TMP/err")"
+fp=$(sum "$TMP/pf.folded" ';fault_pages ')
+tot=$(sum "$TMP/pf.folded" '^faults;')
+echo "  page-faults: $fp in fault_pages of $tot in the process"
+[ "$fp" -eq $PAGES ] && ok "fault_pages: $fp samples = $PAGES faults" ||
+	bad "fault_pages: $fp samples, expected $PAGES"
+head -1 "$TMP/pf.folded" | grep -q 'event=page-faults event_period=1' &&
+	! head -1 "$TMP/pf.folded" | grep -q period_ns &&
+	ok "header: event=page-faults event_period=1, no period_ns" ||
+	bad "header: $(head -1 "$TMP/pf.folded")"
+grep -q 'page-faults samples (one per 1 page-faults)' "$TMP/err" &&
+	ok "summary names the event" || bad "summary: $(tail -1 "$TMP/err")"
+[ "$(sum "$TMP/pf.folded" 'schedule_\[k\] ')" -eq 0 ] &&
+	ok "negative control: no switch site among page faults" || bad "schedule in the fault profile"
+
+"$HOTCOLD" record -e page-faults -c 10 -o "$TMP/pf10.folded" -- "$WL/faults" $PAGES 0 2>"$TMP/err"
+fp10=$(sum "$TMP/pf10.folded" ';fault_pages ')
+within "$fp10" $((PAGES / 10)) 1 && ok "-c 10: $fp10 samples in fault_pages" ||
+	bad "-c 10: $fp10 samples, expected $((PAGES / 10)) +-1"
+
+"$HOTCOLD" record -e context-switches -o "$TMP/cs.folded" -- "$WL/faults" 0 $SLEEPS 2>"$TMP/err" ||
+	bad "record -e context-switches: $(tail -3 "$TMP/err")"
+cs=$(sum "$TMP/cs.folded" '^faults;')
+site=$(sum "$TMP/cs.folded" 'clock_nanosleep;.*schedule_\[k\] ')
+so=$(sum "$TMP/cs.folded" ';switch_often;')
+echo "  context-switches: $cs in the process, $site at clock_nanosleep -> schedule, $so under switch_often"
+# one switch per sleep; a preemption by another helper's process may add a few
+[ "$cs" -ge $SLEEPS ] && [ "$cs" -le $((SLEEPS + SLEEPS / 10)) ] &&
+	ok "context-switches: $cs samples for $SLEEPS sleeps" || bad "context-switches: $cs for $SLEEPS"
+[ "$site" -ge $((SLEEPS * 95 / 100)) ] && ok "$site of $cs at the switching site" ||
+	bad "switching site: $site of $cs"
+[ "$(sum "$TMP/cs.folded" 'fault_pages')" -eq 0 ] &&
+	ok "negative control: no fault site among switches" || bad "fault_pages in the switch profile"
+
+"$HOTCOLD" record -e page-faults -o "$TMP/pf.pb.gz" -- "$WL/faults" 1000 0 2>/dev/null
+"$HOTCOLD" annotate --json "$TMP/pf.pb.gz" fault_pages >"$TMP/a.json" 2>"$TMP/err" &&
+	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(j['samples'] != 1000)" \
+		"$TMP/a.json" && ok "annotate of a page-fault profile: 1000 faults in fault_pages" ||
+	bad "annotate page-faults: $(cat "$TMP/err")"
+
+"$HOTCOLD" record -e no-such-event -- true 2>"$TMP/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "unknown event 'no-such-event'" "$TMP/err" && ok "unknown event: exit 2" ||
+	bad "unknown event: rc $rc"
+"$HOTCOLD" record -c 5 -- true 2>"$TMP/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q 'needs -e' "$TMP/err" && ok "-c without -e: exit 2" || bad "-c alone: rc $rc"
+have_pmu=0
+for d in /sys/bus/event_source/devices/cpu /sys/bus/event_source/devices/cpu_core \
+	 /sys/bus/event_source/devices/armv8_pmuv3*; do
+	[ -e "$d" ] && have_pmu=1
+done
+if [ $have_pmu -eq 0 ]; then
+	"$HOTCOLD" record -e branch-misses -- true 2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 1 ] && grep -q 'software events such as' "$TMP/err" &&
+		ok "no PMU: -e branch-misses says which events work" || bad "no PMU: rc $rc $(cat "$TMP/err")"
+fi
+finish

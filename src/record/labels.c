@@ -147,6 +147,12 @@ void labels__read(struct labels *l, uint32_t tgid)
 	memcpy(lb->s, buf, sizeof(buf));
 }
 
+void labels__unread(struct labels *l, uint32_t tgid)
+{
+	if (!labels__get(l, tgid))
+		l->st.missed++;
+}
+
 void labels__exit(struct labels *l, uint32_t tgid)
 {
 	uint64_t v;

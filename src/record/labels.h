@@ -49,6 +49,8 @@ void labels__free(struct labels *l);	/* NULL is a no-op */
 
 /* Read @tgid's cmdline now (replaces an earlier label; a failure keeps it). */
 void labels__read(struct labels *l, uint32_t tgid);
+/* @tgid exited before it was read: its records keep the comm (counted as missed). */
+void labels__unread(struct labels *l, uint32_t tgid);
 /* @tgid exited: its label is kept until the next labels__purge(). */
 void labels__exit(struct labels *l, uint32_t tgid);
 /* Re-read up to LABELS_REFRESH_MAX live processes' labels (titles change). */

@@ -255,6 +255,8 @@ static void host_gone(uint32_t tgid, void *arg)
 	struct session *s = arg;
 
 	symbolizer__add_gone(s->sym, tgid);
+	if (s->labels)
+		labels__unread(s->labels, tgid);
 }
 
 static void host_exit_maps(uint32_t tgid, const struct procmap *m, size_t n, void *arg)

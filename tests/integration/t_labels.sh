@@ -83,4 +83,55 @@ wait $ag
 for f in "$D"/*-oncpu.folded.gz; do gunzip -c "$f"; done > "$TMP/agent.folded"
 check_root "$TMP/agent.folded" "titlework: alpha" "$(cat "$TMP/alpha")" "agent label = cmdline"
 check_root "$TMP/agent.folded" "titlework: beta" "$(cat "$TMP/beta")" "agent label = cmdline (exited first)"
+
+# ---- PostgreSQL: its processes set titles ("postgres: walwriter"); all share
+# the comm "postgres". Own cluster, unix socket only (as t_real_servers.sh).
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+if [ -x "$PGBIN/postgres" ] && [ -x /usr/bin/pgbench ] && id postgres >/dev/null 2>&1; then
+	PORT=$((20000 + RANDOM % 20000))
+	chmod 711 "$TMP"
+	PG=$TMP/pg
+	mkdir -p "$PG/sock"
+	chown -R postgres: "$PG"
+	PGRUN=(setpriv --reuid=postgres --regid=postgres --init-groups --)
+	"${PGRUN[@]}" "$PGBIN/initdb" -D "$PG/data" -A trust -U postgres --no-sync >"$TMP/initdb.log" 2>&1 ||
+		{ bad "initdb: $(tail -3 "$TMP/initdb.log")"; finish; }
+	"${PGRUN[@]}" "$PGBIN/postgres" -D "$PG/data" -k "$PG/sock" -p $PORT -c listen_addresses= \
+		-c shared_buffers=16MB >"$TMP/pg.log" 2>&1 &
+	pgpid=$!
+	cleanup_hooks+=("kill -INT $pgpid 2>/dev/null; wait $pgpid 2>/dev/null")
+	for _ in $(seq 100); do
+		"${PGRUN[@]}" /usr/bin/pg_isready -q -h "$PG/sock" -p $PORT && break
+		sleep 0.1
+	done
+	"${PGRUN[@]}" /usr/bin/pgbench -i -s 1 -q -h "$PG/sock" -p $PORT postgres >"$TMP/pgbench-i.log" 2>&1 ||
+		{ bad "pgbench -i: $(tail -3 "$TMP/pgbench-i.log")"; finish; }
+	"$HOTCOLD" record --off-cpu --on-cpu --label cmdline --comm postgres -d 4 -o "$TMP/pg.folded" \
+		2>"$TMP/pg.err" &
+	hc=$!
+	sleep 1
+	"${PGRUN[@]}" /usr/bin/pgbench -c 2 -T 2 -h "$PG/sock" -p $PORT postgres >"$TMP/pgbench.log" 2>&1
+	wait $hc || bad "record on postgres: $(tail -3 "$TMP/pg.err")"
+	roots=$(grep -v '^#' "$TMP/pg.folded" | cut -d';' -f1 | sort -u)
+	for r in 'postgres: walwriter' 'postgres: checkpointer' 'postgres: postgres postgres \[local\]'; do
+		echo "$roots" | grep -q "^$r" && ok "postgres: a root '$r...'" ||
+			bad "postgres: no root '$r': $(echo "$roots" | head -12 | tr '\n' '|')"
+	done
+	# a process gone before its command line was read keeps its comm, counted:
+	# here pgbench's own short connections (a few ms each, next to two
+	# backends that live 2 s): nothing at the bare comm goes uncounted
+	bare=$(folded_with_root "$TMP/pg.folded" postgres)
+	missed=$(sed -n 's/^labels: \([0-9]*\) command lines unreadable.*/\1/p' "$TMP/pg.err")
+	[ "$bare" -eq 0 ] || [ "${missed:-0}" -gt 0 ] &&
+		ok "postgres: weight at the bare comm $bare, processes counted unread ${missed:-0}" ||
+		bad "postgres: weight $bare at the bare comm, not counted"
+	be=$(folded_with_frame "$TMP/pg.folded" PostgresMain)
+	bebare=$(folded_grep_root "$TMP/pg.folded" postgres | grep -c ';PostgresMain;' || true)
+	tb=$(grep -v '^#' "$TMP/pg.folded" | awk '{ if ($0 ~ /^postgres: postgres postgres \[local\]/ && $0 ~ /;PostgresMain;/) t += $NF } END { printf "%.0f", t }')
+	p=$(pct "$tb" "$be")
+	awk -v p="$p" 'BEGIN { exit !(p >= 95) }' && ok "postgres: $p% of the backends' weight under their titles" ||
+		bad "postgres: only $p% of the backends' weight under their titles ($bebare bare lines)"
+	kill -INT $pgpid
+	wait $pgpid 2>/dev/null
+fi
 finish

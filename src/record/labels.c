@@ -119,15 +119,20 @@ void labels__read(struct labels *l, uint32_t tgid)
 {
 	char buf[LABELS_LEN + 1];
 	struct label *lb;
+	bool ok, fresh = true;
 	uint64_t v;
 
 	l->st.reads++;
-	if (!read_cmdline(tgid, buf, sizeof(buf))) {
-		l->st.missed++;
-		return;
-	}
+	ok = read_cmdline(tgid, buf, sizeof(buf)) > 0;
 	if (keymap__get(&l->m, tgid, 0, &v)) {
 		lb = (struct label *)(uintptr_t)v;
+		fresh = lb->dead;
+		if (lb->dead) {
+			/* a new process under the tgid of one that exited */
+			lb->dead = false;
+			lb->s[0] = '\0';
+			lb->young_ns = clock_mono_ns();
+		}
 	} else {
 		if (l->m.nr >= LABELS_MAX) {
 			l->st.full++;
@@ -139,18 +144,20 @@ void labels__read(struct labels *l, uint32_t tgid)
 			l->st.full++;
 			return;
 		}
+		lb->tgid = tgid;
+		lb->young_ns = clock_mono_ns();
 	}
-	if (lb->tgid != tgid || lb->dead)
-		lb->young_ns = clock_mono_ns();	/* new here, or a new process under its tgid */
-	lb->tgid = tgid;
-	lb->dead = false;	/* also a new process under a reused tgid */
-	memcpy(lb->s, buf, sizeof(buf));
+	/* an empty entry says "tried": its records keep the comm, counted once */
+	if (ok)
+		memcpy(lb->s, buf, sizeof(buf));
+	else if (fresh)
+		l->st.missed++;
 }
 
-void labels__unread(struct labels *l, uint32_t tgid)
+void labels__ensure(struct labels *l, uint32_t tgid)
 {
-	if (!labels__get(l, tgid))
-		l->st.missed++;
+	if (!keymap__get(&l->m, tgid, 0, NULL))
+		labels__read(l, tgid);
 }
 
 void labels__exit(struct labels *l, uint32_t tgid)
@@ -229,7 +236,7 @@ const char *labels__get(const struct labels *l, uint32_t tgid)
 
 	if (!l || !tgid || !keymap__get(&l->m, tgid, 0, &v))
 		return NULL;
-	return ((struct label *)(uintptr_t)v)->s;
+	return ((struct label *)(uintptr_t)v)->s[0] ? ((struct label *)(uintptr_t)v)->s : NULL;
 }
 
 void labels__stats(const struct labels *l, struct labels_stats *st)

@@ -47,10 +47,18 @@ struct labels;
 struct labels *labels__new(void);	/* NULL + errno */
 void labels__free(struct labels *l);	/* NULL is a no-op */
 
-/* Read @tgid's cmdline now (replaces an earlier label; a failure keeps it). */
+/*
+ * Read @tgid's cmdline now (replaces an earlier label; a failed re-read
+ * keeps it). A first read that fails leaves an empty entry ("tried"),
+ * counted in missed.
+ */
 void labels__read(struct labels *l, uint32_t tgid);
-/* @tgid exited before it was read: its records keep the comm (counted as missed). */
-void labels__unread(struct labels *l, uint32_t tgid);
+/*
+ * The sample path: read @tgid now unless it was read or tried already, so
+ * every process with a stack has its read whatever path its records took
+ * (one hash lookup per sample).
+ */
+void labels__ensure(struct labels *l, uint32_t tgid);
 /* @tgid exited: its label is kept until the next labels__purge(). */
 void labels__exit(struct labels *l, uint32_t tgid);
 /* Re-read up to LABELS_REFRESH_MAX live processes' labels (titles change). */

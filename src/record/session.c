@@ -168,6 +168,9 @@ int session_aggregate(const struct sample_view *v, void *arg)
 	}
 	key.tgid = v->tgid;
 	key.pid = v->pid;
+	/* the first read, if no path of the lifecycle read it (kernel-only stacks, replays) */
+	if (s->labels && !v->kthread && v->tgid)
+		labels__ensure(s->labels, v->tgid);
 	memcpy(key.comm, v->comm, sizeof(key.comm));
 	memcpy(key.pcomm, v->pcomm, sizeof(key.pcomm));
 	n = stack_words(s, v->tgid, v, s->words, &nk);
@@ -255,8 +258,6 @@ static void host_gone(uint32_t tgid, void *arg)
 	struct session *s = arg;
 
 	symbolizer__add_gone(s->sym, tgid);
-	if (s->labels)
-		labels__unread(s->labels, tgid);
 }
 
 static void host_exit_maps(uint32_t tgid, const struct procmap *m, size_t n, void *arg)

@@ -86,26 +86,10 @@ check_root "$TMP/agent.folded" "titlework: beta" "$(cat "$TMP/beta")" "agent lab
 
 # ---- PostgreSQL: its processes set titles ("postgres: walwriter"); all share
 # the comm "postgres". Own cluster, unix socket only (as t_real_servers.sh).
-PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+. "$(dirname "$0")/pg_lib.sh"
 if [ -x "$PGBIN/postgres" ] && [ -x /usr/bin/pgbench ] && id postgres >/dev/null 2>&1; then
 	PORT=$((20000 + RANDOM % 20000))
-	chmod 711 "$TMP"
-	PG=$TMP/pg
-	mkdir -p "$PG/sock"
-	chown -R postgres: "$PG"
-	PGRUN=(setpriv --reuid=postgres --regid=postgres --init-groups --)
-	"${PGRUN[@]}" "$PGBIN/initdb" -D "$PG/data" -A trust -U postgres --no-sync >"$TMP/initdb.log" 2>&1 ||
-		{ bad "initdb: $(tail -3 "$TMP/initdb.log")"; finish; }
-	"${PGRUN[@]}" "$PGBIN/postgres" -D "$PG/data" -k "$PG/sock" -p $PORT -c listen_addresses= \
-		-c shared_buffers=16MB >"$TMP/pg.log" 2>&1 &
-	pgpid=$!
-	cleanup_hooks+=("kill -INT $pgpid 2>/dev/null; wait $pgpid 2>/dev/null")
-	for _ in $(seq 100); do
-		"${PGRUN[@]}" /usr/bin/pg_isready -q -h "$PG/sock" -p $PORT && break
-		sleep 0.1
-	done
-	"${PGRUN[@]}" /usr/bin/pgbench -i -s 1 -q -h "$PG/sock" -p $PORT postgres >"$TMP/pgbench-i.log" 2>&1 ||
-		{ bad "pgbench -i: $(tail -3 "$TMP/pgbench-i.log")"; finish; }
+	pg_start $PORT -c shared_buffers=16MB || finish
 	"$HOTCOLD" record --off-cpu --on-cpu --label cmdline --comm postgres -d 4 -o "$TMP/pg.folded" \
 		2>"$TMP/pg.err" &
 	hc=$!

@@ -162,10 +162,19 @@ void labels__ensure(struct labels *l, uint32_t tgid)
 
 void labels__exit(struct labels *l, uint32_t tgid)
 {
+	struct label *lb;
 	uint64_t v;
 
-	if (keymap__get(&l->m, tgid, 0, &v))
-		((struct label *)(uintptr_t)v)->dead = true;
+	if (!keymap__get(&l->m, tgid, 0, &v))
+		return;
+	lb = (struct label *)(uintptr_t)v;
+	if (lb->s[0]) {
+		lb->dead = true;
+		return;
+	}
+	/* never read: nothing to show, the room goes (a recording under churn) */
+	keymap__del(&l->m, tgid, 0, NULL);
+	free(lb);
 }
 
 /* Re-read live labels (young ones only, at least LABELS_SETTLE_NS old: @settle). */

@@ -3,8 +3,8 @@
  * Root labels by command line (--label cmdline): per process, its
  * /proc/PID/cmdline as a one-line title (PostgreSQL's "postgres: walwriter",
  * "postgres: user db [local] COMMIT"), so processes that share a comm are
- * told apart. Read when the process is first read (the lifecycle's read),
- * read once more at the first drain at least LABELS_SETTLE_NS later (a
+ * told apart. Read when the process is first read (the lifecycle's read)
+ * or, if no path of the lifecycle read it, at its first sample, read once more at the first drain at least LABELS_SETTLE_NS later (a
  * forked server process sets its title just after the fork, often after the
  * first read), re-read for live processes at most once per labels__refresh()
  * (an agent interval, the end of a recording), each with a bounded count,

@@ -136,6 +136,7 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	 * process living a few ms is seldom sampled); for process storms
 	 */
 	o->snapshot_at_exec = c->maps_at_exec;
+	o->label_cmdline = c->label_cmdline;
 	o->locks = c->locks;
 	o->counters = c->counters;
 	o->pids = c->pids;
@@ -261,9 +262,10 @@ static void agent_reload(struct agent *a, agent_reload_fn reload, void *arg)
 	}
 	if (n.oncpu != a->cfg.oncpu || n.offcpu != a->cfg.offcpu || n.runq != a->cfg.runq ||
 	    n.locks != a->cfg.locks || n.counters != a->cfg.counters ||
+	    n.label_cmdline != a->cfg.label_cmdline ||
 	    n.freq_hz != a->cfg.freq_hz ||
 	    strcmp(n.dir, a->cfg.dir) || (n.http == NULL) != (a->cfg.http == NULL))
-		pr_warn("agent: collector, directory or http changes take effect at restart\n");
+		pr_warn("agent: collector, label, directory or http changes take effect at restart\n");
 	a->cfg.interval_ns = n.interval_ns;
 	a->cfg.keep = n.keep;
 	http__lock(a->http);

@@ -8,13 +8,14 @@
 #include <string.h>
 
 #include "cli/parse.h"
+#include "record/opts.h"
 #include "util/compiler.h"
 
 #define SEC 1000000000ull
 #define CONFIG_MAX_LINE 4096
 
 enum key_type { K_PATH, K_DURATION, K_HZ, K_BOOL, K_PIDS, K_COUNT, K_SIZE, K_ADDR, K_CGROUPS,
-		K_COMMS };
+		K_COMMS, K_LABEL };
 
 struct key_desc {
 	const char *name;
@@ -46,6 +47,7 @@ static const struct key_desc keys[] = {
 	{ "http_token_file", K_PATH, F(http_token_file), 0, 0 },
 	{ "bpf_stats", K_BOOL, F(bpf_stats), 0, 0 },
 	{ "maps_at_exec", K_BOOL, F(maps_at_exec), 0, 0 },
+	{ "label", K_LABEL, F(label_cmdline), 0, 0 },
 };
 #undef F
 
@@ -201,6 +203,8 @@ static int set_typed(struct agent_config *c, const struct key_desc *k, const cha
 		break;
 	case K_BOOL:
 		return parse_bool(v, field);
+	case K_LABEL:
+		return record_opts_parse_label(v, field);
 	case K_PIDS:
 		err = parse_id_list(v, 4194304, 1024, &pids, &nr);
 		if (err)
@@ -228,6 +232,7 @@ static const char *type_hint(enum key_type t)
 	case K_DURATION: return "a duration such as 60s, 500ms, 2h";
 	case K_HZ: return "a frequency in Hz, 1..10000";
 	case K_BOOL: return "yes or no";
+	case K_LABEL: return "comm or cmdline";
 	case K_PIDS: return "a comma-separated list of process ids";
 	case K_CGROUPS: return "a comma-separated list of cgroup v2 directories (at most 8)";
 	case K_COMMS: return "a comma-separated list of process names or NAME* prefixes (at most 8)";

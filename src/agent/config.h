@@ -10,7 +10,7 @@
  * errors reported as "FILE:LINE: reason". Keys: dir, interval, frequency,
  * on_cpu, off_cpu, min_block, runq, min_runq, locks, counters, pids, cgroups, comms,
  * max_age, max_intervals, max_bytes, max_stacks, http, http_token_file, bpf_stats,
- * maps_at_exec.
+ * maps_at_exec, label.
  */
 #ifndef HC_AGENT_CONFIG_H
 #define HC_AGENT_CONFIG_H
@@ -45,6 +45,7 @@ struct agent_config {
 	char *http_token_file;	/* the web view's token (http_auth.h) or NULL: none (malloc'd) */
 	bool bpf_stats;		/* enable kernel.bpf_stats while running */
 	bool maps_at_exec;	/* read every new image's maps at exec (short processes named) */
+	bool label_cmdline;	/* label = cmdline: roots by command line (record/labels.h) */
 };
 
 /* Defaults: dir /var/lib/hotcold, 60 s, 19 Hz on-CPU only, 7 days, 1 GiB. */

@@ -33,6 +33,7 @@ enum {
 	OPT_COMM,
 	OPT_COUNTERS,
 	OPT_MAPS_AT_EXEC,
+	OPT_LABEL,
 };
 
 static const struct cli_opt opts[] = {
@@ -57,6 +58,8 @@ static const struct cli_opt opts[] = {
 	  "only these processes (default: the whole system)" },
 	{ { "cgroup", required_argument, NULL, OPT_CGROUP }, 0, "PATH[,PATH...]",
 	  "only processes in these cgroup v2 directories or below" },
+	{ { "label", required_argument, NULL, OPT_LABEL }, 0, "WHAT",
+	  "root frame names a process by: comm (default) | cmdline (command line / process title)" },
 	{ { "comm", required_argument, NULL, OPT_COMM }, 0, "NAME[,NAME...]",
 	  "only processes with these names (NAME*: a prefix; with --cgroup: both)" },
 	{ { "all-cpus", no_argument, NULL, 'a' }, 'a', NULL, "the whole system (the default)" },
@@ -109,6 +112,7 @@ static const char *key_of(int c)
 	case OPT_MAX_INTERVALS: return "max_intervals";
 	case OPT_MAX_BYTES: return "max_bytes";
 	case OPT_MAX_STACKS: return "max_stacks";
+	case OPT_LABEL: return "label";
 	case OPT_HTTP: return "http";
 	case OPT_HTTP_TOKEN_FILE: return "http_token_file";
 	default: return NULL;

@@ -21,6 +21,7 @@ enum {
 	OPT_IDLE,
 	OPT_PER_THREAD,
 	OPT_PER_PID,
+	OPT_LABEL,
 	OPT_NO_DEMANGLE,
 	OPT_RING_MB,
 	OPT_MAX_STACKS,
@@ -102,6 +103,9 @@ static const struct opt_doc docs[] = {
 	  "root frame is thread-name-TID instead of the process name" },
 	{ { "per-pid", no_argument, NULL, OPT_PER_PID }, 0, NULL,
 	  "root frame is process-name-PID" },
+	{ { "label", required_argument, NULL, OPT_LABEL }, 0, "WHAT",
+	  "root frame names a process by: comm (default) | cmdline (its command line or "
+	  "process title, e.g. \"postgres: walwriter\")" },
 	{ { "unwind", required_argument, NULL, OPT_UNWIND }, 0, "MODE",
 	  "user stacks: auto (CFI tables where built, else frame pointers), fp, cfi" },
 	{ { "unwind-rows", required_argument, NULL, OPT_UNWIND_ROWS }, 0, "N",
@@ -233,6 +237,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_PER_PID:
 			o->root = ROOT_PID;
+			break;
+		case OPT_LABEL:
+			if (record_opts_parse_label(optarg, &o->label_cmdline))
+				return bad_value("--label", optarg, -EINVAL);
 			break;
 		case OPT_UNWIND:
 			if (!strcmp(optarg, "auto"))

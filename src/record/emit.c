@@ -17,6 +17,7 @@
 #include "collect/collector.h"
 #include "collect/locknames.h"
 #include "analysis/profile.h"
+#include "record/labels.h"
 #include "record/reason.h"
 #include "record/wakers.h"
 #include "sym/objtab.h"
@@ -49,18 +50,21 @@ static void name_root(struct emit_ctx *x, const struct stack_entry *e, char *buf
 	comm[STACK_AGG_COMM_LEN] = '\0';
 	memcpy(pcomm, e->key.pcomm, STACK_AGG_COMM_LEN);
 	pcomm[STACK_AGG_COMM_LEN] = '\0';
+	const char *label = labels__get(x->o->labels, e->key.tgid);
+
 	/* the idle task and kernel threads may have no group-leader name */
 	if (!pcomm[0])
 		strcpy(pcomm, comm);
 	switch (x->o->root) {
 	case ROOT_PID:
-		snprintf(buf, EMIT_NAME_LEN, "%s-%u", pcomm, e->key.tgid);
+		snprintf(buf, EMIT_NAME_LEN, "%s-%u", label ? label : pcomm, e->key.tgid);
 		break;
 	case ROOT_THREAD:
-		snprintf(buf, EMIT_NAME_LEN, "%s-%u", comm, e->key.pid);
+		/* the command line names the process, the TID the thread */
+		snprintf(buf, EMIT_NAME_LEN, "%s-%u", label ? label : comm, e->key.pid);
 		break;
 	default:
-		snprintf(buf, EMIT_NAME_LEN, "%s", pcomm);
+		snprintf(buf, EMIT_NAME_LEN, "%s", label ? label : pcomm);
 		break;
 	}
 }

@@ -84,6 +84,17 @@ int record_opts_validate(const struct record_opts *o)
 	return 0;
 }
 
+int record_opts_parse_label(const char *s, bool *cmdline)
+{
+	if (!strcmp(s, "comm"))
+		*cmdline = false;
+	else if (!strcmp(s, "cmdline"))
+		*cmdline = true;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 void record_opts_release(struct record_opts *o)
 {
 	free(o->pids);

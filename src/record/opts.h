@@ -92,6 +92,7 @@ struct record_opts {
 	const char *output;	/* path; "-" is stdout */
 	enum out_format format;
 	enum frame_root root;
+	bool label_cmdline;	/* --label cmdline: root at the command line (record/labels.h) */
 	bool no_demangle;
 };
 
@@ -99,6 +100,8 @@ struct record_opts {
 void record_opts_init(struct record_opts *o);
 /* Check combinations; prints the reason with pr_warn. 0 or -EINVAL. */
 int record_opts_validate(const struct record_opts *o);
-void record_opts_release(struct record_opts *o);	/* frees lists, not the struct */
+void record_opts_release(struct record_opts *o);
+/* --label / the agent's label key: "comm" or "cmdline" -> *@cmdline. 0 or -EINVAL. */
+int record_opts_parse_label(const char *s, bool *cmdline);	/* frees lists, not the struct */
 
 #endif /* HC_RECORD_OPTS_H */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collect/locknames.h"
+#include "record/labels.h"
 #include "record/reason.h"
 #include "record/session_int.h"
 #include "record/wakers.h"
@@ -167,6 +168,9 @@ int session_aggregate(const struct sample_view *v, void *arg)
 	}
 	key.tgid = v->tgid;
 	key.pid = v->pid;
+	/* the first read, if no path of the lifecycle read it (kernel-only stacks, replays) */
+	if (s->labels && !v->kthread && v->tgid)
+		labels__ensure(s->labels, v->tgid);
 	memcpy(key.comm, v->comm, sizeof(key.comm));
 	memcpy(key.pcomm, v->pcomm, sizeof(key.pcomm));
 	n = stack_words(s, v->tgid, v, s->words, &nk);
@@ -236,6 +240,9 @@ static int on_proc_exit(uint32_t tgid, void *arg)
 	struct session *s = arg;
 
 	proclife__exit(s->life, tgid);
+	/* kept until the profile that names its stacks is written */
+	if (s->labels)
+		labels__exit(s->labels, tgid);
 	return 0;
 }
 
@@ -325,6 +332,11 @@ static int session_open(struct session *s)
 	s->life = proclife__new(&host, o->snapshot_at_exec);
 	if (!s->words || !s->sym || !s->agg || !s->life)
 		return -ENOMEM;
+	if (o->label_cmdline) {
+		s->labels = labels__new();
+		if (!s->labels)
+			return -ENOMEM;
+	}
 	if (o->wakers) {
 		s->wakers = wakers__new(SESSION_WAKER_SLOTS);
 		if (!s->wakers)
@@ -460,6 +472,9 @@ static int session_drain(struct session *s)
 		if (s->cols[i].ops->drain)
 			err = s->cols[i].ops->drain(&s->cols[i], on_sample, s);
 	}
+	/* new processes' titles, set after the fork (labels.h): once each */
+	if (s->labels)
+		labels__settle(s->labels, clock_mono_ns());
 	s->work.drain_ns += clock_thread_cpu_ns() - c;
 	session_step(s, "draining in-kernel maps", t0);
 	return err;
@@ -589,6 +604,7 @@ static void session_close(struct session *s)
 	keymap__release(&s->ut_rm);
 	keymap__release(&s->deferred);
 	proclife__free(s->life);
+	labels__free(s->labels);
 	stack_agg__free(s->agg);
 	wakers__free(s->wakers);
 	locknames__free(s->locknames);
@@ -674,6 +690,8 @@ int session__stop(struct session *s)
 	/* each call lowers the count: no record is held twice (proclife.h) */
 	while (proclife__release(s->life, SESSION_REPLAY_BUDGET))
 		;
+	if (s->labels)
+		labels__refresh(s->labels);	/* titles as they are at the end */
 	if (!err)
 		err = session_drain(s);
 	return err;
@@ -692,6 +710,9 @@ int session__flush(struct session *s)
 	int err = session_ring_turn(s, 0);
 
 	session_release(s);
+	/* once per interval, bounded: the titles the interval's profile shows */
+	if (s->labels)
+		labels__refresh(s->labels);
 	if (!err)
 		err = session_drain(s);
 	return err;
@@ -715,6 +736,9 @@ int session__write(struct session *s, FILE *f, enum out_format fmt)
 void session__reset(struct session *s)
 {
 	stack_agg__clear(s->agg);
+	/* the interval's profile was written: exited processes' labels go */
+	if (s->labels)
+		labels__purge(s->labels);
 	s->samples = s->off_ns = s->off_blocks = s->short_ns = s->short_blocks = s->cpuwait_ns = 0;
 	s->runq_ns = s->runq_waits = s->lock_ns = s->lock_waits = 0;
 }

@@ -27,6 +27,7 @@
 
 struct wakers;
 struct locknames;
+struct labels;
 
 #define SESSION_MAX_COLLECTORS 4
 #define SESSION_POLL_MS 100
@@ -85,6 +86,7 @@ struct session {
 	uint64_t rq_stacked_ns, rq_stacked_waits;	/* with stacks, since open */
 	uint64_t rq_folded_ns, rq_folded_waits;		/* without, already folded in */
 	struct proclife *life;		/* first sight, exec, exit, held records (proclife.h) */
+	struct labels *labels;		/* --label cmdline (labels.h); NULL: roots by comm */
 	uint64_t fp_cut;		/* FP-walked stacks cut at an unmapped return address */
 	struct {			/* thread CPU time (ns) by activity */
 		uint64_t polls, ring_ns;	/* ring polls: records, new processes */

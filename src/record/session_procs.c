@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "record/labels.h"
 #include "record/session.h"
 #include "record/session_int.h"
 #include "sym/procmaps.h"
@@ -27,6 +28,9 @@ int session_add_process(uint32_t tgid, void *arg)
 	bool gone;
 	int err;
 
+	/* the title first: a process gone before this keeps its comm (labels.h) */
+	if (s->labels)
+		labels__read(s->labels, tgid);
 	/* one read of the maps for both: the biggest per-process cost under churn */
 	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
 	pm = s->ut ? procmaps__load(path, PROCMAPS_EXEC_ONLY) : NULL;

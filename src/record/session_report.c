@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 
 #include "collect/counters.h"
+#include "record/labels.h"
 #include "record/session.h"
 #include "record/session_int.h"
 #include "record/wakers.h"
@@ -97,6 +98,16 @@ void session_report_stats(struct session *s, bool final)
 			"from the maps BPF read at their exit (%llu records held for them)\n",
 			(unsigned long long)ls.late, (unsigned long long)ss.procs_exit_maps,
 			(unsigned long long)ls.held);
+	if (final && s->labels) {
+		struct labels_stats lb;
+
+		labels__stats(s->labels, &lb);
+		/* named by comm instead: shown only when it happened */
+		if (lb.missed || lb.full)
+			pr_info("labels: %llu command lines unreadable or empty (gone, zombie), "
+				"%llu not kept (table full); those roots keep their comm\n",
+				(unsigned long long)lb.missed, (unsigned long long)lb.full);
+	}
 	if (final && ss.dbg_requested)
 		pr_info("debuginfod: %llu debug files fetched, %llu not found or failed, %llu timed "
 			"out, %llu skipped (a fetch had timed out), %llu not asked (limit), %llu "

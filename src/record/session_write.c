@@ -103,6 +103,7 @@ struct emit_opts session_emit_opts(const struct session *s)
 {
 	struct emit_opts eo = {
 		.root = s->o->root,
+		.labels = s->labels,
 		.period_ns = 1000000000ull / s->o->freq_hz,
 		.mixed = s->o->oncpu && (s->o->offcpu || s->o->runq || s->o->locks),
 		.locknames = s->locknames,

@@ -10,8 +10,8 @@
 # SIGTERM ends the agent within 1 s; its RSS stays flat (see below).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/agent_lib.sh"
+. "$(dirname "$0")/pg_lib.sh"
 
-PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 for b in "$PGBIN/postgres" "$PGBIN/initdb" /usr/bin/pgbench /usr/sbin/nginx /usr/bin/wrk \
 	/usr/bin/redis-server /usr/bin/redis-benchmark; do
 	[ -x "$b" ] || skip "${b##*/} not installed (tools/quickstart.sh test installs it)"
@@ -21,26 +21,9 @@ id postgres >/dev/null 2>&1 || skip "no postgres user (the postgresql package cr
 RUN=24			# seconds of load under the agent
 IV=2000			# interval, ms
 PORT=$((20000 + RANDOM % 20000))
-chmod 711 "$TMP"	# postgres must reach its directory inside
 
 # ---- PostgreSQL: own cluster, unix socket only, fsync on
-PG=$TMP/pg
-mkdir -p "$PG/sock"
-chown -R postgres: "$PG"
-# an array, not a function: "$PGRUN[@]" ... & is then the server's own pid (setpriv execs)
-PGRUN=(setpriv --reuid=postgres --regid=postgres --init-groups --)
-"${PGRUN[@]}" "$PGBIN/initdb" -D "$PG/data" -A trust -U postgres --no-sync >"$TMP/initdb.log" 2>&1 ||
-	{ bad "initdb: $(tail -3 "$TMP/initdb.log")"; finish; }
-"${PGRUN[@]}" "$PGBIN/postgres" -D "$PG/data" -k "$PG/sock" -p $PORT -c listen_addresses= -c fsync=on \
-	-c synchronous_commit=on -c shared_buffers=16MB >"$TMP/pg.log" 2>&1 &
-pgpid=$!
-cleanup_hooks+=("kill -INT $pgpid 2>/dev/null; wait $pgpid 2>/dev/null")
-for _ in $(seq 100); do
-	"${PGRUN[@]}" /usr/bin/pg_isready -q -h "$PG/sock" -p $PORT && break
-	sleep 0.1
-done
-"${PGRUN[@]}" /usr/bin/pgbench -i -s 1 -q -h "$PG/sock" -p $PORT postgres >"$TMP/pgbench-i.log" 2>&1 ||
-	{ bad "pgbench -i: $(tail -3 "$TMP/pgbench-i.log")"; finish; }
+pg_start $PORT -c fsync=on -c synchronous_commit=on -c shared_buffers=16MB || finish
 
 # ---- nginx: own config and paths, one loopback port
 NG=$TMP/nginx

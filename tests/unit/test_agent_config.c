@@ -106,6 +106,23 @@ static void cgroup_and_name_targets(void **state)
 	agent_config_release(&c);
 }
 
+static void label_is_comm_or_cmdline(void **state)
+{
+	struct agent_config c;
+	char err[256];
+
+	(void)state;
+	agent_config_init(&c);
+	assert_false(c.label_cmdline);	/* comm by default */
+	assert_int_equal(parse_text(&c, "label = cmdline\n", err, sizeof(err)), 0);
+	assert_true(c.label_cmdline);
+	agent_config_release(&c);
+	agent_config_init(&c);
+	assert_int_equal(parse_text(&c, "label = argv\n", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "agent.conf:1: invalid value 'argv' for label: expected comm or cmdline"));
+	agent_config_release(&c);
+}
+
 static void a_key_given_twice_is_an_error(void **state)
 {
 	struct agent_config c;
@@ -183,6 +200,7 @@ int main(void)
 		cmocka_unit_test(a_full_file_sets_every_key),
 		cmocka_unit_test(errors_name_the_file_and_line),
 		cmocka_unit_test(a_key_given_twice_is_an_error),
+		cmocka_unit_test(label_is_comm_or_cmdline),
 		cmocka_unit_test(cgroup_and_name_targets),
 		cmocka_unit_test(out_of_range_values_are_rejected),
 		cmocka_unit_test(sizes_take_binary_suffixes),

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Root labels by command line (--label cmdline): per process, its
+ * /proc/PID/cmdline as a one-line title (PostgreSQL's "postgres: walwriter",
+ * "postgres: user db [local] COMMIT"), so processes that share a comm are
+ * told apart. Read when the process is first read (the lifecycle's read)
+ * or, if no path of the lifecycle read it, at its first sample, read once more at the first drain at least LABELS_SETTLE_NS later (a
+ * forked server process sets its title just after the fork, often after the
+ * first read), re-read for live processes at most once per labels__refresh()
+ * (an agent interval, the end of a recording), each with a bounded count,
+ * and kept after the exit until the profile that needs it was written
+ * (labels__purge()).
+ *
+ * A label is looked up by tgid when the root frame is named, so a process
+ * whose title changed within one interval is shown under its latest title
+ * read; a process gone before it was read keeps its comm.
+ */
+#ifndef HC_RECORD_LABELS_H
+#define HC_RECORD_LABELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LABELS_LEN 128			/* bytes of a label, without the NUL */
+#define LABELS_MAX 16384		/* processes with a label at once (about 2.3 MiB) */
+#define LABELS_REFRESH_MAX 4096		/* re-reads per call, ~10 us each */
+#define LABELS_SETTLE_NS 100000000ull	/* 100 ms: a new process's title is set by then */
+
+/*
+ * @raw[0..@n): a cmdline (NUL-separated argv, maybe NUL-padded after a
+ * title was set) -> @out (@outsz >= 1): arguments joined by one space,
+ * trailing NULs and spaces dropped, control bytes and ';' (the folded
+ * separator) replaced by '?', at most @outsz - 1 bytes without cutting a
+ * UTF-8 sequence. Returns the length (0: nothing printable).
+ */
+size_t labels_format(const char *raw, size_t n, char *out, size_t outsz);
+
+struct labels_stats {
+	uint64_t reads;		/* cmdline reads (first sight and refresh) */
+	uint64_t missed;	/* unreadable or empty (gone, zombie, kernel thread): comm kept */
+	uint64_t full;		/* not kept, LABELS_MAX reached: comm kept */
+};
+
+struct labels;
+
+struct labels *labels__new(void);	/* NULL + errno */
+void labels__free(struct labels *l);	/* NULL is a no-op */
+
+/*
+ * Read @tgid's cmdline now (replaces an earlier label; a failed re-read
+ * keeps it). A first read that fails leaves an empty entry ("tried"),
+ * counted in missed.
+ */
+void labels__read(struct labels *l, uint32_t tgid);
+/*
+ * The sample path: read @tgid now unless it was read or tried already, so
+ * every process with a stack has its read whatever path its records took
+ * (one hash lookup per sample).
+ */
+void labels__ensure(struct labels *l, uint32_t tgid);
+/* @tgid exited: its label is kept until the next labels__purge(). */
+void labels__exit(struct labels *l, uint32_t tgid);
+/* Re-read up to LABELS_REFRESH_MAX live processes' labels (titles change). */
+void labels__refresh(struct labels *l);
+/*
+ * A drain (CLOCK_MONOTONIC @now_ns): re-read, once, the labels first read at
+ * least LABELS_SETTLE_NS ago (up to LABELS_REFRESH_MAX; the rest next time).
+ */
+void labels__settle(struct labels *l, uint64_t now_ns);
+/* After a profile was written: drop the labels of processes that exited. */
+void labels__purge(struct labels *l);
+/* @tgid's label or NULL (none: name the root by its comm). */
+const char *labels__get(const struct labels *l, uint32_t tgid);
+void labels__stats(const struct labels *l, struct labels_stats *st);
+
+#endif /* HC_RECORD_LABELS_H */

@@ -12,7 +12,7 @@ n=$(folded_with_root "$TMP/out.folded" split)
 [ "$n" -ge 1100 ] && ok "children profiled ($n samples)" || bad "only $n samples of the children"
 p=$(pct "$(folded_with_frame "$TMP/out.folded" spin_alpha)" "$n")
 awk -v p="$p" 'BEGIN { exit !(p > 40) }' && ok "children named (spin_alpha $p%)" || bad "spin_alpha $p%"
-others=$(awk '{ split($0, fr, ";"); if (fr[1] != "split" && fr[1] != "sh") t += $NF } END { printf "%.0f\n", t }' "$TMP/out.folded")
+others=$(awk '/^#/ { next } { split($0, fr, ";"); if (fr[1] != "split" && fr[1] != "sh") t += $NF } END { printf "%.0f\n", t }' "$TMP/out.folded")
 [ "$others" -eq 0 ] && ok "nothing from other processes" ||
-	bad "$others samples of others: $(awk '{ split($0, fr, ";"); print fr[1] }' "$TMP/out.folded" | sort -u | head)"
+	bad "$others samples of others: $(grep -v '^#' "$TMP/out.folded" | awk '{ split($0, fr, ";"); if (fr[1] != "split" && fr[1] != "sh") print }' | head -5)"
 finish

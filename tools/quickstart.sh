@@ -18,6 +18,7 @@ PKGS=(
 	libdw-dev		# elfutils: CFI (.eh_frame) for the unwinder
 	libiberty-dev		# C++/Rust demangling
 	libmicrohttpd-dev	# the agent's local web view (hotcold agent --http)
+	libcurl4-openssl-dev	# the agent pushing to Pyroscope (hotcold agent --push): HTTP(S), multipart
 )
 TEST_PKGS=(
 	python3			# JSON output checks in the integration tests

@@ -45,6 +45,15 @@ struct agent_config {
 	char *http_token_file;	/* the web view's token (http_auth.h) or NULL: none (malloc'd) */
 	bool bpf_stats;		/* enable kernel.bpf_stats while running */
 	bool maps_at_exec;	/* read every new image's maps at exec (short processes named) */
+	/* push.h: a Pyroscope-compatible back end; all malloc'd, NULL: unset */
+	char *push;		/* base URL, e.g. http://pyroscope:4040; NULL: no push */
+	char *push_service;	/* service_name; NULL: the host name */
+	char *push_token_file;	/* bearer token */
+	char *push_basic_auth_file;	/* "user:password" */
+	char *push_tenant;	/* X-Scope-OrgID */
+	char *push_ca_file;	/* CA bundle for https */
+	uint64_t push_timeout_ns;	/* connect and whole request */
+	uint64_t push_flush_ns;	/* at exit: how long to keep sending */
 };
 
 /* Defaults: dir /var/lib/hotcold, 60 s, 19 Hz on-CPU only, 7 days, 1 GiB. */

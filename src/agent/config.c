@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/push.h"
 #include "cli/parse.h"
 #include "util/compiler.h"
 
@@ -14,7 +15,7 @@
 #define CONFIG_MAX_LINE 4096
 
 enum key_type { K_PATH, K_DURATION, K_HZ, K_BOOL, K_PIDS, K_COUNT, K_SIZE, K_ADDR, K_CGROUPS,
-		K_COMMS, K_URL, K_WORD };
+		K_COMMS, K_URL, K_WORD, K_PUSH_RULES };
 
 struct key_desc {
 	const char *name;
@@ -48,6 +49,7 @@ static const struct key_desc keys[] = {
 	{ "maps_at_exec", K_BOOL, F(maps_at_exec), 0, 0 },
 	{ "push", K_URL, F(push), 0, 0 },
 	{ "push_service", K_WORD, F(push_service), 0, 0 },
+	{ "push_rules", K_PUSH_RULES, F(push_rules), 0, 0 },
 	{ "push_token_file", K_PATH, F(push_token_file), 0, 0 },
 	{ "push_basic_auth_file", K_PATH, F(push_basic_auth_file), 0, 0 },
 	{ "push_tenant", K_WORD, F(push_tenant), 0, 0 },
@@ -86,6 +88,7 @@ void agent_config_release(struct agent_config *c)
 	free(c->http_token_file);
 	free(c->push);
 	free(c->push_service);
+	free(c->push_rules);
 	free(c->push_token_file);
 	free(c->push_basic_auth_file);
 	free(c->push_tenant);
@@ -223,6 +226,12 @@ static int set_typed(struct agent_config *c, const struct key_desc *k, const cha
 	case K_ADDR:
 		err = check_addr(v);
 		return err ? err : replace_str(field, v);
+	case K_PUSH_RULES: {
+		struct push_rules r;
+		char why[128];
+
+		return push_rules_parse(v, &r, why, sizeof(why)) ? -EINVAL : replace_str(field, v);
+	}
 	case K_URL:
 	case K_WORD:
 		err = check_word(v, k->type == K_URL);
@@ -274,6 +283,7 @@ static const char *type_hint(enum key_type t)
 	case K_ADDR: return "ADDR:PORT, e.g. 127.0.0.1:8080";
 	case K_URL: return "an http:// or https:// URL without query, e.g. http://pyroscope:4040";
 	case K_WORD: return "printable characters without spaces";
+	case K_PUSH_RULES: return "COMM=SERVICE or PREFIX*=SERVICE, comma-separated (at most 16)";
 	default: return "a path";
 	}
 }

@@ -47,7 +47,8 @@ struct agent_config {
 	bool maps_at_exec;	/* read every new image's maps at exec (short processes named) */
 	/* push.h: a Pyroscope-compatible back end; all malloc'd, NULL: unset */
 	char *push;		/* base URL, e.g. http://pyroscope:4040; NULL: no push */
-	char *push_service;	/* service_name; NULL: the host name */
+	char *push_service;	/* service_name of what no rule names; NULL: the process name */
+	char *push_rules;	/* "COMM=SERVICE, PREFIX*=SERVICE" (push.h) */
 	char *push_token_file;	/* bearer token */
 	char *push_basic_auth_file;	/* "user:password" */
 	char *push_tenant;	/* X-Scope-OrgID */

@@ -11,8 +11,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "analysis/profile.h"
+#include "output/protobuf.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/version.h"
@@ -24,6 +26,7 @@ struct push_item {
 	int64_t start_ms, end_ms;
 	size_t nr;
 	unsigned done;			/* bit i: f[i] acknowledged or given up */
+	uint32_t next[PROFILE_KIND_NR];	/* f[i]'s services (sorted) before next[i] are done */
 	struct {
 		char name[STORE_NAME_LEN];
 		char kind[STORE_KIND_LEN];
@@ -32,7 +35,8 @@ struct push_item {
 
 struct pusher {
 	struct store *st;		/* only its directory fd (immutable) is used here */
-	char *url, *service, *tenant, *ca_file;
+	char *url, *service;		/* service: the fallback service_name or NULL (comm) */
+	struct push_rules rules;
 	char *auth;			/* "Authorization: Bearer ..." or NULL */
 	char *userpwd;			/* "user:password" or NULL */
 	char host[HOST_NAME_MAX + 1];
@@ -161,43 +165,65 @@ static int read_profile(struct pusher *p, const char *name, char **data, size_t 
 	return 0;
 }
 
+/* gunzip @in (or copy it if it is not gzip'd) into a malloc'd *@out. 0 or -errno. */
+static int gunzip(const char *in, size_t len, char **out, size_t *out_len)
+{
+	z_stream zs = { 0 };
+	size_t cap = len * 4 + 1024;
+	char *buf = malloc(cap), *n;
+	int rc = Z_OK;
+
+	if (!buf)
+		return -ENOMEM;
+	if (len < 2 || (unsigned char)in[0] != 0x1f || (unsigned char)in[1] != 0x8b) {
+		memcpy(buf, in, len);
+		*out = buf;
+		*out_len = len;
+		return 0;
+	}
+	if (inflateInit2(&zs, 15 + 16) != Z_OK) {
+		free(buf);
+		return -ENOMEM;
+	}
+	zs.next_in = (Bytef *)in;
+	zs.avail_in = len;
+	while (rc == Z_OK) {
+		if (zs.total_out == cap) {
+			if (cap >= 4 * (size_t)PUSH_MAX_FILE || !(n = realloc(buf, cap * 2))) {
+				rc = Z_MEM_ERROR;
+				break;
+			}
+			buf = n;
+			cap *= 2;
+		}
+		zs.next_out = (Bytef *)buf + zs.total_out;
+		zs.avail_out = cap - zs.total_out;
+		rc = inflate(&zs, Z_NO_FLUSH);
+	}
+	*out_len = zs.total_out;
+	inflateEnd(&zs);
+	if (rc != Z_STREAM_END) {
+		free(buf);
+		return rc == Z_MEM_ERROR ? -ENOMEM : -EINVAL;
+	}
+	*out = buf;
+	return 0;
+}
+
 /*
  * One request. 0: acknowledged; -EAGAIN: retry later; -EPROTO: dropped.
  * Called without mu; @budget_ms bounds it (the flush at stop).
  */
-static int send_one(struct pusher *p, const struct push_item *it, size_t i, uint64_t budget_ms)
+static int post(struct pusher *p, const char *url, const void *data, size_t len,
+		const char *what, uint64_t budget_ms)
 {
-	struct push_series s = { p->service, it->f[i].kind, p->host, HOTCOLD_VERSION,
-				 it->start_ms / 1000, (it->end_ms + 999) / 1000,
-				 strcmp(it->f[i].kind, "oncpu") ? 0 : p->rate_hz };
-	char url[PUSH_URL_MAX];
+	uint64_t tmo = budget_ms < p->timeout_ms ? budget_ms : p->timeout_ms;
 	enum push_cause cause;
 	curl_mime *mime;
 	curl_mimepart *part;
-	char *data = NULL;
-	size_t len = 0;
 	long status = 0;
 	CURLcode rc;
-	int err;
 
-	if (s.until_s <= s.from_s)	/* Pyroscope wants until > from */
-		s.until_s = s.from_s + 1;
-	err = read_profile(p, it->f[i].name, &data, &len);
-	if (err) {
-		pthread_mutex_lock(&p->mu);
-		if (err == -ENOENT)
-			p->stats.lost_retention++;
-		else
-			p->stats.lost_unreadable++;
-		pthread_mutex_unlock(&p->mu);
-		if (err != -ENOENT)
-			pr_warn("agent: push: cannot read '%s': %s\n", it->f[i].name, strerror(-err));
-		return err == -ENOMEM ? -EAGAIN : 0;
-	}
-	if (push_url(url, sizeof(url), p->url, &s) < 0) {
-		free(data);
-		return -EPROTO;
-	}
 	mime = curl_mime_init(p->curl);
 	part = curl_mime_addpart(mime);
 	curl_mime_name(part, "profile");
@@ -206,13 +232,10 @@ static int send_one(struct pusher *p, const struct push_item *it, size_t i, uint
 	curl_mime_data(part, data, len);
 	curl_easy_setopt(p->curl, CURLOPT_URL, url);
 	curl_easy_setopt(p->curl, CURLOPT_MIMEPOST, mime);
-	curl_easy_setopt(p->curl, CURLOPT_TIMEOUT_MS,
-			 (long)(budget_ms < p->timeout_ms ? budget_ms : p->timeout_ms));
-	curl_easy_setopt(p->curl, CURLOPT_CONNECTTIMEOUT_MS,
-			 (long)(budget_ms < p->timeout_ms ? budget_ms : p->timeout_ms));
+	curl_easy_setopt(p->curl, CURLOPT_TIMEOUT_MS, (long)tmo);
+	curl_easy_setopt(p->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)tmo);
 	rc = curl_easy_perform(p->curl);
 	curl_mime_free(mime);
-	free(data);
 	if (rc == CURLE_OK)
 		curl_easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
 	pthread_mutex_lock(&p->mu);
@@ -232,14 +255,14 @@ static int send_one(struct pusher *p, const struct push_item *it, size_t i, uint
 		cause = PUSH_HTTP_OTHER;
 	p->stats.failed[cause]++;
 	if (!push_cause_retried(cause)) {
-		p->stats.dropped++;
-		/* once per status: a misconfigured tenant must not flood the log */
 		long k = status - 100;
 
+		p->stats.dropped++;
+		/* once per status: a misconfigured tenant must not flood the log */
 		if (k >= 0 && k < 900 && !(p->warned_status[k / 64] & (1ull << (k % 64)))) {
 			p->warned_status[k / 64] |= 1ull << (k % 64);
 			pr_warn("agent: push: %s answered %ld for %s: dropped (logged once per status)\n",
-				p->url, status, it->f[i].name);
+				p->url, status, what);
 		}
 	} else if (p->attempt == 0) {
 		pr_warn("agent: push: %s: %s; retrying with backoff\n", p->url,
@@ -247,6 +270,70 @@ static int send_one(struct pusher *p, const struct push_item *it, size_t i, uint
 	}
 	pthread_mutex_unlock(&p->mu);
 	return push_cause_retried(cause) ? -EAGAIN : -EPROTO;
+}
+
+static void count_lost(struct pusher *p, const char *name, int err)
+{
+	pthread_mutex_lock(&p->mu);
+	if (err == -ENOENT)
+		p->stats.lost_retention++;
+	else
+		p->stats.lost_unreadable++;
+	pthread_mutex_unlock(&p->mu);
+	if (err != -ENOENT)
+		pr_warn("agent: push: cannot read '%s': %s\n", name, strerror(-err));
+}
+
+/*
+ * f[i] of @it, one request per service from it->next[i] on. 0: all done
+ * (sent or dropped); -EAGAIN: retry later from it->next[i].
+ */
+static int send_file(struct pusher *p, struct push_item *it, size_t i, uint64_t budget_ms)
+{
+	struct push_series s = { NULL, it->f[i].kind, p->host, HOTCOLD_VERSION,
+				 it->start_ms / 1000, (it->end_ms + 999) / 1000,
+				 strcmp(it->f[i].kind, "oncpu") ? 0 : p->rate_hz };
+	char url[PUSH_URL_MAX], *gz = NULL, *pb = NULL;
+	size_t gz_len = 0, pb_len = 0, nr = 0;
+	struct push_group *g = NULL;
+	struct pb_buf out;
+	int err;
+
+	if (s.until_s <= s.from_s)	/* Pyroscope wants until > from */
+		s.until_s = s.from_s + 1;
+	err = read_profile(p, it->f[i].name, &gz, &gz_len);
+	if (!err)
+		err = gunzip(gz, gz_len, &pb, &pb_len);
+	free(gz);
+	if (!err)
+		err = push_groups(pb, pb_len, &p->rules, p->service, &g, &nr);
+	if (err) {
+		free(pb);
+		if (err == -ENOMEM)
+			return -EAGAIN;
+		count_lost(p, it->f[i].name, err);
+		return 0;
+	}
+	pb_buf__init(&out);
+	for (; !err && it->next[i] < nr; it->next[i]++) {
+		s.service = g[it->next[i]].service;
+		pb_buf__reset(&out);
+		err = push_group_encode(pb, pb_len, &g[it->next[i]], &out);
+		if (err == -ENOMEM)
+			err = -EAGAIN;
+		if (!err && push_url(url, sizeof(url), p->url, &s) < 0)
+			err = -EPROTO;
+		if (!err)
+			err = post(p, url, out.data, out.len, it->f[i].name, budget_ms);
+		if (err == -EPROTO)	/* dropped and counted: the next service */
+			err = 0;
+		if (err)
+			break;
+	}
+	pb_buf__release(&out);
+	push_groups_free(g, nr);
+	free(pb);
+	return err;
 }
 
 static void write_cursor(struct pusher *p, int64_t start_ms)
@@ -298,17 +385,18 @@ static void *push_main(void *arg)
 		it = p->q[p->head];
 		budget_ms = p->stop ? (p->deadline_ns - now) / 1000000 + 1 : UINT64_MAX;
 		pthread_mutex_unlock(&p->mu);
+		err = 0;
 		/* kinds in order; one failing stops the interval (oldest first) */
 		for (size_t i = 0; i < it.nr; i++) {
 			if (it.done & (1u << i))
 				continue;
-			err = send_one(p, &it, i, budget_ms);
+			err = send_file(p, &it, i, budget_ms);
 			if (err == -EAGAIN)
 				break;
 			it.done |= 1u << i;
 		}
 		pthread_mutex_lock(&p->mu);
-		p->q[p->head].done = it.done;
+		p->q[p->head] = it;	/* what was sent: a retry goes on from there */
 		if (err == -EAGAIN) {
 			p->attempt++;
 			p->retry_ns = clock_mono_ns() + push_backoff_ms(p->attempt) * 1000000ull;
@@ -412,11 +500,18 @@ int pusher__start(struct pusher **out, const struct agent_config *c, struct stor
 	p->url = strdup(c->push);
 	if (gethostname(p->host, sizeof(p->host) - 1))
 		strcpy(p->host, "unknown");
-	p->service = strdup(c->push_service ? c->push_service : p->host);
+	p->service = c->push_service ? strdup(c->push_service) : NULL;
+	if (c->push_rules) {
+		char why[128];
+
+		err = push_rules_parse(c->push_rules, &p->rules, why, sizeof(why));
+		if (err)
+			pr_warn("agent: %s\n", why);
+	}
 	p->rate_hz = c->freq_hz;
 	p->timeout_ms = c->push_timeout_ns / 1000000;
 	p->flush_ns = c->push_flush_ns;
-	if (!p->url || !p->service)
+	if (!p->url || (c->push_service && !p->service))
 		err = -ENOMEM;
 	if (!err && c->push_token_file) {
 		err = read_secret(c->push_token_file, &tok);
@@ -455,8 +550,9 @@ int pusher__start(struct pusher **out, const struct agent_config *c, struct stor
 		return err;
 	}
 	p->started = true;
-	pr_info("agent: pushing to %s as service_name '%s': %zu intervals of the history to send\n",
-		p->url, p->service, p->nr - p->head);
+	pr_info("agent: pushing to %s, service_name %s%s: %zu intervals of the history to send\n",
+		p->url, p->service ? p->service : "by process name", p->rules.nr ? " and rules" : "",
+		p->nr - p->head);
 	*out = p;
 	return 0;
 }

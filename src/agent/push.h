@@ -86,6 +86,52 @@ int push_cursor_parse(const char *text, size_t len, int64_t *start_ms);
 /* The text for @start_ms into @buf; its length. */
 int push_cursor_format(int64_t start_ms, char *buf, size_t len);
 
+/* service names and splitting a pprof by service (push_split.c, pure) */
+
+#define PUSH_MAX_RULES 16
+#define PUSH_MAX_GROUPS 256	/* services per profile; the rest go to "other" */
+
+struct push_rules {
+	struct {
+		char comm[64];		/* a process name, or a prefix ending in '*' */
+		char service[64];
+	} rule[PUSH_MAX_RULES];
+	size_t nr;
+};
+
+struct push_sample {
+	size_t off, len;	/* a Sample message inside the pprof */
+};
+
+struct push_group {
+	char service[64];	/* as a label value (push_label_value) */
+	struct push_sample *samples;
+	size_t nr, cap;
+};
+
+struct pb_buf;
+
+/* @pattern (NAME, or PREFIX*) matches @comm? */
+bool push_rule_match(const char *pattern, const char *comm);
+/*
+ * The service of a process named @comm (NULL: unknown): the first rule that
+ * matches, else @fallback when set, else @comm itself ("unknown" if empty).
+ */
+const char *push_service_of(const struct push_rules *r, const char *comm, const char *fallback);
+/* "COMM=SERVICE, PREFIX*=SERVICE, ..." -> @r. 0, or -EINVAL/-E2BIG with @err. */
+int push_rules_parse(const char *text, struct push_rules *r, char *err, size_t errlen);
+/*
+ * Group the samples of the (uncompressed) pprof @pb by service, sorted by
+ * name: the order is the same at every retry. Free with push_groups_free().
+ * 0 or -errno (-EINVAL: not a protobuf).
+ */
+int push_groups(const void *pb, size_t len, const struct push_rules *r, const char *fallback,
+		struct push_group **out, size_t *nr);
+void push_groups_free(struct push_group *g, size_t nr);
+/* The pprof of one group: every field of @pb but the samples, then the group's. */
+int push_group_encode(const void *pb, size_t len, const struct push_group *grp,
+		      struct pb_buf *out);
+
 /* the pusher (push.c) */
 
 struct pusher;

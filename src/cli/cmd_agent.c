@@ -35,6 +35,7 @@ enum {
 	OPT_MAPS_AT_EXEC,
 	OPT_PUSH,
 	OPT_PUSH_SERVICE,
+	OPT_PUSH_RULES,
 	OPT_PUSH_TOKEN_FILE,
 	OPT_PUSH_BASIC_AUTH_FILE,
 	OPT_PUSH_TENANT,
@@ -87,7 +88,9 @@ static const struct cli_opt opts[] = {
 	{ { "push", required_argument, NULL, OPT_PUSH }, 0, "URL",
 	  "send every interval to a Pyroscope-compatible back end, e.g. http://pyroscope:4040" },
 	{ { "push-service", required_argument, NULL, OPT_PUSH_SERVICE }, 0, "NAME",
-	  "the service_name label of the pushed series (default: the host name)" },
+	  "service_name of processes no rule names (default: each process's name)" },
+	{ { "push-rules", required_argument, NULL, OPT_PUSH_RULES }, 0, "COMM=SVC[,...]",
+	  "service_name by process name, e.g. 'postgres*=db,nginx=web' (NAME*: a prefix)" },
 	{ { "push-token-file", required_argument, NULL, OPT_PUSH_TOKEN_FILE }, 0, "FILE",
 	  "send the token in FILE as Authorization: Bearer" },
 	{ { "push-basic-auth-file", required_argument, NULL, OPT_PUSH_BASIC_AUTH_FILE }, 0, "FILE",
@@ -137,6 +140,7 @@ static const char *key_of(int c)
 	case OPT_HTTP_TOKEN_FILE: return "http_token_file";
 	case OPT_PUSH: return "push";
 	case OPT_PUSH_SERVICE: return "push_service";
+	case OPT_PUSH_RULES: return "push_rules";
 	case OPT_PUSH_TOKEN_FILE: return "push_token_file";
 	case OPT_PUSH_BASIC_AUTH_FILE: return "push_basic_auth_file";
 	case OPT_PUSH_TENANT: return "push_tenant";

@@ -16,7 +16,9 @@ HP=$((PORT + 1))
 STUB=$(dirname "$0")/pyroscope_stub.py
 "$WL/split" 120 "$TMP/t" >/dev/null 2>&1 &
 wl=$!
-cleanup_hooks+=("kill $wl 2>/dev/null")
+"$WL/deep" 20 120 >/dev/null 2>&1 &
+wl2=$!
+cleanup_hooks+=("kill $wl $wl2 2>/dev/null")
 echo 's3cret-token' > "$TMP/token"
 chmod 600 "$TMP/token"
 printf 'Authorization: Bearer s3cret-token\nX-Scope-OrgID: team-a\n' > "$R/require"
@@ -33,8 +35,8 @@ start_stub() {
 	return 1
 }
 start_agent() {	# $1: log file
-	"$HOTCOLD" agent -o "$D" --interval 1s -F 49 --off-cpu -p $wl --http 127.0.0.1:$HP \
-		--push http://127.0.0.1:$PORT/ --push-service test-svc --push-token-file "$TMP/token" \
+	"$HOTCOLD" agent -o "$D" --interval 1s -F 49 --off-cpu -p $wl,$wl2 --http 127.0.0.1:$HP \
+		--push http://127.0.0.1:$PORT/ --push-rules 'spli*=test-svc' --push-token-file "$TMP/token" \
 		--push-tenant team-a --push-timeout 2s 2>"$1" &
 	ag=$!
 	cleanup_hooks+=("kill $ag 2>/dev/null")
@@ -113,21 +115,23 @@ for iv in idx:
     for f in iv["files"]:
         if f["format"] == "pprof":
             want[(iv["start_ms"] // 1000, f["kind"])] = (iv["start_ms"], iv["end_ms"])
-acks, errs, froms = {}, [], []
+acks, errs, froms, services = {}, [], [], set()
 for r in log:
     if r["status"] not in (200, 500, 400):
         errs.append("status %d: %s" % (r["status"], r.get("error")))
         continue
     l, k = r["labels"], r["labels"].get("kind")
     froms.append(r["from"])
-    if r["app"] != "test-svc." + k or l.get("service_name") != "test-svc" or \
+    svc = l.get("service_name")
+    if svc not in ("test-svc", "deep") or r["app"] != "%s.%s" % (svc, k) or \
        l.get("hostname") != host or l.get("hotcold_version") != "0.1.0":
         errs.append("labels %s" % r["name"])
+    services.add(svc)
     if r["headers"].get("X-Scope-OrgID") != "team-a":
         errs.append("tenant")
-    key = (r["from"], k)
-    if key in want:
-        s, e = want[key]
+    key = (r["from"], k, svc)
+    if key[:2] in want:
+        s, e = want[key[:2]]
         if r["until"] != max(math.ceil(e / 1000), s // 1000 + 1):
             errs.append("until %d for end %d" % (r["until"], e))
     if r["status"] == 200 or r["status"] == 400:
@@ -136,23 +140,37 @@ twice = [k for k, n in acks.items() if n > 1]
 # the oldest first: the stamps never go back (a retry repeats the same one)
 order = all(a <= b for a, b in zip(froms, froms[1:]))
 # what the history still lists, and the first restart's backlog, all acknowledged
-missing = [k for k in want if k not in acks]
-print(len(want), len(acks), len(twice), len(missing), int(order), len(errs))
+acked = {k[:2] for k in acks}
+missing = [k for k in want if k not in acked]
+print(len(want), len(acks), len(twice), len(missing), int(order), len(errs), len(services))
 for e in errs[:5] + ["missing %s" % (m,) for m in missing[:5]] + ["twice %s" % (t,) for t in twice[:5]]:
     print(e)
 PY
-read nw na ntw nmiss order nerr < <(head -1 "$TMP/check")
+read nw na ntw nmiss order nerr nsvc < <(head -1 "$TMP/check")
+[ "$nsvc" -eq 2 ] && ok "one series per service: test-svc (rule 'spli*'), deep (its name)" ||
+	bad "$nsvc services"
 [ "$nerr" -eq 0 ] && ok "every request valid: name, labels, tenant, until" || bad "$(tail -n +2 "$TMP/check")"
-[ "$ntw" -eq 0 ] && ok "no profile acknowledged twice across 3 runs" || bad "twice: $(tail -n +2 "$TMP/check")"
+[ "$ntw" -eq 0 ] && ok "no profile acknowledged twice across 3 runs ($na requests)" || bad "twice: $(tail -n +2 "$TMP/check")"
 [ "$nmiss" -eq 0 ] && ok "all $nw profiles of the history arrived" || bad "missing: $(tail -n +2 "$TMP/check")"
 [ "$order" -eq 1 ] && ok "requests oldest first" || bad "out of order"
 [ "$(count 400)" -eq 2 ] && ok "the 2 refused profiles were not retried" || bad "$(count 400) x 400"
 
 if command -v go >/dev/null; then
-	f=$(ls "$R"/p*-oncpu.pb.gz | tail -1)
-	raw=$(cd "$TMP" && HOME=$TMP GOCACHE=$TMP/gocache go tool pprof -raw "$f" 2>&1)
-	echo "$raw" | grep -q 'spin_alpha' && echo "$raw" | grep -q 'Mappings' &&
-		ok "go tool pprof -raw reads a pushed profile (spin_alpha, mappings)" ||
-		bad "go tool pprof: $(echo "$raw" | head -5)"
+	# the last oncpu profile of each service: only its own process's samples
+	for svc in test-svc deep; do
+		f=$(python3 -c 'import json,sys
+print([r["file"] for r in map(json.loads, open(sys.argv[1])) if r["status"] == 200 and
+       r["labels"]["kind"] == "oncpu" and r["labels"]["service_name"] == sys.argv[2]][-1])' \
+			"$R/log.jsonl" $svc)
+		cp "$f" "$TMP/$svc.pb.gz"
+		(cd "$TMP" && HOME=$TMP GOCACHE=$TMP/gocache go tool pprof -raw "$svc.pb.gz" > "$TMP/$svc.raw" 2>&1)
+	done
+	grep -q 'spin_alpha' "$TMP/test-svc.raw" && grep -q 'Mappings' "$TMP/test-svc.raw" &&
+		! grep -q 'comm:\[deep\]' "$TMP/test-svc.raw" &&
+		ok "go tool pprof -raw: test-svc has spin_alpha and mappings, no deep samples" ||
+		bad "test-svc pprof: $(head -5 "$TMP/test-svc.raw")"
+	grep -q 'comm:\[deep\]' "$TMP/deep.raw" && ! grep -q 'comm:\[split\]' "$TMP/deep.raw" &&
+		ok "go tool pprof -raw: deep has only deep's samples" ||
+		bad "deep pprof: $(grep -m3 comm "$TMP/deep.raw")"
 fi
 finish

@@ -181,7 +181,7 @@ static struct push_group *group_for(struct push_group **g, size_t *nr, size_t *c
 	for (size_t i = 0; i < *nr; i++)
 		if (!strcmp((*g)[i].service, name))
 			return &(*g)[i];
-	if (*nr == PUSH_MAX_GROUPS - 1 && strcmp(name, "other"))
+	if (*nr >= PUSH_MAX_GROUPS - 1 && strcmp(name, "other"))
 		return group_for(g, nr, cap, "other");	/* the last slot: everything else */
 	if (*nr == *cap) {
 		size_t c = *cap ? 2 * *cap : 8;

@@ -203,7 +203,7 @@ static void push_keys_are_checked_where_they_are_used(void **state)
 	assert_int_equal(agent_config_set(&c, "push_service", "two words", err, sizeof(err)),
 			 -EINVAL);
 	assert_int_equal(agent_config_set(&c, "push_rules", "postgres", err, sizeof(err)), -EINVAL);
-	assert_int_equal(agent_config_set(&c, "push_timeout", "10ms", err, sizeof(err)), -EINVAL);
+	assert_int_equal(agent_config_set(&c, "push_timeout", "10ms", err, sizeof(err)), -ERANGE);
 	assert_string_equal(c.push, "https://pyro.example:4040");	/* unchanged */
 	agent_config_release(&c);
 }

@@ -173,4 +173,28 @@ print([r["file"] for r in map(json.loads, open(sys.argv[1])) if r["status"] == 2
 		ok "go tool pprof -raw: deep has only deep's samples" ||
 		bad "deep pprof: $(grep -m3 comm "$TMP/deep.raw")"
 fi
+
+# ---- retention deletes intervals not yet sent: counted as lost, the rest go
+kill $stub; wait $stub 2>/dev/null
+R2=$TMP/recv2
+mkdir -p "$R2"
+"$HOTCOLD" agent -o "$TMP/hist2" --interval 1s -F 49 -p $wl --max-intervals 2 --http 127.0.0.1:$HP \
+	--push http://127.0.0.1:$PORT --push-timeout 1s 2>"$TMP/a4.err" &
+ag=$!
+cleanup_hooks+=("kill $ag 2>/dev/null")
+wait_log 'agent: interval 5:' 30 "$TMP/a4.err" || bad "retention run: no 5 intervals"
+python3 "$STUB" $PORT "$R2" &
+stub=$!
+cleanup_hooks+=("kill $stub 2>/dev/null")
+n0=$(grep -c 'agent: interval' "$TMP/a4.err")
+wait_log "agent: interval $((n0 + 4)):" 30 "$TMP/a4.err"	# backoff <= 4 s, then 1 interval more
+curl -s http://127.0.0.1:$HP/metrics > "$TMP/metrics2"
+stop_agent
+lost=$(awk '/^hotcold_push_lost_total\{reason="retention"\}/ { print $2 }' "$TMP/metrics2")
+deleted=$(awk '/^hotcold_store_deleted_total/ { print $2 }' "$TMP/metrics2")
+# every interval deleted before the receiver came up had its oncpu pprof queued
+[ "${lost:-0}" -ge 3 ] && ok "retention: $lost profiles lost before sent ($deleted intervals deleted)" ||
+	bad "lost ${lost:-none}, deleted ${deleted:-none}: $(grep push_ "$TMP/metrics2" | grep -v '#')"
+sent=$(grep -c '"status": 200' "$R2/log.jsonl" 2>/dev/null)
+[ "${sent:-0}" -ge 2 ] && ok "retention: the $sent kept ones still arrived" || bad "retention: sent ${sent:-0}"
 finish

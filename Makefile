@@ -7,7 +7,7 @@ VMLINUX_H ?= vmlinux/$(ARCH)/vmlinux.h
 CLANG    ?= clang
 BPFTOOL  ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 CC       ?= cc
-PKGS     := libbpf libelf zlib libdw libmicrohttpd liblzma capstone
+PKGS     := libbpf libelf zlib libdw libmicrohttpd liblzma capstone libcurl
 # -Werror by default and in CI (the default, fortified -O2 and -O1 builds must
 # all be clean); WERROR=0 for a distribution building with a newer compiler,
 # whose new warnings should not fail a package build.

@@ -19,6 +19,9 @@
 # alike (each also sees the other as one more process). BPF rows are per
 # agent: each has its own programs.
 #
+# AGENT_EXTRA_<i>: more flags for the i-th binary only (from 0), e.g. the same
+# binary twice with AGENT_EXTRA_1='--push URL' compares pushing with not.
+#
 # usage: sudo bench/agent.sh [DURATION_S (default 180)] [INTERVAL_S (default 30)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,7 +45,8 @@ ags=()
 for i in "${!BINS[@]}"; do
 	port=$((20000 + RANDOM % 20000))
 	echo "$port" > "$TMP/port.$i"
-	"${BINS[$i]}" agent -o "$TMP/hist.$i" --interval "${IV}s" -F 19 $FLAGS --bpf-stats \
+	extra=AGENT_EXTRA_$i
+	"${BINS[$i]}" agent -o "$TMP/hist.$i" --interval "${IV}s" -F 19 $FLAGS ${!extra-} --bpf-stats \
 		--http 127.0.0.1:$port 2>"$TMP/agent.$i.err" &
 	ags+=($!)
 	pids+=($!)
@@ -79,7 +83,8 @@ for i in "${!BINS[@]}"; do
 		'BEGIN { printf "%.3f", 100 * (b - a) / hz / (t1 - t0) }')
 	rss=$(awk '{ printf "%.1f", $1 / 1024 }' "$TMP/rss.$i")
 	hwm=$(awk '{ printf "%.1f", $1 / 1024 }' "$TMP/hwm.$i")
-	echo "| ${BINS[$i]} | $cpu | $rss / $hwm | $(grep -c 'agent: interval' "$TMP/agent.$i.err") |"
+	extra=AGENT_EXTRA_$i
+	echo "| ${BINS[$i]} ${!extra-} | $cpu | $rss / $hwm | $(grep -c 'agent: interval' "$TMP/agent.$i.err") |"
 done
 echo
 for i in "${!BINS[@]}"; do

@@ -5,8 +5,7 @@
 
 #include "cli/cmd.h"
 #include "util/compiler.h"
-
-#define HOTCOLD_VERSION "0.1.0"
+#include "util/version.h"
 
 struct cmd {
 	const char *name;

@@ -21,6 +21,7 @@ PKGS=(
 	liblzma-dev		# MiniDebugInfo: xz-compressed symbols in .gnu_debugdata
 	libdebuginfod-dev	# debug files by build-id from DEBUGINFOD_URLS servers (header; .so.1 dlopen()ed)
 	libcapstone-dev		# disassembly for hotcold annotate
+	libcurl4-openssl-dev	# the agent pushing to Pyroscope (hotcold agent --push): HTTP(S), multipart
 )
 TEST_PKGS=(
 	python3			# JSON output checks in the integration tests

@@ -14,6 +14,7 @@
 
 #include "agent/http.h"
 #include "agent/metrics.h"
+#include "agent/push.h"
 #include "agent/split.h"
 #include "agent/store.h"
 #include "record/session.h"
@@ -43,6 +44,7 @@ struct agent {
 	struct session *s;
 	struct store *st;
 	struct http *http;
+	struct pusher *push;	/* NULL: no push */
 	struct metrics m;
 	int64_t start_ms;	/* interval start, Unix ms */
 	uint64_t start_ns;	/* the same, monotonic */
@@ -211,6 +213,9 @@ static int agent_rotate(struct agent *a, bool partial)
 	if (!err) {
 		http__lock(a->http);	/* the web view's threads read the store */
 		err = store__write(a->st, a->start_ms, end_ms, partial, so.blobs, so.nr);
+		if (!err && a->push && store__nr(a->st) &&
+		    store__get(a->st, store__nr(a->st) - 1)->start_ms == a->start_ms)
+			pusher__notify(a->push, store__get(a->st, store__nr(a->st) - 1));
 		http__unlock(a->http);
 	} else {
 		pr_warn("agent: cannot encode the interval: %s\n", strerror(-err));
@@ -242,6 +247,8 @@ static int agent_rotate(struct agent *a, bool partial)
 	a->slowest_what = NULL;
 	a->slowest_ns = 0;
 	metrics_update(&a->m, a->s, &c, a->st, (end_ns - a->start_ns) / 1e9);
+	if (a->push)
+		pusher__stats(a->push, &a->m.push);
 	http__unlock(a->http);
 	metrics_log(&a->m);
 	a->start_ms = end_ms;
@@ -394,12 +401,20 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 		if (err)
 			goto out;
 	}
+	if (c->push) {
+		err = pusher__start(&a->push, c, a->st);
+		if (err)
+			goto out;
+		a->m.push_enabled = true;
+	}
 	a->start_ms = clock_unix_ms();
 	a->start_ns = clock_mono_ns();
 	pr_info("agent: writing every %.3f s to '%s'\n", c->interval_ns / 1e9, c->dir);
 	agent_warm_symbols(a);	/* in the first interval, before its loop: not in its naming */
 	err = agent_loop(a, reload, arg);
 out:
+	/* after the partial interval is queued: the flush is bounded by push_flush */
+	pusher__stop(a->push);
 	http__stop(a->http);
 	session__close(a->s, NULL);
 	store__free(a->st);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/push.h"
 #include "cli/parse.h"
 #include "record/opts.h"
 #include "util/compiler.h"
@@ -15,7 +16,8 @@
 #define CONFIG_MAX_LINE 4096
 
 enum key_type { K_PATH, K_DURATION, K_HZ, K_BOOL, K_PIDS, K_COUNT, K_SIZE, K_ADDR, K_CGROUPS,
-		K_COMMS, K_LABEL };
+		K_COMMS, K_LABEL, K_URL, K_WORD,
+		K_PUSH_RULES };
 
 struct key_desc {
 	const char *name;
@@ -48,6 +50,15 @@ static const struct key_desc keys[] = {
 	{ "bpf_stats", K_BOOL, F(bpf_stats), 0, 0 },
 	{ "maps_at_exec", K_BOOL, F(maps_at_exec), 0, 0 },
 	{ "label", K_LABEL, F(label_cmdline), 0, 0 },
+	{ "push", K_URL, F(push), 0, 0 },
+	{ "push_service", K_WORD, F(push_service), 0, 0 },
+	{ "push_rules", K_PUSH_RULES, F(push_rules), 0, 0 },
+	{ "push_token_file", K_PATH, F(push_token_file), 0, 0 },
+	{ "push_basic_auth_file", K_PATH, F(push_basic_auth_file), 0, 0 },
+	{ "push_tenant", K_WORD, F(push_tenant), 0, 0 },
+	{ "push_ca_file", K_PATH, F(push_ca_file), 0, 0 },
+	{ "push_timeout", K_DURATION, F(push_timeout_ns), SEC / 10, 600 * SEC },
+	{ "push_flush", K_DURATION, F(push_flush_ns), 0, 30 * SEC },
 };
 #undef F
 
@@ -67,6 +78,9 @@ void agent_config_init(struct agent_config *c)
 	c->max_stacks = 65536;
 	c->keep.max_age_ns = 7 * 24 * 3600 * SEC;
 	c->keep.max_bytes = 1ull << 30;
+	c->push_timeout_ns = 10 * SEC;
+	/* at exit, past the 1 s the signal allows: a bounded extra for the last interval */
+	c->push_flush_ns = 2 * SEC;
 }
 
 void agent_config_release(struct agent_config *c)
@@ -75,6 +89,13 @@ void agent_config_release(struct agent_config *c)
 	free(c->pids);
 	free(c->http);
 	free(c->http_token_file);
+	free(c->push);
+	free(c->push_service);
+	free(c->push_rules);
+	free(c->push_token_file);
+	free(c->push_basic_auth_file);
+	free(c->push_tenant);
+	free(c->push_ca_file);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -137,6 +158,23 @@ static int replace_str(char **field, const char *value)
 }
 
 /*
+ * Printable ASCII without spaces: the value goes into an HTTP header or a
+ * request line, where a newline would forge another. A URL also needs its
+ * scheme and no query (push.c appends one).
+ */
+static int check_word(const char *v, bool url)
+{
+	if (!*v || strlen(v) > 1024)
+		return -EINVAL;
+	for (const char *p = v; *p; p++)
+		if (*p <= ' ' || *p > '~' || (url && (*p == '?' || *p == '#')))
+			return -EINVAL;
+	if (url && strncmp(v, "http://", 7) && strncmp(v, "https://", 8))
+		return -EINVAL;
+	return 0;
+}
+
+/*
  * "a,b,c" -> rules of one kind, replacing that kind's earlier ones (like
  * pids). Returns 0 or the first rule's error (-EINVAL, -ENOENT, -ENOTDIR,
  * -E2BIG).
@@ -191,6 +229,16 @@ static int set_typed(struct agent_config *c, const struct key_desc *k, const cha
 	case K_ADDR:
 		err = check_addr(v);
 		return err ? err : replace_str(field, v);
+	case K_PUSH_RULES: {
+		struct push_rules r;
+		char why[128];
+
+		return push_rules_parse(v, &r, why, sizeof(why)) ? -EINVAL : replace_str(field, v);
+	}
+	case K_URL:
+	case K_WORD:
+		err = check_word(v, k->type == K_URL);
+		return err ? err : replace_str(field, v);
 	case K_DURATION:
 		err = parse_duration_ns(v, SEC, k->min, k->max, &x);
 		break;
@@ -239,6 +287,9 @@ static const char *type_hint(enum key_type t)
 	case K_COUNT: return "a count";
 	case K_SIZE: return "a size such as 512M, 2G";
 	case K_ADDR: return "ADDR:PORT, e.g. 127.0.0.1:8080";
+	case K_URL: return "an http:// or https:// URL without query, e.g. http://pyroscope:4040";
+	case K_WORD: return "printable characters without spaces";
+	case K_PUSH_RULES: return "COMM=SERVICE or PREFIX*=SERVICE, comma-separated (at most 16)";
 	default: return "a path";
 	}
 }

@@ -46,6 +46,16 @@ struct agent_config {
 	bool bpf_stats;		/* enable kernel.bpf_stats while running */
 	bool maps_at_exec;	/* read every new image's maps at exec (short processes named) */
 	bool label_cmdline;	/* label = cmdline: roots by command line (record/labels.h) */
+	/* push.h: a Pyroscope-compatible back end; all malloc'd, NULL: unset */
+	char *push;		/* base URL, e.g. http://pyroscope:4040; NULL: no push */
+	char *push_service;	/* service_name of what no rule names; NULL: the process name */
+	char *push_rules;	/* "COMM=SERVICE, PREFIX*=SERVICE" (push.h) */
+	char *push_token_file;	/* bearer token */
+	char *push_basic_auth_file;	/* "user:password" */
+	char *push_tenant;	/* X-Scope-OrgID */
+	char *push_ca_file;	/* CA bundle for https */
+	uint64_t push_timeout_ns;	/* connect and whole request */
+	uint64_t push_flush_ns;	/* at exit: how long to keep sending */
 };
 
 /* Defaults: dir /var/lib/hotcold, 60 s, 19 Hz on-CPU only, 7 days, 1 GiB. */

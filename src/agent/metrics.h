@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "agent/push.h"
 #include "agent/store.h"
 #include "record/session.h"
 
@@ -64,6 +65,9 @@ struct metrics {
 	/* the store */
 	struct store_stats store;
 	uint64_t store_intervals;
+	/* push.h: refreshed by the agent each interval when pushing */
+	bool push_enabled;
+	struct push_stats push;
 };
 
 /* Refresh everything from the process, @s (last interval's counts in @c) and @st. */

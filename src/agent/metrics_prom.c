@@ -76,6 +76,28 @@ static void write_progs(const struct metrics *m, FILE *out)
 			(unsigned long long)m->progs[i].run_cnt);
 }
 
+static void write_push(const struct push_stats *p, FILE *out)
+{
+	one(out, "push_sent_total", "counter", "Profiles acknowledged by the push back end.",
+	    p->sent);
+	one(out, "push_sent_bytes_total", "counter", "Profile bytes acknowledged.", p->sent_bytes);
+	head(out, "push_failed_total", "counter",
+	     "Push requests failed, by cause (http_4xx and http_other are dropped, the rest retried).");
+	for (int c = 0; c < PUSH_CAUSE_NR; c++)
+		fprintf(out, "hotcold_push_failed_total{cause=\"%s\"} %llu\n", push_cause_name(c),
+			(unsigned long long)p->failed[c]);
+	one(out, "push_dropped_total", "counter", "Profiles given up: refused by the back end.",
+	    p->dropped);
+	head(out, "push_lost_total", "counter", "Profiles never sent, by reason.");
+	fprintf(out, "hotcold_push_lost_total{reason=\"retention\"} %llu\n",
+		(unsigned long long)p->lost_retention);
+	fprintf(out, "hotcold_push_lost_total{reason=\"unreadable\"} %llu\n",
+		(unsigned long long)p->lost_unreadable);
+	one(out, "push_backlog_intervals", "gauge", "Intervals not yet acknowledged.", p->backlog);
+	one(out, "push_backlog_age_seconds", "gauge",
+	    "Age of the oldest interval not yet acknowledged (0: none).", p->backlog_age_s);
+}
+
 int metrics_write_prometheus(const struct metrics *m, FILE *out)
 {
 	uint64_t capped, skipped;
@@ -154,6 +176,8 @@ int metrics_write_prometheus(const struct metrics *m, FILE *out)
 	    m->store.ignored_files);
 	one(out, "store_index_errors_total", "counter", "index.jsonl could not be rewritten.",
 	    m->store.index_errors);
+	if (m->push_enabled)
+		write_push(&m->push, out);
 	fflush(out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -34,6 +34,15 @@ enum {
 	OPT_COUNTERS,
 	OPT_MAPS_AT_EXEC,
 	OPT_LABEL,
+	OPT_PUSH,
+	OPT_PUSH_SERVICE,
+	OPT_PUSH_RULES,
+	OPT_PUSH_TOKEN_FILE,
+	OPT_PUSH_BASIC_AUTH_FILE,
+	OPT_PUSH_TENANT,
+	OPT_PUSH_CA_FILE,
+	OPT_PUSH_TIMEOUT,
+	OPT_PUSH_FLUSH,
 };
 
 static const struct cli_opt opts[] = {
@@ -79,6 +88,24 @@ static const struct cli_opt opts[] = {
 	  "enable kernel BPF run-time statistics for the metrics" },
 	{ { "maps-at-exec", no_argument, NULL, OPT_MAPS_AT_EXEC }, 0, NULL,
 	  "read each new program's maps at exec, so processes living milliseconds are named" },
+	{ { "push", required_argument, NULL, OPT_PUSH }, 0, "URL",
+	  "send every interval to a Pyroscope-compatible back end, e.g. http://pyroscope:4040" },
+	{ { "push-service", required_argument, NULL, OPT_PUSH_SERVICE }, 0, "NAME",
+	  "service_name of processes no rule names (default: each process's name)" },
+	{ { "push-rules", required_argument, NULL, OPT_PUSH_RULES }, 0, "COMM=SVC[,...]",
+	  "service_name by process name, e.g. 'postgres*=db,nginx=web' (NAME*: a prefix)" },
+	{ { "push-token-file", required_argument, NULL, OPT_PUSH_TOKEN_FILE }, 0, "FILE",
+	  "send the token in FILE as Authorization: Bearer" },
+	{ { "push-basic-auth-file", required_argument, NULL, OPT_PUSH_BASIC_AUTH_FILE }, 0, "FILE",
+	  "basic auth with USER:PASSWORD read from FILE" },
+	{ { "push-tenant", required_argument, NULL, OPT_PUSH_TENANT }, 0, "ID",
+	  "X-Scope-OrgID header (multi-tenant Pyroscope)" },
+	{ { "push-ca-file", required_argument, NULL, OPT_PUSH_CA_FILE }, 0, "FILE",
+	  "CA certificates to verify an https back end" },
+	{ { "push-timeout", required_argument, NULL, OPT_PUSH_TIMEOUT }, 0, "DUR",
+	  "connect and request timeout (default 10s)" },
+	{ { "push-flush", required_argument, NULL, OPT_PUSH_FLUSH }, 0, "DUR",
+	  "at exit, keep sending for at most DUR (default 2s; 0: not at all)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "more diagnostics" },
 	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only warnings and errors" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
@@ -115,6 +142,15 @@ static const char *key_of(int c)
 	case OPT_LABEL: return "label";
 	case OPT_HTTP: return "http";
 	case OPT_HTTP_TOKEN_FILE: return "http_token_file";
+	case OPT_PUSH: return "push";
+	case OPT_PUSH_SERVICE: return "push_service";
+	case OPT_PUSH_RULES: return "push_rules";
+	case OPT_PUSH_TOKEN_FILE: return "push_token_file";
+	case OPT_PUSH_BASIC_AUTH_FILE: return "push_basic_auth_file";
+	case OPT_PUSH_TENANT: return "push_tenant";
+	case OPT_PUSH_CA_FILE: return "push_ca_file";
+	case OPT_PUSH_TIMEOUT: return "push_timeout";
+	case OPT_PUSH_FLUSH: return "push_flush";
 	default: return NULL;
 	}
 }

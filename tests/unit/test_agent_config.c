@@ -194,6 +194,37 @@ static void a_file_with_nul_bytes_is_not_text(void **state)
 	agent_config_release(&c);
 }
 
+static void push_keys_are_checked_where_they_are_used(void **state)
+{
+	struct agent_config c;
+	char err[256];
+
+	(void)state;
+	agent_config_init(&c);
+	assert_int_equal(parse_text(&c, "push = https://pyro.example:4040\npush_service = api-1\n"
+				    "push_rules = postgres*=db, nginx=web\npush_tenant = team-a\n"
+				    "push_token_file = /etc/hotcold/push.token\npush_timeout = 5s\n"
+				    "push_flush = 0\n", err, sizeof(err)), 0);
+	assert_string_equal(c.push, "https://pyro.example:4040");
+	assert_string_equal(c.push_service, "api-1");
+	assert_string_equal(c.push_rules, "postgres*=db, nginx=web");
+	assert_string_equal(c.push_tenant, "team-a");
+	assert_int_equal(c.push_timeout_ns, 5000000000ull);
+	assert_int_equal(c.push_flush_ns, 0);
+	/* a URL with a scheme and no query: push.c appends the query */
+	assert_int_equal(agent_config_set(&c, "push", "pyro:4040", err, sizeof(err)), -EINVAL);
+	assert_int_equal(agent_config_set(&c, "push", "http://p/?x=1", err, sizeof(err)), -EINVAL);
+	/* a newline in a header value would forge another header */
+	assert_int_equal(agent_config_set(&c, "push_tenant", "a\r\nX-Evil: 1", err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(agent_config_set(&c, "push_service", "two words", err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(agent_config_set(&c, "push_rules", "postgres", err, sizeof(err)), -EINVAL);
+	assert_int_equal(agent_config_set(&c, "push_timeout", "10ms", err, sizeof(err)), -ERANGE);
+	assert_string_equal(c.push, "https://pyro.example:4040");	/* unchanged */
+	agent_config_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +236,7 @@ int main(void)
 		cmocka_unit_test(out_of_range_values_are_rejected),
 		cmocka_unit_test(sizes_take_binary_suffixes),
 		cmocka_unit_test(a_file_with_nul_bytes_is_not_text),
+		cmocka_unit_test(push_keys_are_checked_where_they_are_used),
 	};
 
 	return cmocka_run_group_tests_name("agent_config", tests, NULL, NULL);

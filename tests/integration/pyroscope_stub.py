@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+# A stand-in for Grafana Pyroscope's HTTP ingest API, written from its
+# documentation (grafana.com/docs/pyroscope, "Server HTTP API": POST /ingest,
+# query name/from/until/format/sampleRate/spyName/units/aggregationType, the
+# pprof as the multipart form part "profile"; X-Scope-OrgID for the tenant).
+# It is NOT Pyroscope: it checks the request strictly, keeps each profile and
+# answers as told. Loopback only.
+#
+#   pyroscope_stub.py PORT OUTDIR
+#
+# OUTDIR/mode (re-read per request): "200", or "CODE N" = answer CODE to the
+# next N valid requests, then 200 (the count is kept in OUTDIR/mode).
+# OUTDIR/require: optional lines "Header: value" every request must carry (else 401).
+# OUTDIR/log.jsonl: one line per request: status, name, app, labels, from,
+# until, params, bytes, file (the profile as received), error.
+import email.parser
+import gzip
+import http.server
+import json
+import os
+import re
+import sys
+import urllib.parse
+
+PORT, OUT = int(sys.argv[1]), sys.argv[2]
+KNOWN = {"name", "from", "until", "format", "sampleRate", "spyName", "units", "aggregationType"}
+NAME = re.compile(r"^([A-Za-z0-9_.:/-]+)\{((?:[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_.:/-]+)"
+                  r"(?:,[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_.:/-]+)*)?\}$")
+seq = 0
+
+
+def mode_answer():
+    path = os.path.join(OUT, "mode")
+    try:
+        words = open(path).read().split()
+    except FileNotFoundError:
+        return 200
+    if len(words) == 2 and int(words[1]) > 0:
+        with open(path + ".tmp", "w") as f:
+            f.write("%s %d\n" % (words[0], int(words[1]) - 1))
+        os.rename(path + ".tmp", path)
+        return int(words[0])
+    return 200 if len(words) == 2 else int(words[0])
+
+
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def answer(self, status, rec):
+        rec["status"] = status
+        with open(os.path.join(OUT, "log.jsonl"), "a") as f:
+            f.write(json.dumps(rec) + "\n")
+        body = (rec.get("error") or "ok").encode() + b"\n"
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        self.answer(405, {"error": "GET"})
+
+    def do_POST(self):
+        global seq
+        n = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(n)
+        rec = {"headers": {k: v for k, v in self.headers.items()
+                           if k.lower() in ("authorization", "x-scope-orgid", "user-agent")}}
+        u = urllib.parse.urlsplit(self.path)
+        if u.path != "/ingest":
+            return self.answer(404, dict(rec, error="path " + u.path))
+        try:
+            q = urllib.parse.parse_qs(u.query, keep_blank_values=True, strict_parsing=True)
+        except ValueError as e:
+            return self.answer(400, dict(rec, error="query: %s" % e))
+        if set(q) - KNOWN or any(len(v) != 1 for v in q.values()):
+            return self.answer(400, dict(rec, error="query keys %s" % sorted(q)))
+        q = {k: v[0] for k, v in q.items()}
+        rec["params"] = q
+        m = NAME.match(q.get("name", ""))
+        if not m:
+            return self.answer(400, dict(rec, error="name %r" % q.get("name")))
+        rec["name"], rec["app"] = q["name"], m.group(1)
+        rec["labels"] = dict(kv.split("=", 1) for kv in (m.group(2) or "").split(",") if kv)
+        if q.get("format") != "pprof":
+            return self.answer(400, dict(rec, error="format %r" % q.get("format")))
+        if not re.fullmatch(r"\d+", q.get("from", "")) or not re.fullmatch(r"\d+", q.get("until", "")):
+            return self.answer(400, dict(rec, error="from/until not integers"))
+        rec["from"], rec["until"] = int(q["from"]), int(q["until"])
+        if rec["until"] < rec["from"]:
+            return self.answer(400, dict(rec, error="until < from"))
+        try:
+            for line in open(os.path.join(OUT, "require")):
+                k, v = line.rstrip("\n").split(": ", 1)
+                if self.headers.get(k) != v:
+                    return self.answer(401, dict(rec, error="header " + k))
+        except FileNotFoundError:
+            pass
+        ctype = self.headers.get("Content-Type", "")
+        if not ctype.startswith("multipart/form-data"):
+            return self.answer(400, dict(rec, error="content type " + ctype))
+        msg = email.parser.BytesParser().parsebytes(b"Content-Type: " + ctype.encode() + b"\r\n\r\n" + body)
+        parts = {p.get_param("name", header="content-disposition"): p.get_payload(decode=True)
+                 for p in (msg.get_payload() if msg.is_multipart() else [])}
+        if "profile" not in parts or not parts["profile"]:
+            return self.answer(400, dict(rec, error="no multipart part 'profile': %s" % sorted(parts)))
+        data = parts["profile"]
+        raw = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+        # a pprof Profile starts with field 1 (sample_type, length-delimited): tag 0x0a
+        if raw[:1] != b"\x0a":
+            return self.answer(400, dict(rec, error="not a pprof"))
+        status = mode_answer()
+        seq += 1
+        path = os.path.join(OUT, "p%04d-%s.pb.gz" % (seq, rec["labels"].get("kind", "x")))
+        with open(path, "wb") as f:
+            f.write(data)
+        rec.update(file=path, bytes=len(data))
+        self.answer(status, rec)
+
+
+http.server.ThreadingHTTPServer(("127.0.0.1", PORT), H).serve_forever()

@@ -128,12 +128,16 @@ ASAN_FLAGS    := -fsanitize=address,undefined -fno-sanitize-recover=all
 # `make test` runs without -j (tools/quickstart.sh): build these trees in parallel anyway
 SUBMAKE       := $(MAKE) --no-print-directory -j$(shell nproc 2>/dev/null || echo 2)
 
+# HARDENED_MAIN=1 (tools/quickstart.sh test): the main tree is already built
+# with these flags and every test runs it, so the -O2 tree is not built twice.
 check-hardened:
 	$(Q)command -v dpkg-buildflags >/dev/null || { echo "check-hardened: needs dpkg-buildflags (dpkg-dev)" >&2; exit 1; }
+ifneq ($(HARDENED_MAIN),1)
 	$(Q)echo "check-hardened: dpkg-buildflags, _FORTIFY_SOURCE=3, -O2 in $(HARD_O)"
 	$(Q)$(SUBMAKE) O=$(HARD_O) CFLAGS="$(HARD_CFLAGS)" LDFLAGS="$(HARD_LDFLAGS)" \
 		CPPFLAGS="$(HARD_CPPFLAGS) -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=3" check-unit check-golden
 	$(Q)tests/integration/run.sh $(HARD_O)/hotcold t_agent_restart
+endif
 	$(Q)echo "check-hardened: dpkg-buildflags, _FORTIFY_SOURCE=2, -O1 in $(HARD_O1)"
 	$(Q)$(SUBMAKE) O=$(HARD_O1) CFLAGS="$(subst -O2,-O1,$(HARD_CFLAGS))" \
 		LDFLAGS="$(HARD_LDFLAGS)" CPPFLAGS="$(HARD_CPPFLAGS)" check-unit

@@ -77,7 +77,7 @@ test)
 	eval "$(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --export=sh)"
 	export CPPFLAGS="$CPPFLAGS -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=3"
 	make -j"$jobs" all workloads >&2
-	make test
+	make test HARDENED_MAIN=1
 	;;
 *)
 	echo "usage: $0 profile|test" >&2

@@ -180,7 +180,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 			o->per_process = true;
 			break;
 		case 'v':
-			log_set_level(LOG_DEBUG);
+			log_more_verbose();
 			break;
 		case 'q':
 			log_set_level(LOG_WARN);
@@ -228,6 +228,10 @@ int cmd_stat(int argc, char **argv)
 	if (ret) {
 		free(o.pids);
 		return ret < 0 ? EXIT_OK : ret;
+	}
+	if (cli_need_bpf()) {
+		free(o.pids);
+		return EXIT_RUNTIME;
 	}
 	/* a bad -o fails now, not after the whole count */
 	err = outfile_check(o.output);

@@ -12,6 +12,7 @@
 #include "record/opts.h"
 #include "record/session.h"
 #include "util/log.h"
+#include "util/suggest.h"
 
 enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_JSON, OPT_SORT, OPT_MIN_WAIT };
 
@@ -114,8 +115,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			pr_warn("locks: option '%s' needs a value\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			pr_warn("locks: unknown option '%s'\n", argv[optind - 1]);
-			usage(stderr);
+			suggest__unknown_option("locks", argv[optind - 1], longopts);
 			return EXIT_USAGE;
 		}
 	}

@@ -13,6 +13,7 @@
 #include "record/session.h"
 #include "util/compiler.h"
 #include "util/log.h"
+#include "util/suggest.h"
 
 enum {
 	OPT_USER_ONLY = 256,
@@ -138,7 +139,7 @@ static void record_usage(FILE *f)
 static int bad_value(const char *opt, const char *val, int err)
 {
 	pr_warn("record: invalid value '%s' for %s: %s\n", val, opt,
-		err == -ERANGE ? "out of range" : "not a valid value");
+		parse_strerror(err));
 	return EXIT_USAGE;
 }
 
@@ -297,8 +298,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			pr_warn("record: option '%s' needs a value\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			pr_warn("record: unknown option '%s'\n", argv[optind - 1]);
-			record_usage(stderr);
+			suggest__unknown_option("record", argv[optind - 1], longopts);
 			return EXIT_USAGE;
 		}
 	}

@@ -19,6 +19,7 @@
 #include "output/outfile.h"
 #include "util/compiler.h"
 #include "util/log.h"
+#include "util/suggest.h"
 
 enum {
 	OPT_JSON = 256,
@@ -96,24 +97,8 @@ static void stat_usage(FILE *f)
 static int bad_value(const char *opt, const char *val, int err)
 {
 	pr_warn("stat: invalid value '%s' for %s: %s\n", val, opt,
-		err == -ERANGE ? "out of range" : "not a valid value");
+		parse_strerror(err));
 	return EXIT_USAGE;
-}
-
-/* A finite decimal number in [min, max], nothing after it. */
-static int parse_double(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || *end || errno == ERANGE || !isfinite(v))
-		return -EINVAL;
-	if (v < min || v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
 }
 
 static int parse_one(int c, const char *arg, struct stat_opts *o)
@@ -192,8 +177,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 			pr_warn("stat: option '%s' needs a value\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		case '?':
-			pr_warn("stat: unknown option '%s'\n", argv[optind - 1]);
-			stat_usage(stderr);
+			suggest__unknown_option("stat", argv[optind - 1], longopts);
 			return EXIT_USAGE;
 		default:
 			ret = parse_one(c, optarg, o);

@@ -14,6 +14,9 @@
 /* Decimal unsigned integer in [min, max]; no sign, no trailing junk, no empty. */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
+/* A finite decimal number in [min, max], nothing after it (strtod syntax). */
+int parse_double(const char *s, double min, double max, double *out);
+
 /*
  * A duration: a non-negative decimal number with an optional unit, one of
  * ns, us, ms, s, m, h (no unit: @default_unit_ns per unit, e.g. 1e9 for
@@ -37,5 +40,12 @@ int parse_id_list(const char *s, uint32_t max_id, size_t cap, uint32_t **out, si
  * Clears mask first.
  */
 int parse_cpu_list(const char *s, bool *mask, size_t nr_mask);
+
+/*
+ * For an error from the last parse above: "not a valid value", or for
+ * -ERANGE "out of range (1 to 100000)" with its bounds (durations in the
+ * largest unit that divides them: "1ms to 8784h"). A static buffer.
+ */
+const char *parse_strerror(int err);
 
 #endif /* HC_CLI_PARSE_H */

@@ -88,7 +88,7 @@ int cli_record_main(int argc, char **argv, struct record_opts *o,
 static int bad_value(const char *who, int c, const char *arg, int err)
 {
 	pr_warn("%s: invalid value '%s' for -%c: %s\n", who, arg, c,
-		err == -ERANGE ? "out of range" : "not a valid value");
+		parse_strerror(err));
 	return EXIT_USAGE;
 }
 

@@ -132,8 +132,11 @@ static void record_usage(FILE *f)
 		fprintf(f, "  %-28s %s\n", left, d->help);
 	}
 	fprintf(f, "\nWith a COMMAND, it and its children are profiled until it exits, and\n"
-		   "hotcold exits with its status. Exit status otherwise: 0 ok, 1 runtime\n"
-		   "error, 2 usage error (bad option or value, a -p/-t target that does not exist).\n");
+		   "hotcold exits with its status. SIGINT/SIGTERM to hotcold stop recording,\n"
+		   "end COMMAND (SIGTERM, SIGKILL 2 s later), write the profile and exit with\n"
+		   "COMMAND's status (143 after SIGTERM, 137 if killed). Exit status otherwise:\n"
+		   "0 ok, 1 runtime error, 2 usage error (bad option or value, a -p/-t target\n"
+		   "that does not exist). -q: errors only; -v: every counter; -vv: libbpf's log.\n");
 }
 
 static int bad_value(const char *opt, const char *val, int err)

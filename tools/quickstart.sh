@@ -32,6 +32,7 @@ TEST_PKGS=(
 	wrk			# t_http_load: load test of the agent's web view on loopback
 	dpkg-dev		# dpkg-buildflags: Debian's hardening flags for `make check-hardened`
 	libasan8 libubsan1	# gcc 12's ASan/UBSan runtimes for `make check-asan` (gcc pulls them in too)
+	man-db			# t_install: `man -l` renders each installed man page without warnings
 )
 
 install_missing() {

@@ -56,7 +56,7 @@ static void usage(FILE *f)
 		"      --user-only, --kernel-only   one kind of lock\n"
 		"      --min-wait US        waits that keep a stack (default 10)\n"
 		"  -o, --output FILE        default: stdout\n"
-		"  -v, -q, -h               verbose, quiet, this help\n\n"
+		"  -v, --verbose, -q, --quiet, -h, --help  more diagnostics; only warnings and errors; this help\n\n"
 		"Exit status: 0 ok, 1 runtime error, 2 usage error; with COMMAND, its status.\n");
 }
 

@@ -106,8 +106,8 @@ static const struct opt_doc docs[] = {
 	  "distinct stacks kept in memory (default 1048576); the heaviest are kept, the rest "
 	  "merged into [other stacks]" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL,
-	  "more diagnostics, loss counters while recording" },
-	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only warnings and errors" },
+	  "every counter (the full table), losses while recording; -vv: libbpf's log" },
+	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only warnings and errors, no summary" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
 };
 

@@ -48,7 +48,7 @@ static void usage(FILE *f)
 		"  -L, --per-thread         one histogram per thread\n"
 		"  -k, --kthreads           include kernel threads\n"
 		"  -o, --output FILE        default: stdout\n"
-		"  -v, -q, -h               verbose, quiet, this help\n\n"
+		"  -v, --verbose, -q, --quiet, -h, --help  more diagnostics; only warnings and errors; this help\n\n"
 		"Exit status: 0 ok, 1 runtime error, 2 usage error; with COMMAND, its status.\n");
 }
 

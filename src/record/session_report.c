@@ -19,7 +19,7 @@ static unsigned problems;
 static void print_stat_table(const char *name, const struct collector_stats *st)
 {
 	for (size_t i = 0; i < st->nr; i++)
-		pr_debug("  %-8s %-8s %12llu  %s\n", name,
+		pr_debug("  %-8s %-8s %12llu %s\n", name,
 			 diag__class_name(diag__class(st->s[i].name, st->s[i].loss)),
 			 (unsigned long long)st->s[i].value, st->s[i].name);
 }

@@ -35,7 +35,7 @@ fi
 	bad "-q printed: $(head -c 300 "$TMP/e")"
 
 "$HOTCOLD" record -v -p $tgt -d 1 -o "$TMP/v.folded" 2>"$TMP/e"
-if grep -Eq '^  oncpu +lost +0  lost \(ring full\)$' "$TMP/e" &&
+if grep -Eq '^  oncpu +lost +0 lost \(ring full\)$' "$TMP/e" &&
    grep -Eq '^  oncpu +work ' "$TMP/e" && ! grep -q '^libbpf' "$TMP/e"; then
 	ok "-v: the full table ($(grep -c '^  ' "$TMP/e") counters), no libbpf lines"
 else

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/parse.h"
+#include "util/parse.h"
 #include "util/compiler.h"
 
 #define SEC 1000000000ull

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/parse.h"
+#include "util/parse.h"
 
 #define SENTINEL 0xdeadbeefcafef00dULL
 #define NS_PER_S 1000000000ULL

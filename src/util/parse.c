@@ -3,7 +3,7 @@
  * Strict parsers for numbers, durations, id lists and CPU lists. Syntax is
  * checked before range, so "99999999999999999999x" is -EINVAL, not -ERANGE.
  */
-#include "cli/parse.h"
+#include "util/parse.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -15,13 +15,22 @@
 /* Losses and degradations printed by the last final report; for the last line. */
 static unsigned problems;
 
-/* Final under -v: the full table, one counter a line: group, class, value, name. */
-static void print_stat_table(const char *name, const struct collector_stats *st)
+/*
+ * Final under -v: the full table, one counter a line: group, class, value,
+ * name. Returns how many losses and degradations were non-zero.
+ */
+static unsigned print_stat_table(const char *name, const struct collector_stats *st)
 {
-	for (size_t i = 0; i < st->nr; i++)
-		pr_debug("  %-8s %-8s %12llu %s\n", name,
-			 diag__class_name(diag__class(st->s[i].name, st->s[i].loss)),
+	unsigned n = 0;
+
+	for (size_t i = 0; i < st->nr; i++) {
+		enum diag_class cls = diag__class(st->s[i].name, st->s[i].loss);
+
+		pr_debug("  %-8s %-8s %12llu %s\n", name, diag__class_name(cls),
 			 (unsigned long long)st->s[i].value, st->s[i].name);
+		n += cls != DIAG_WORK && st->s[i].value;
+	}
+	return n;
 }
 
 /* Periodic (-v, !final): the non-zero losses and degradations of a group on one line. */
@@ -87,7 +96,7 @@ static void report_group(struct session *s, const char *name, const struct colle
 	if (!final)
 		print_stat_group(name, st);
 	else if (log_get_level() >= LOG_DEBUG)
-		print_stat_table(name, st);
+		problems += print_stat_table(name, st);
 	else
 		problems += print_problems(name, st);
 }

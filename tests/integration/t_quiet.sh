@@ -30,6 +30,12 @@ else
 	bad "--max-stacks 1 loss not reported: $(cat "$TMP/e")"
 fi
 
+# the same under -v: the loss is in the table, and the last line still says so
+"$HOTCOLD" record -v -a -d 1 --max-stacks 1 -o "$TMP/a.folded" 2>"$TMP/e"
+grep -Eq '^  session +lost +[1-9][0-9]* stacks over the aggregation limit$' "$TMP/e" &&
+   tail -n1 "$TMP/e" | grep -q 'problems above' && ok "-v: the loss in the table, 'problems above'" ||
+	bad "-v loss: $(grep -E 'aggregation|^hotcold' "$TMP/e")"
+
 "$HOTCOLD" record -q -p $tgt -d 1 -o "$TMP/q.folded" 2>"$TMP/e"
 [ $? -eq 0 ] && [ ! -s "$TMP/e" ] && [ -s "$TMP/q.folded" ] && ok "-q: nothing on stderr" ||
 	bad "-q printed: $(head -c 300 "$TMP/e")"

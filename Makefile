@@ -38,9 +38,10 @@ LIB_SRCS := $(filter-out src/main.c,$(shell find src -name '*.c' | sort))
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
 BIN      := $(OUT)/hotcold
 
+.PHONY: install uninstall completion
 .PHONY: all clean check check-unit check-bpf check-integration check-browser check-golden check-style test workloads \
 	check-hardened check-asan
-all: $(BIN) hotcold
+all: $(BIN) hotcold completion
 
 hotcold: $(BIN)
 	$(Q)ln -sf $(patsubst $(CURDIR)/%,%,$(BIN)) $@
@@ -152,6 +153,51 @@ check-asan:
 
 check-style:
 	$(Q)tools/check-headers.sh
+
+# ---- install -------------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=/tmp/stage]: the binary, man pages,
+# bash completion, the systemd unit (ExecStart rewritten to $(PREFIX)/bin),
+# the example agent config (/etc/hotcold/agent.conf, an existing one kept)
+# and the README. The completion's option lists come from the built binary's
+# own --help (tools/gen-completion.sh), so they cannot drift from the parser.
+PREFIX        ?= /usr/local
+BINDIR        ?= $(PREFIX)/bin
+MANDIR        ?= $(PREFIX)/share/man
+DOCDIR        ?= $(PREFIX)/share/doc/hotcold
+SYSCONFDIR    ?= /etc
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+UNITDIR       ?= $(PREFIX)/lib/systemd/system
+MANPAGES      := $(wildcard man/*.1)
+COMPLETION    := $(OUT)/completion/hotcold
+
+completion: $(COMPLETION)
+$(COMPLETION): $(BIN) completion/hotcold.bash.in tools/gen-completion.sh
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)tools/gen-completion.sh $(BIN) completion/hotcold.bash.in $@
+
+install: $(BIN) $(COMPLETION)
+	$(Q)install -d -m 0755 $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(COMPLETIONDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/hotcold
+	$(Q)install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/hotcold
+	$(Q)install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/
+	$(Q)install -m 0644 $(COMPLETION) $(DESTDIR)$(COMPLETIONDIR)/hotcold
+	$(Q)install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	$(Q)install -m 0644 tools/hotcold-agent.conf $(DESTDIR)$(DOCDIR)/agent.conf.example
+	$(Q)[ -e $(DESTDIR)$(SYSCONFDIR)/hotcold/agent.conf ] || \
+		install -m 0644 tools/hotcold-agent.conf $(DESTDIR)$(SYSCONFDIR)/hotcold/agent.conf
+	$(Q)sed -e 's|/usr/local/bin/hotcold|$(BINDIR)/hotcold|g' \
+		-e 's|/usr/local/share/doc/hotcold/|$(DOCDIR)/|g' \
+		-e 's|/etc/hotcold/|$(SYSCONFDIR)/hotcold/|g' tools/hotcold-agent.service \
+		>$(DESTDIR)$(UNITDIR)/hotcold-agent.service
+	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/hotcold-agent.service
+	@echo "installed hotcold in $(DESTDIR)$(PREFIX) (unit: $(UNITDIR)/hotcold-agent.service)"
+
+# The config in $(SYSCONFDIR) is the administrator's: left in place.
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/hotcold $(DESTDIR)$(COMPLETIONDIR)/hotcold \
+		$(DESTDIR)$(UNITDIR)/hotcold-agent.service $(patsubst man/%,$(DESTDIR)$(MANDIR)/man1/%,$(MANPAGES))
+	$(Q)rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
 	$(call msg,CLEAN,$(OUT))

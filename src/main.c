@@ -5,6 +5,7 @@
 
 #include "cli/cmd.h"
 #include "util/compiler.h"
+#include "util/suggest.h"
 #include "util/version.h"
 
 struct cmd {
@@ -35,6 +36,28 @@ static void usage(FILE *f)
 		   "exit status: 0 ok, 1 runtime error, 2 usage error; with -- CMD, CMD's status\n");
 }
 
+/* The nearest command by edit distance, if close; not the whole usage. */
+static int unknown_command(const char *name)
+{
+	const char *best = NULL;
+	size_t best_d = 3;	/* at most 2 edits: "recrod", "flamgraph" */
+
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
+		size_t d = suggest__distance(name, cmds[i].name);
+
+		if (d < best_d) {
+			best_d = d;
+			best = cmds[i].name;
+		}
+	}
+	if (best)
+		fprintf(stderr, "hotcold: unknown command '%s'; did you mean '%s'?\n", name, best);
+	else
+		fprintf(stderr, "hotcold: unknown command '%s'\n", name);
+	fprintf(stderr, "'hotcold --help' lists the commands\n");
+	return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -52,7 +75,5 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "hotcold: unknown command '%s'\n\n", argv[1]);
-	usage(stderr);
-	return EXIT_USAGE;
+	return unknown_command(argv[1]);
 }

@@ -43,6 +43,7 @@ TEST_PKGS=(
 	rustc			# t_lld: a Rust release build linked by LLD
 	xz-utils		# MiniDebugInfo fixtures (.gnu_debugdata is xz)
 	debuginfod curl		# t_debuginfod: Debian's server on loopback, readiness probe
+	man-db			# t_install: `man -l` renders each installed man page without warnings
 )
 
 install_missing() {

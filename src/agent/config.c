@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "agent/push.h"
-#include "cli/parse.h"
 #include "record/opts.h"
+#include "util/parse.h"
 #include "util/compiler.h"
 
 #define SEC 1000000000ull

@@ -31,7 +31,7 @@
 #include "agent/http_auth.h"
 #include "agent/http_cache.h"
 #include "agent/view.h"
-#include "cli/parse.h"
+#include "util/parse.h"
 #include "output/pprof.h"
 #include "output/svg.h"
 #include "util/clock.h"

@@ -7,6 +7,7 @@
 #include "agent/metrics.h"
 #include "sym/perfmap.h"
 #include "sym/procmaps.h"
+#include "util/diag.h"
 
 static void head(FILE *out, const char *name, const char *type, const char *help)
 {
@@ -33,16 +34,22 @@ static void label(FILE *out, const char *s)
 	}
 }
 
-/* One counter family labelled by collector and @what (the second label's name). */
+/*
+ * One counter family labelled by collector and @what (the second label's
+ * name). Its values are the registry's stable snake_case keys (util/diag.c,
+ * e.g. reason="ring_full"), not the English names the summary prints.
+ */
 static void write_labelled(FILE *out, const char *name, const char *help, const char *what,
 			   const struct metrics_loss *v, size_t nr)
 {
+	char key[128];
+
 	head(out, name, "counter", help);
 	for (size_t i = 0; i < nr; i++) {
 		fprintf(out, "hotcold_%s{collector=\"", name);
 		label(out, v[i].group);
 		fprintf(out, "\",%s=\"", what);
-		label(out, v[i].name);
+		label(out, diag__key(v[i].name, key, sizeof(key)));
 		fprintf(out, "\"} %llu\n", (unsigned long long)v[i].value);
 	}
 }

@@ -9,6 +9,7 @@
 #include "agent/agent.h"
 #include "agent/config.h"
 #include "cli/cmd.h"
+#include "cli/run.h"
 #include "cli/input.h"
 #include "util/compiler.h"
 #include "util/log.h"
@@ -263,6 +264,10 @@ int cmd_agent(int argc, char **argv)
 			fprintf(stderr, "try 'hotcold agent --help'\n");
 		agent_config_release(&c);
 		return rc;
+	}
+	if (cli_need_bpf()) {
+		agent_config_release(&c);
+		return EXIT_RUNTIME;
 	}
 	log_hook_libbpf();
 	err = agent_run(&c, reload, &a);

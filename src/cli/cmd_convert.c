@@ -13,6 +13,7 @@
 #include "output/pprof.h"
 #include "util/compiler.h"
 #include "util/log.h"
+#include "util/suggest.h"
 
 /* 99 Hz, the record default: the period of one on-CPU sample */
 #define CONVERT_DEFAULT_PERIOD_NS (1000000000ull / 99)
@@ -118,9 +119,12 @@ static int parse_args(int argc, char **argv, struct convert_args *a)
 			convert_usage(stdout);
 			return EXIT_OK;
 		}
-		if (c == ':' || c == '?') {
-			pr_warn("convert: %s '%s'\n", c == ':' ? "option needs a value:" :
-				"unknown option", argv[optind - 1]);
+		if (c == '?') {
+			suggest__unknown_option("convert", argv[optind - 1], longopts);
+			return EXIT_USAGE;
+		}
+		if (c == ':') {
+			pr_warn("convert: option needs a value: '%s'\n", argv[optind - 1]);
 			convert_usage(stderr);
 			return EXIT_USAGE;
 		}

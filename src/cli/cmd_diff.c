@@ -13,6 +13,7 @@
 #include "output/svg.h"
 #include "util/compiler.h"
 #include "util/log.h"
+#include "util/suggest.h"
 
 enum {
 	OPT_RAW = 256,
@@ -94,9 +95,12 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 			diff_usage(stdout);
 			return EXIT_OK;
 		}
-		if (c == ':' || c == '?') {
-			pr_warn("diff: %s '%s'\n", c == ':' ? "option needs a value:" :
-				"unknown option", argv[optind - 1]);
+		if (c == '?') {
+			suggest__unknown_option("diff", argv[optind - 1], longopts);
+			return EXIT_USAGE;
+		}
+		if (c == ':') {
+			pr_warn("diff: option needs a value: '%s'\n", argv[optind - 1]);
 			diff_usage(stderr);
 			return EXIT_USAGE;
 		}

@@ -15,6 +15,7 @@
 #include "output/svg.h"
 #include "util/compiler.h"
 #include "util/log.h"
+#include "util/suggest.h"
 
 enum {
 	OPT_TITLE = 256,
@@ -81,24 +82,10 @@ static void fg_usage(FILE *f)
 		   "folded line (empty, binary, compressed).\n");
 }
 
-static int bad_value(const char *opt, const char *val)
+static int bad_value(const char *opt, const char *val, int err)
 {
-	pr_warn("flamegraph: invalid value '%s' for %s\n", val, opt);
+	pr_warn("flamegraph: invalid value '%s' for %s: %s\n", val, opt, parse_strerror(err));
 	return EXIT_USAGE;
-}
-
-/* A decimal number in [min, max] with nothing after it. */
-static int parse_double(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno || !isfinite(v) || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 static int pick(const char *val, const char *const names[], size_t nr, int *out)
@@ -117,27 +104,30 @@ static int parse_value(int c, const char *val, struct fg_opts *o)
 {
 	static const char *const palettes[] = { "auto", "hot", "cold" };
 	uint64_t v;
-	int i;
+	int i, err;
 
 	switch (c) {
 	case 'w':
-		if (parse_u64(val, 200, 100000, &v))
-			return bad_value("--width", val);
+		err = parse_u64(val, 200, 100000, &v);
+		if (err)
+			return bad_value("--width", val, err);
 		o->svg.width = (unsigned int)v;
 		return 0;
 	case OPT_MIN_WIDTH:
-		if (parse_double(val, 0, 10000, &o->svg.min_width_px))
-			return bad_value("--min-width", val);
+		err = parse_double(val, 0, 10000, &o->svg.min_width_px);
+		if (err)
+			return bad_value("--min-width", val, err);
 		return 0;
 	case 'F':
-		if (parse_u64(val, 1, 1000000000, &o->freq_hz))
-			return bad_value("-F", val);
+		err = parse_u64(val, 1, 1000000000, &o->freq_hz);
+		if (err)
+			return bad_value("-F", val, err);
 		return 0;
 	case OPT_KIND:
 		return cli_parse_kind("flamegraph", val, &o->kind) ? EXIT_USAGE : 0;
 	case OPT_PALETTE:
 		if (pick(val, palettes, ARRAY_SIZE(palettes), &i))
-			return bad_value("--palette", val);
+			return bad_value("--palette", val, -EINVAL);
 		o->svg.palette = (enum svg_palette)i;
 		return 0;
 	}
@@ -156,7 +146,7 @@ static int parse_args(int argc, char **argv, struct fg_opts *o)
 		switch (c) {
 		case 'o':
 			if (!*optarg)
-				return bad_value("-o", optarg);
+				return bad_value("-o", optarg, -EINVAL);
 			o->out = optarg;
 			break;
 		case OPT_TITLE:
@@ -187,8 +177,7 @@ static int parse_args(int argc, char **argv, struct fg_opts *o)
 			pr_warn("flamegraph: option '%s' needs a value\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		case '?':
-			pr_warn("flamegraph: unknown option '%s'\n", argv[optind - 1]);
-			fg_usage(stderr);
+			suggest__unknown_option("flamegraph", argv[optind - 1], longopts);
 			return EXIT_USAGE;
 		default:
 			ret = parse_value(c, optarg, o);

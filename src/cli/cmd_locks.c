@@ -12,6 +12,7 @@
 #include "record/opts.h"
 #include "record/session.h"
 #include "util/log.h"
+#include "util/suggest.h"
 
 enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_JSON, OPT_SORT, OPT_MIN_WAIT, OPT_BY, OPT_ALL_WAITS };
 
@@ -62,7 +63,7 @@ static void usage(FILE *f)
 		"      --user-only, --kernel-only   one kind of lock\n"
 		"      --min-wait US        waits that keep a stack (default 10)\n"
 		"  -o, --output FILE        default: stdout\n"
-		"  -v, -q, -h               verbose, quiet, this help\n\n"
+		"  -v, --verbose, -q, --quiet, -h, --help  more diagnostics; only warnings and errors; this help\n\n"
 		"Exit status: 0 ok, 1 runtime error, 2 usage error; with COMMAND, its status.\n");
 }
 
@@ -132,8 +133,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			pr_warn("locks: option '%s' needs a value\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			pr_warn("locks: unknown option '%s'\n", argv[optind - 1]);
-			usage(stderr);
+			suggest__unknown_option("locks", argv[optind - 1], longopts);
 			return EXIT_USAGE;
 		}
 	}

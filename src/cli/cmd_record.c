@@ -14,6 +14,7 @@
 #include "record/session.h"
 #include "util/compiler.h"
 #include "util/log.h"
+#include "util/suggest.h"
 
 enum {
 	OPT_USER_ONLY = 256,
@@ -118,8 +119,8 @@ static const struct opt_doc docs[] = {
 	  "distinct stacks kept in memory (default 1048576); the heaviest are kept, the rest "
 	  "merged into [other stacks]" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL,
-	  "more diagnostics, loss counters while recording" },
-	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only warnings and errors" },
+	  "every counter (the full table), losses while recording; -vv: libbpf's log" },
+	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only warnings and errors, no summary" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
 };
 
@@ -144,14 +145,17 @@ static void record_usage(FILE *f)
 		fprintf(f, "  %-28s %s\n", left, d->help);
 	}
 	fprintf(f, "\nWith a COMMAND, it and its children are profiled until it exits, and\n"
-		   "hotcold exits with its status. Exit status otherwise: 0 ok, 1 runtime\n"
-		   "error, 2 usage error (bad option or value, a -p/-t target that does not exist).\n");
+		   "hotcold exits with its status. SIGINT/SIGTERM to hotcold stop recording,\n"
+		   "end COMMAND (SIGTERM, SIGKILL 2 s later), write the profile and exit with\n"
+		   "COMMAND's status (143 after SIGTERM, 137 if killed). Exit status otherwise:\n"
+		   "0 ok, 1 runtime error, 2 usage error (bad option or value, a -p/-t target\n"
+		   "that does not exist). -q: errors only; -v: every counter; -vv: libbpf's log.\n");
 }
 
 static int bad_value(const char *opt, const char *val, int err)
 {
 	pr_warn("record: invalid value '%s' for %s: %s\n", val, opt,
-		err == -ERANGE ? "out of range" : "not a valid value");
+		parse_strerror(err));
 	return EXIT_USAGE;
 }
 
@@ -327,8 +331,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			pr_warn("record: option '%s' needs a value\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			pr_warn("record: unknown option '%s'\n", argv[optind - 1]);
-			record_usage(stderr);
+			suggest__unknown_option("record", argv[optind - 1], longopts);
 			return EXIT_USAGE;
 		}
 	}

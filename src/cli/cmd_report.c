@@ -12,6 +12,7 @@
 #include "cli/parse.h"
 #include "util/compiler.h"
 #include "util/log.h"
+#include "util/suggest.h"
 
 enum {
 	OPT_GREP = 256,
@@ -98,8 +99,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			pr_warn("report: option '%s' needs a value\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			pr_warn("report: unknown option '%s'\n", argv[optind - 1]);
-			report_usage(stderr);
+			suggest__unknown_option("report", argv[optind - 1], longopts);
 			return EXIT_USAGE;
 		}
 	}

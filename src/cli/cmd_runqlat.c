@@ -13,6 +13,7 @@
 #include "record/session.h"
 #include "util/compiler.h"
 #include "util/log.h"
+#include "util/suggest.h"
 
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -47,7 +48,7 @@ static void usage(FILE *f)
 		"  -L, --per-thread         one histogram per thread\n"
 		"  -k, --kthreads           include kernel threads\n"
 		"  -o, --output FILE        default: stdout\n"
-		"  -v, -q, -h               verbose, quiet, this help\n\n"
+		"  -v, --verbose, -q, --quiet, -h, --help  more diagnostics; only warnings and errors; this help\n\n"
 		"Exit status: 0 ok, 1 runtime error, 2 usage error; with COMMAND, its status.\n");
 }
 
@@ -79,8 +80,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			pr_warn("runqlat: option '%s' needs a value\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			pr_warn("runqlat: unknown option '%s'\n", argv[optind - 1]);
-			usage(stderr);
+			suggest__unknown_option("runqlat", argv[optind - 1], longopts);
 			return EXIT_USAGE;
 		}
 	}

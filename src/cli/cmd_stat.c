@@ -19,6 +19,7 @@
 #include "output/outfile.h"
 #include "util/compiler.h"
 #include "util/log.h"
+#include "util/suggest.h"
 
 enum {
 	OPT_JSON = 256,
@@ -109,24 +110,8 @@ static void stat_usage(FILE *f)
 static int bad_value(const char *opt, const char *val, int err)
 {
 	pr_warn("stat: invalid value '%s' for %s: %s\n", val, opt,
-		err == -ERANGE ? "out of range" : "not a valid value");
+		parse_strerror(err));
 	return EXIT_USAGE;
-}
-
-/* A finite decimal number in [min, max], nothing after it. */
-static int parse_double(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || *end || errno == ERANGE || !isfinite(v))
-		return -EINVAL;
-	if (v < min || v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
 }
 
 /* -e a,b,c: resolved now, so an unknown name is a usage error before anything runs. */
@@ -242,7 +227,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 			o->compare = true;
 			break;
 		case 'v':
-			log_set_level(LOG_DEBUG);
+			log_more_verbose();
 			break;
 		case 'q':
 			log_set_level(LOG_WARN);
@@ -254,8 +239,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 			pr_warn("stat: option '%s' needs a value\n", argv[optind - 1]);
 			return EXIT_USAGE;
 		case '?':
-			pr_warn("stat: unknown option '%s'\n", argv[optind - 1]);
-			stat_usage(stderr);
+			suggest__unknown_option("stat", argv[optind - 1], longopts);
 			return EXIT_USAGE;
 		default:
 			ret = parse_one(c, optarg, o);
@@ -302,6 +286,10 @@ int cmd_stat(int argc, char **argv)
 		ret = stat_compare(&o, argv[optind], argv[optind + 1]);
 		free(o.pids);
 		return ret;
+	}
+	if (cli_need_bpf()) {
+		free(o.pids);
+		return EXIT_RUNTIME;
 	}
 	/* a bad -o fails now, not after the whole count */
 	err = outfile_check(o.output);

@@ -12,7 +12,18 @@
 #include "cli/parse.h"
 #include "output/outfile.h"
 #include "record/session.h"
+#include "util/caps.h"
 #include "util/log.h"
+
+int cli_need_bpf(void)
+{
+	const char *msg = caps__missing_message();
+
+	if (!msg)
+		return 0;
+	pr_warn("%s\n", msg);
+	return EXIT_RUNTIME;
+}
 
 int cli_run_recording(struct record_opts *o, const char *who)
 {
@@ -21,6 +32,11 @@ int cli_run_recording(struct record_opts *o, const char *who)
 	if (record_opts_validate(o)) {
 		record_opts_release(o);
 		return EXIT_USAGE;
+	}
+	err = cli_need_bpf();
+	if (err) {
+		record_opts_release(o);
+		return err;
 	}
 	/* a bad -o fails now, not after the whole recording */
 	err = o->output ? outfile_check(o->output) : 0;
@@ -72,7 +88,7 @@ int cli_record_main(int argc, char **argv, struct record_opts *o,
 static int bad_value(const char *who, int c, const char *arg, int err)
 {
 	pr_warn("%s: invalid value '%s' for -%c: %s\n", who, arg, c,
-		err == -ERANGE ? "out of range" : "not a valid value");
+		parse_strerror(err));
 	return EXIT_USAGE;
 }
 
@@ -110,7 +126,7 @@ int cli_target_opt(int c, const char *arg, struct record_opts *o, const char *wh
 		o->output = arg;
 		return CLI_OPT_DONE;
 	case 'v':
-		log_set_level(LOG_DEBUG);
+		log_more_verbose();
 		return CLI_OPT_DONE;
 	case 'q':
 		log_set_level(LOG_WARN);

@@ -6,6 +6,12 @@
 #include "record/opts.h"
 
 /*
+ * Before any BPF is loaded: 0 if this process may trace, else EXIT_RUNTIME
+ * after one line saying what is needed (root, or CAP_BPF + CAP_PERFMON).
+ */
+int cli_need_bpf(void);
+
+/*
  * Validate @o, check -o can be written, run the session, release @o's lists.
  * Returns the exit status as cli_exit_status() does.
  */

@@ -9,7 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cli/parse.h"
+#include "util/parse.h"
 #include "util/log.h"
 
 static const char *const ev_names[] = {

@@ -25,6 +25,9 @@
 #include "util/clock.h"
 #include "util/log.h"
 
+/* SIGINT/SIGTERM during -- CMD: CMD gets SIGTERM, then SIGKILL this much later */
+#define SESSION_CMD_GRACE_MS 2000
+
 static volatile sig_atomic_t stop_signal;
 /* session__open() failed because the command could not be executed */
 static bool exec_failed_last;
@@ -612,11 +615,21 @@ static void session_close(struct session *s)
 	free(s->words);
 }
 
-/* After recording: wait for the command so we can exit with its status. */
+/*
+ * After recording: wait for the command so we can exit with its status;
+ * stopped by SIGINT/SIGTERM, end it first (SIGTERM, SIGKILL after
+ * SESSION_CMD_GRACE_MS) instead of waiting for it to finish on its own.
+ */
 static void reap_child(struct session *s, int *cmd_status)
 {
 	if (!s->o->cmd_argv || s->child.pid <= 0)
 		return;
+	if (!s->child_done && stop_signal) {
+		if (target_child_end(&s->child, SESSION_CMD_GRACE_MS, &s->child_wstatus))
+			pr_warn("hotcold: %s did not exit %d ms after SIGTERM: killed\n",
+				s->o->cmd_argv[0], SESSION_CMD_GRACE_MS);
+		s->child_done = true;
+	}
 	if (!s->child_done) {
 		while (waitpid(s->child.pid, &s->child_wstatus, 0) < 0 && errno == EINTR)
 			;

@@ -15,25 +15,68 @@
 #include "record/session_int.h"
 #include "record/wakers.h"
 #include "unwind/tables.h"
+#include "util/diag.h"
 #include "util/log.h"
 
-static void print_stat_group(const char *name, const struct collector_stats *st, bool final)
+/* Losses and degradations printed by the last final report; for the last line. */
+static unsigned problems;
+
+/*
+ * Final under -v: the full table, one counter a line: group, class, value,
+ * name. Returns how many losses and degradations were non-zero.
+ */
+static unsigned print_stat_table(const char *name, const struct collector_stats *st)
 {
-	char line[1024];
+	unsigned n = 0;
+
+	for (size_t i = 0; i < st->nr; i++) {
+		enum diag_class cls = diag__class(st->s[i].name, st->s[i].loss);
+
+		pr_debug("  %-8s %-8s %12llu %s\n", name, diag__class_name(cls),
+			 (unsigned long long)st->s[i].value, st->s[i].name);
+		n += cls != DIAG_WORK && st->s[i].value;
+	}
+	return n;
+}
+
+/* Periodic (-v, !final): the non-zero losses and degradations of a group on one line. */
+static void print_stat_group(const char *name, const struct collector_stats *st)
+{
+	char line[2048];
 	size_t off = 0;
 	bool any = false;
 
-	for (size_t i = 0; i < st->nr; i++) {
-		if (!st->s[i].loss || (!final && !st->s[i].value))
+	for (size_t i = 0; i < st->nr && off < sizeof(line); i++) {
+		if (!st->s[i].value || diag__class(st->s[i].name, st->s[i].loss) == DIAG_WORK)
 			continue;
 		off += snprintf(line + off, sizeof(line) - off, "%s%llu %s", any ? ", " : "",
 				(unsigned long long)st->s[i].value, st->s[i].name);
 		any = true;
-		if (off >= sizeof(line))
-			break;
 	}
 	if (any)
-		pr_warn("%s: %s\n", name, line);
+		pr_debug("%s: %s\n", name, line);
+}
+
+/*
+ * Default: one line per non-zero loss or degradation, with its remedy.
+ * Returns how many were printed.
+ */
+static unsigned print_problems(const char *name, const struct collector_stats *st)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < st->nr; i++) {
+		const struct diag *d = diag__find(st->s[i].name);
+		enum diag_class cls = diag__class(st->s[i].name, st->s[i].loss);
+
+		if (!st->s[i].value || cls == DIAG_WORK)
+			continue;
+		pr_info("%s: %llu %s%s%s%s\n", name, (unsigned long long)st->s[i].value,
+			st->s[i].name, cls == DIAG_LOSS && !strstr(st->s[i].name, "lost") ?
+			" (lost)" : "", d && *d->remedy ? ": " : "", d ? d->remedy : "");
+		n++;
+	}
+	return n;
 }
 
 static void report_unwind(const struct unwind_tables *ut)
@@ -41,33 +84,52 @@ static void report_unwind(const struct unwind_tables *ut)
 	struct unwind_tables_stats us;
 
 	unwind_tables__stats(ut, &us);
-	pr_info("unwind: %llu tables built (peak %llu rows, %.2f MiB of kernel memory; %.0f ms), "
-		"%llu reused while idle, %llu from debug files' .debug_frame, %llu objects without "
-		"CFI, %llu unreadable, %llu over limits, %llu mappings dropped, %llu processes not "
-		"published\n",
-		(unsigned long long)us.objects_built, (unsigned long long)us.rows_peak,
-		us.bytes_peak / 1048576.0, us.build_ns / 1e6, (unsigned long long)us.objects_reused,
-		(unsigned long long)us.objects_debug_frame, (unsigned long long)us.objects_no_cfi,
-		(unsigned long long)us.objects_failed, (unsigned long long)us.over_limit,
-		(unsigned long long)us.maps_dropped, (unsigned long long)us.procs_failed);
+	pr_debug("unwind: %llu tables built (peak %llu rows, %.2f MiB of kernel memory; %.0f ms), "
+		 "%llu reused while idle, %llu from debug files' .debug_frame, %llu objects without "
+		 "CFI, %llu unreadable, %llu over limits, %llu mappings dropped, %llu processes not "
+		 "published\n",
+		 (unsigned long long)us.objects_built, (unsigned long long)us.rows_peak,
+		 us.bytes_peak / 1048576.0, us.build_ns / 1e6, (unsigned long long)us.objects_reused,
+		 (unsigned long long)us.objects_debug_frame, (unsigned long long)us.objects_no_cfi,
+		 (unsigned long long)us.objects_failed, (unsigned long long)us.over_limit,
+		 (unsigned long long)us.maps_dropped, (unsigned long long)us.procs_failed);
 	if (us.objects_queued)
-		pr_info("unwind: %llu tables built on the builder thread (%.0f ms in line), %llu "
-			"mappings walked by frame pointer until theirs came, %llu builds still pending "
-			"at the end, %llu discarded (object gone)\n", (unsigned long long)us.objects_queued,
-			us.build_loop_ns / 1e6, (unsigned long long)us.maps_waiting,
-			(unsigned long long)us.objects_pending, (unsigned long long)us.builds_discarded);
+		pr_debug("unwind: %llu tables built on the builder thread (%.0f ms in line), %llu "
+			 "mappings walked by frame pointer until theirs came, %llu builds still "
+			 "pending at the end, %llu discarded (object gone)\n",
+			 (unsigned long long)us.objects_queued, us.build_loop_ns / 1e6,
+			 (unsigned long long)us.maps_waiting, (unsigned long long)us.objects_pending,
+			 (unsigned long long)us.builds_discarded);
 }
 
-/* Every loss counter, BPF side and user side; with !final only the non-zero ones. */
+/* One group: the full table under -v, else its problems only (final) or nothing. */
+static void report_group(struct session *s, const char *name, const struct collector_stats *st,
+			 bool final)
+{
+	if (!final)
+		print_stat_group(name, st);
+	else if (log_get_level() >= LOG_DEBUG)
+		problems += print_stat_table(name, st);
+	else
+		problems += print_problems(name, st);
+}
+
+/*
+ * Every counter, BPF side and user side. Final: the full table under -v, only
+ * the non-zero losses and degradations otherwise (session_report_written
+ * says "nothing lost" when there were none); !final (periodic, -v): the
+ * non-zero ones.
+ */
 void session_report_stats(struct session *s, bool final)
 {
 	struct collector_stats st;
 	struct symbolizer_stats ss;
 	struct proclife_stats ls;
 
+	problems = 0;
 	for (size_t i = 0; i < s->nr_cols; i++) {
 		s->cols[i].ops->stats(&s->cols[i], &st);
-		print_stat_group(s->cols[i].ops->name, &st, final);
+		report_group(s, s->cols[i].ops->name, &st, final);
 	}
 	proc_tracker__stats(s->pt, &st);
 	symbolizer__stats(s->sym, &ss);
@@ -88,33 +150,45 @@ void session_report_stats(struct session *s, bool final)
 		st.s[st.nr++] = (struct collector_stat){ "waker stacks evicted before their block's "
 							 "record", ws.unjoined, true };
 	}
-	print_stat_group("lost", &st, final);
-	if (final && s->fp_cut)
-		pr_info("user: %llu frame-pointer stacks cut at an address in no mapping "
-			"(code without frame pointers, execve; the rest was noise)\n",
-			(unsigned long long)s->fp_cut);
+	report_group(s, "session", &st, final);
+	if (final && s->fp_cut) {
+		log_printf(log_get_level() >= LOG_DEBUG ? LOG_DEBUG : LOG_INFO,
+			   "user: %llu frame-pointer stacks cut at an address in no mapping: code "
+			   "without frame pointers; try --unwind cfi\n",
+			   (unsigned long long)s->fp_cut);
+		problems++;
+	}
 	if (final && ls.late)
-		pr_info("symbolizer: %llu processes gone before their maps were read, %llu named "
-			"from the maps BPF read at their exit (%llu records held for them)\n",
-			(unsigned long long)ls.late, (unsigned long long)ss.procs_exit_maps,
-			(unsigned long long)ls.held);
+		pr_debug("symbolizer: %llu processes gone before their maps were read, %llu named "
+			 "from the maps BPF read at their exit (%llu records held for them)\n",
+			 (unsigned long long)ls.late, (unsigned long long)ss.procs_exit_maps,
+			 (unsigned long long)ls.held);
 	if (final && s->labels) {
 		struct labels_stats lb;
 
 		labels__stats(s->labels, &lb);
-		/* named by comm instead: shown only when it happened */
-		if (lb.missed || lb.full)
+		/* named by comm instead: a degradation, shown only when it happened */
+		if (lb.missed || lb.full) {
 			pr_info("labels: %llu command lines unreadable or empty (gone, zombie), "
 				"%llu not kept (table full); those roots keep their comm\n",
 				(unsigned long long)lb.missed, (unsigned long long)lb.full);
+			problems++;
+		}
 	}
-	if (final && ss.dbg_requested)
-		pr_info("debuginfod: %llu debug files fetched, %llu not found or failed, %llu timed "
-			"out, %llu skipped (a fetch had timed out), %llu not asked (limit), %llu "
-			"still pending; %.1f s in fetches\n", (unsigned long long)ss.dbg_fetched,
-			(unsigned long long)ss.dbg_failed, (unsigned long long)ss.dbg_timed_out,
-			(unsigned long long)ss.dbg_skipped, (unsigned long long)ss.dbg_dropped,
-			(unsigned long long)ss.dbg_pending, ss.dbg_busy_ns / 1e9);
+	if (final && ss.dbg_requested) {
+		bool bad = ss.dbg_failed || ss.dbg_timed_out || ss.dbg_pending;
+
+		/* a fetch that failed leaves frames unnamed: shown; success only under -v */
+		log_printf(bad ? LOG_INFO : LOG_DEBUG,
+			   "debuginfod: %llu debug files fetched, %llu not found or failed, %llu "
+			   "timed out, %llu skipped (a fetch had timed out), %llu not asked (limit), "
+			   "%llu still pending; %.1f s in fetches\n",
+			   (unsigned long long)ss.dbg_fetched, (unsigned long long)ss.dbg_failed,
+			   (unsigned long long)ss.dbg_timed_out, (unsigned long long)ss.dbg_skipped,
+			   (unsigned long long)ss.dbg_dropped, (unsigned long long)ss.dbg_pending,
+			   ss.dbg_busy_ns / 1e9);
+		problems += bad;
+	}
 	if (final && session_unwind_lock(s)) {
 		report_unwind(s->ut);
 		session_unwind_unlock(s);
@@ -201,13 +275,14 @@ void session_report_written(struct session *s)
 			strcmp(o->output, "-") ? o->output : "stdout");
 		return;
 	}
-	pr_info("hotcold: %s; %llu stacks (%llu of %llu frames unnamed), %s -> %s\n", what,
+	pr_info("hotcold: %s; %llu stacks (%llu of %llu frames unnamed), %s -> %s; %s\n", what,
 		(unsigned long long)s->written.lines, (unsigned long long)s->written.frames_unknown,
 		(unsigned long long)s->written.frames,
 		session_output_format(o) == FORMAT_SVG ? "SVG flame graph" :
 		session_output_format(o) == FORMAT_PPROF ? "pprof" :
 		o->offcpu || o->runq || o->locks ? "folded, nanoseconds" : "folded, samples",
-		strcmp(o->output, "-") ? o->output : "stdout");
+		strcmp(o->output, "-") ? o->output : "stdout",
+		problems ? "problems above (-v: all counters)" : "nothing lost");
 }
 
 void session_describe(struct session *s)

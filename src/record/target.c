@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,24 @@ void target_child_abort(struct target_child *c)
 		waitpid(c->pid, NULL, 0);
 		c->pid = -1;
 	}
+}
+
+bool target_child_end(struct target_child *c, unsigned grace_ms, int *wstatus)
+{
+	struct timespec tick = { 0, 10 * 1000000L };
+
+	kill(c->pid, SIGTERM);
+	for (unsigned waited = 0; waited < grace_ms; waited += 10) {
+		if (waitpid(c->pid, wstatus, WNOHANG) == c->pid)
+			return false;
+		nanosleep(&tick, NULL);
+	}
+	if (waitpid(c->pid, wstatus, WNOHANG) == c->pid)
+		return false;
+	kill(c->pid, SIGKILL);
+	while (waitpid(c->pid, wstatus, 0) < 0 && errno == EINTR)
+		;
+	return true;
 }
 
 int target_exit_status(int wstatus)

@@ -33,6 +33,13 @@ int target_child_release(struct target_child *c);
 /* Kill (SIGKILL) and reap a child that was never released. */
 void target_child_abort(struct target_child *c);
 
+/*
+ * End a command still running when recording was stopped by SIGINT/SIGTERM,
+ * as perf does: SIGTERM, then SIGKILL if it has not exited after @grace_ms.
+ * Reaps it into *@wstatus. Returns true if SIGKILL was needed.
+ */
+bool target_child_end(struct target_child *c, unsigned grace_ms, int *wstatus);
+
 /* Shell-style exit status (128+signal for a signal) from a waitpid() status. */
 int target_exit_status(int wstatus);
 

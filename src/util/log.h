@@ -7,13 +7,23 @@ enum log_level {
 	LOG_WARN = 0,
 	LOG_INFO = 1,
 	LOG_DEBUG = 2,
+	LOG_TRACE = 3,		/* -vv: libbpf's own log too */
 };
 
-/* Messages above @level are dropped; default LOG_INFO (-q: WARN, -v: DEBUG). */
+/*
+ * Messages above @level are dropped; default LOG_INFO. -q: WARN (errors
+ * only; summaries are INFO), -v: DEBUG (the full counter table), -vv: TRACE.
+ */
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
 
-/* Route libbpf's own messages through our sink; libbpf DEBUG only at LOG_DEBUG. */
+/* One -v: INFO -> DEBUG -> TRACE (a second -v adds libbpf's log). */
+void log_more_verbose(void);
+
+/*
+ * Route libbpf's own messages through our sink, all of them only at
+ * LOG_TRACE: hotcold says what failed and what is needed itself.
+ */
 void log_hook_libbpf(void);
 
 void log_printf(enum log_level level, const char *fmt, ...)

@@ -13,7 +13,7 @@ ln "$TMP/storm" "$TMP/stormlong"
 
 # $1: "" or an env assignment; writes $TMP/$2.folded and $TMP/$2.err
 storm_run() {
-	env $1 "$HOTCOLD" record -a -F 999 -o "$TMP/$2.folded" 2>"$TMP/$2.err" &
+	env $1 "$HOTCOLD" record -v -a -F 999 -o "$TMP/$2.folded" 2>"$TMP/$2.err" &
 	local hc=$! long
 	cleanup_hooks+=("kill -CONT $hc 2>/dev/null; kill $hc 2>/dev/null")
 	for _ in $(seq 50); do grep -q 'recording' "$TMP/$2.err" && break; sleep 0.1; done

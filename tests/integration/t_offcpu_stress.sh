@@ -7,14 +7,14 @@
 # full ring are allowed here (counted), malformed records are not.
 . "$(dirname "$0")/lib.sh"
 
-"$HOTCOLD" record --off-cpu --wakers -a -d 5 -o "$TMP/out.folded" 2>"$TMP/err" &
+"$HOTCOLD" record -v --off-cpu --wakers -a -d 5 -o "$TMP/out.folded" 2>"$TMP/err" &
 hc=$!
 # start-up (BPF load, verification) can take seconds on a loaded machine
 for _ in $(seq 400); do grep -q 'Ctrl-C to stop' "$TMP/err" 2>/dev/null && break; sleep 0.05; done
 "$WL/churn" 4
 wait $hc
 rc=$?
-grep -E '^(sched|lost|hotcold: [0-9])' "$TMP/err"
+grep -E '^(  sched|  session|hotcold: [0-9])' "$TMP/err"
 [ $rc -eq 0 ] && ok "exit 0" || bad "exit $rc"
 grep -q ' 0 malformed ring records' "$TMP/err" && ok "no malformed ring records" ||
 	bad "malformed ring records: $(grep -o '[0-9]* malformed ring records' "$TMP/err")"

@@ -176,7 +176,7 @@ example() { awk -v k="ex_$1" '$1 == k { print $2 }' "$2"; }
 
 # run_hotcold MODE: record the workload, leave $TMP/MODE.{folded,err,res}
 run_hotcold() {
-	"$HOTCOLD" record --unwind="$1" -e cpu-clock -F 999 -o "$TMP/$1.folded" -- \
+	"$HOTCOLD" record -v --unwind="$1" -e cpu-clock -F 999 -o "$TMP/$1.folded" -- \
 		"$WL_BIN" "$STAGE_MS" "$FSYNC_DIR" 2>"$TMP/$1.err"
 	local rc=$?
 	[ $rc -eq 0 ] || { bad "--unwind=$1 run failed (rc $rc): $(tail -3 "$TMP/$1.err")"; return 1; }

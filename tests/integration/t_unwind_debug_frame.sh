@@ -36,7 +36,7 @@ complete_pct() { # FOLDED: % of samples with main and 20 descend frames in a row
 }
 
 run() { # NAME BINARY
-	"$HOTCOLD" record --unwind=cfi --user-only -F 499 -o "$TMP/$1.folded" -- "$2" 20 2 \
+	"$HOTCOLD" record -v --unwind=cfi --user-only -F 499 -o "$TMP/$1.folded" -- "$2" 20 2 \
 		2>"$TMP/$1.err"
 	rc=$?
 	[ $rc -eq 0 ] || bad "$1: exit $rc"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/parse.h"
+#include "util/parse.h"
 
 #define SENTINEL 0xdeadbeefcafef00dULL
 #define NS_PER_S 1000000000ULL
@@ -345,6 +345,41 @@ static void cpu_list_rejects_cpus_beyond_the_mask(void **state)
 	expect_cpus_error("3", 3, -ERANGE);
 }
 
+/* The range error names the bounds of the parse that failed, in its units. */
+static void strerror_names_the_range_of_the_failed_parse(void **state)
+{
+	uint64_t v;
+	double d;
+
+	(void)state;
+	assert_int_equal(parse_u64("0", 1, 100000, &v), -ERANGE);
+	assert_string_equal(parse_strerror(-ERANGE), "out of range (1 to 100000)");
+	assert_int_equal(parse_duration_ns("0.5ms", NS_PER_S, 1000000ULL, 366ULL * 86400 * NS_PER_S,
+					   &v), -ERANGE);
+	assert_string_equal(parse_strerror(-ERANGE), "out of range (1ms to 8784h)");
+	assert_int_equal(parse_duration_ns("1ns", NS_PER_S, 1500, 90 * NS_PER_S, &v), -ERANGE);
+	assert_string_equal(parse_strerror(-ERANGE), "out of range (1500ns to 90s)");
+	assert_int_equal(parse_double("0.5", 1, 1000, &d), -ERANGE);
+	assert_string_equal(parse_strerror(-ERANGE), "out of range (1 to 1000)");
+	assert_int_equal(parse_double("1e", 1, 1000, &d), -EINVAL);
+	assert_string_equal(parse_strerror(-EINVAL), "not a valid value");
+}
+
+static void parse_double_accepts_bounds_and_rejects_junk(void **state)
+{
+	double d = -1;
+
+	(void)state;
+	assert_int_equal(parse_double("2.5", 0, 10, &d), 0);
+	assert_true(d == 2.5);
+	assert_int_equal(parse_double("10", 0, 10, &d), 0);
+	assert_int_equal(parse_double("10.001", 0, 10, &d), -ERANGE);
+	assert_int_equal(parse_double("", 0, 10, &d), -EINVAL);
+	assert_int_equal(parse_double("nan", 0, 10, &d), -EINVAL);
+	assert_int_equal(parse_double("3x", 0, 10, &d), -EINVAL);
+	assert_true(d == 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +400,8 @@ int main(void)
 		cmocka_unit_test(cpu_list_parses_single_cpus_ranges_and_trailing_newline),
 		cmocka_unit_test(cpu_list_rejects_malformed_lists),
 		cmocka_unit_test(cpu_list_rejects_cpus_beyond_the_mask),
+		cmocka_unit_test(strerror_names_the_range_of_the_failed_parse),
+		cmocka_unit_test(parse_double_accepts_bounds_and_rejects_junk),
 	};
 
 	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);

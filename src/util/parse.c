@@ -3,11 +3,66 @@
  * Strict parsers for numbers, durations, id lists and CPU lists. Syntax is
  * checked before range, so "99999999999999999999x" is -EINVAL, not -ERANGE.
  */
-#include "cli/parse.h"
+#include "util/parse.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The bounds of the last parse, for parse_strerror(); one thread parses options. */
+static struct {
+	uint64_t min, max;
+	double dmin, dmax;
+	enum { LAST_U64, LAST_DURATION, LAST_DOUBLE } kind;
+} last;
+
+static void remember(uint64_t min, uint64_t max, bool duration)
+{
+	last.min = min;
+	last.max = max;
+	last.kind = duration ? LAST_DURATION : LAST_U64;
+}
+
+/* 1500000 ns -> "1500us": the largest unit that divides it exactly. */
+static void fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = { { "h", 3600000000000ull }, { "m", 60000000000ull }, { "s", 1000000000ull },
+		      { "ms", 1000000ull }, { "us", 1000ull } };
+
+	for (size_t i = 0; ns && i < sizeof(units) / sizeof(units[0]); i++)
+		if (ns % units[i].ns == 0) {
+			snprintf(buf, len, "%" PRIu64 "%s", ns / units[i].ns, units[i].name);
+			return;
+		}
+	snprintf(buf, len, "%" PRIu64 "ns", ns);
+}
+
+const char *parse_strerror(int err)
+{
+	static char msg[96];
+	char lo[32], hi[32];
+
+	if (err != -ERANGE)
+		return "not a valid value";
+	if (last.kind == LAST_DURATION) {
+		fmt_ns(lo, sizeof(lo), last.min);
+		fmt_ns(hi, sizeof(hi), last.max);
+	} else if (last.kind == LAST_DOUBLE) {
+		snprintf(lo, sizeof(lo), "%g", last.dmin);
+		snprintf(hi, sizeof(hi), "%g", last.dmax);
+	} else {
+		snprintf(lo, sizeof(lo), "%" PRIu64, last.min);
+		snprintf(hi, sizeof(hi), "%" PRIu64, last.max);
+	}
+	snprintf(msg, sizeof(msg), "out of range (%s to %s)", lo, hi);
+	return msg;
+}
 
 static bool is_digit(char c)
 {
@@ -47,6 +102,7 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	uint64_t v;
 	int err;
 
+	remember(min, max, false);
 	if (!s)
 		return -EINVAL;
 	n = span_digits(s);
@@ -55,6 +111,26 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	err = digits_to_u64(s, n, &v);
 	if (err)
 		return err;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	last.dmin = min;
+	last.dmax = max;
+	last.kind = LAST_DOUBLE;
+	if (!s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || errno == ERANGE || !isfinite(v))
+		return -EINVAL;
 	if (v < min || v > max)
 		return -ERANGE;
 	*out = v;
@@ -111,6 +187,7 @@ int parse_duration_ns(const char *s, uint64_t default_unit_ns, uint64_t min_ns,
 	uint64_t unit, whole, ns;
 	int err;
 
+	remember(min_ns, max_ns, true);
 	if (!s)
 		return -EINVAL;
 	int_len = span_digits(s);
@@ -182,6 +259,7 @@ int parse_id_list(const char *s, uint32_t max_id, size_t cap, uint32_t **out, si
 	int range_err = 0, err;
 	uint64_t v;
 
+	remember(1, max_id, false);
 	if (!s)
 		return -EINVAL;
 	for (p = s; *p; p++)
@@ -275,6 +353,7 @@ int parse_cpu_list(const char *s, bool *mask, size_t nr_mask)
 {
 	int err;
 
+	remember(0, nr_mask ? nr_mask - 1 : 0, false);
 	if (!s)
 		return -EINVAL;
 	/* validate first: the mask stays untouched unless the whole list is valid */

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The privilege check. Without it an unprivileged run's first lines are
+ * libbpf's, about RLIMIT_MEMLOCK and CONFIG_BPF_SYSCALL, and never say what
+ * is actually needed.
+ */
+#include "util/caps.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define BIT(n) (1ull << (n))
+
+bool caps__mask_can_trace(uint64_t capeff)
+{
+	if (capeff & BIT(CAPS_SYS_ADMIN))
+		return true;
+	return (capeff & BIT(CAPS_BPF)) && (capeff & BIT(CAPS_PERFMON));
+}
+
+int caps__effective(uint64_t *capeff)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %" SCNx64, capeff) == 1) {
+			err = 0;
+			break;
+		}
+	fclose(f);
+	return err;
+}
+
+const char *caps__missing_message(void)
+{
+	uint64_t eff;
+
+	if (caps__effective(&eff) || caps__mask_can_trace(eff))
+		return NULL;
+	return "hotcold: needs root, or CAP_BPF + CAP_PERFMON (+ CAP_SYS_ADMIN to read other "
+	       "processes' map_files); try: sudo hotcold ...";
+}

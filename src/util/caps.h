@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Whether this process may load hotcold's BPF programs, checked before libbpf is asked. */
+#ifndef HC_UTIL_CAPS_H
+#define HC_UTIL_CAPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Capability numbers (linux/capability.h) */
+#define CAPS_SYS_ADMIN	21
+#define CAPS_PERFMON	38
+#define CAPS_BPF	39
+
+/*
+ * @capeff: the CapEff mask. True if it holds CAP_SYS_ADMIN (root: loads
+ * everything) or both CAP_BPF and CAP_PERFMON (tracing programs, perf
+ * events). Pure, for the tests.
+ */
+bool caps__mask_can_trace(uint64_t capeff);
+
+/* This process's effective capabilities from /proc/self/status; 0 or -errno. */
+int caps__effective(uint64_t *capeff);
+
+/*
+ * The line to print when tracing is not allowed, or NULL when it is (or the
+ * mask cannot be read: then libbpf's error speaks).
+ */
+const char *caps__missing_message(void);
+
+#endif /* HC_UTIL_CAPS_H */

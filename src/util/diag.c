@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The diagnostics registry (see diag.h); keys are stable: metrics and scripts match on them. */
+#include "util/diag.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/compiler.h"
+
+#define RING "raise --ring-mb (or lower -F)"
+#define NARROW "narrow the target (-p, --comm, --cgroup) or record for less time"
+#define NONE_FP "nothing to do: code built without frame pointers or CFI there"
+
+static const struct diag table[] = {
+	/* work done */
+	{ "samples", "samples", DIAG_WORK, "" },
+	{ "blocks with stacks", "blocks_with_stacks", DIAG_WORK, "" },
+	{ "waits with stacks", "waits_with_stacks", DIAG_WORK, "" },
+	{ "user stacks by CFI", "user_stacks_cfi", DIAG_WORK, "" },
+	/* losses */
+	{ "lost (ring full)", "ring_full", DIAG_LOSS, RING },
+	{ "untimed (no task storage)", "no_task_storage", DIAG_LOSS,
+	  "the kernel could not allocate task storage; free memory or " NARROW },
+	{ "short-block time lost (map full)", "short_block_map_full", DIAG_LOSS, NARROW },
+	{ "run-queue waits lost (histogram map full)", "runq_map_full", DIAG_LOSS, NARROW },
+	{ "exec/exit events lost (ring full)", "proc_ring_full", DIAG_LOSS, RING },
+	{ "children not followed (target map full)", "target_map_full", DIAG_LOSS, NARROW },
+	{ "malformed ring records", "malformed_records", DIAG_LOSS,
+	  "a bug: please report it with the output of -vv" },
+	{ "waits lost (lock map full)", "lock_map_full", DIAG_LOSS, NARROW },
+	{ "spans lost (counter read failed)", "counter_read_failed", DIAG_LOSS,
+	  "check that 'hotcold stat' works here; counters may be multiplexed away" },
+	{ "spans lost (process table full)", "counter_table_full", DIAG_LOSS, NARROW },
+	{ "stacks over the aggregation limit", "max_stacks", DIAG_LOSS, "raise --max-stacks" },
+	/* degraded: the sample is kept, its stack or names are worse */
+	{ "kernel stack errors", "kernel_stack_errors", DIAG_DEGRADED,
+	  "samples kept without a kernel stack; many: " RING },
+	{ "user stack errors", "user_stack_errors", DIAG_DEGRADED,
+	  "samples kept without a user stack; try --unwind cfi" },
+	{ "user stacks truncated", "user_stacks_truncated", DIAG_DEGRADED,
+	  "nothing to do: deeper than the BPF stack limit" },
+	{ "user stacks left to the next switch-out (no task work)", "user_stacks_deferred",
+	  DIAG_DEGRADED, "nothing to do: the stack was taken at the next switch-out instead" },
+	{ "user stacks dropped (registers moved before the walk)", "user_stacks_moved",
+	  DIAG_DEGRADED, "nothing to do: the thread ran again before its stack was read" },
+	{ "CFI walks ended early", "cfi_walks_ended_early", DIAG_DEGRADED, NONE_FP },
+	{ "stacks by FP (no table yet)", "fp_no_table_yet", DIAG_DEGRADED,
+	  "tables are built in the background: record longer, or start before the workload" },
+	{ "CFI stacks with FP frames (no CFI there)", "cfi_fp_frames", DIAG_DEGRADED, NONE_FP },
+	{ "walks ended in unmapped code", "walk_unmapped", DIAG_DEGRADED,
+	  "JIT code? have the runtime write /tmp/perf-PID.map" },
+	{ "walks ended on an unsupported CFA rule", "walk_unsupported_cfa", DIAG_DEGRADED,
+	  NONE_FP },
+	{ "walks ended on unreadable stack", "walk_unreadable_stack", DIAG_DEGRADED,
+	  "nothing to do: the stack page was not resident" },
+	{ "walks ended on a corrupt frame", "walk_corrupt_frame", DIAG_DEGRADED, NONE_FP },
+	{ "kernel contentions unmatched or nested too deep", "lock_unmatched", DIAG_DEGRADED,
+	  "nothing to do: nested kernel locks beyond the tracked depth" },
+	{ "exit maps not read (ring full or lock busy)", "exit_maps_not_read", DIAG_DEGRADED,
+	  "frames of short-lived processes may stay unnamed; " RING },
+	{ "exit maps cut short (over 64 code mappings)", "exit_maps_cut", DIAG_DEGRADED,
+	  "nothing to do: only 64 code mappings are read at exit" },
+	{ "processes gone before their maps were read and without exit maps",
+	  "procs_gone_unnamed", DIAG_DEGRADED,
+	  "frames of short-lived processes stay unnamed; start hotcold before them" },
+	{ "records not held for exit maps (limit)", "held_records_dropped", DIAG_DEGRADED,
+	  "frames of short-lived processes stay unnamed; " NARROW },
+	{ "objects unreadable", "objects_unreadable", DIAG_DEGRADED,
+	  "frames in them stay unnamed; run as root, see -v for which" },
+};
+
+const struct diag *diag__find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
+		if (!strcmp(table[i].name, name))
+			return &table[i];
+	return NULL;
+}
+
+enum diag_class diag__class(const char *name, bool reported_loss)
+{
+	const struct diag *d = diag__find(name);
+
+	if (d)
+		return d->cls;
+	return reported_loss ? DIAG_LOSS : DIAG_WORK;
+}
+
+const char *diag__key(const char *name, char *buf, size_t len)
+{
+	const struct diag *d = diag__find(name);
+	size_t o = 0;
+	bool sep = false;
+
+	if (!len)
+		return buf;
+	if (d) {
+		snprintf(buf, len, "%s", d->key);
+		return buf;
+	}
+	for (const char *p = name; *p && o + 1 < len; p++) {
+		char c = *p;
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+			if (sep && o && o + 2 < len)
+				buf[o++] = '_';
+			buf[o++] = c;
+			sep = false;
+		} else {
+			sep = true;
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+const char *diag__class_name(enum diag_class cls)
+{
+	return cls == DIAG_LOSS ? "lost" : cls == DIAG_DEGRADED ? "degraded" : "work";
+}

@@ -262,7 +262,8 @@ int push_groups(const void *pb, size_t len, const struct push_rules *r, const ch
 		push_groups_free(g, nr);
 		return err;
 	}
-	qsort(g, nr, sizeof(*g), cmp_group);
+	if (nr)		/* qsort(NULL, 0) is undefined (UBSan) */
+		qsort(g, nr, sizeof(*g), cmp_group);
 	*out = g;
 	*nr_out = nr;
 	return 0;

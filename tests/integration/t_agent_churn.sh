@@ -56,7 +56,7 @@ dd if=/dev/zero of="$F/filler" bs=64k 2>/dev/null
 sleep $third
 rm -f "$F/filler"
 sleep $third
-lost_ring=$(metric '^hotcold_lost_total\{.*ring full')
+lost_ring=$(metric '^hotcold_lost_total\{.*ring_full')	# the diagnostics key (util/diag.c)
 refused=$(metric 'records not held twice')
 lag=$(metric 'hotcold_agent_loop_turns_total')
 t=$(term_wait $ag 3)

@@ -57,7 +57,7 @@ done
 # run N [env...]: record lldmain for 2 s with the environment given
 run() {
 	local n=$1; shift
-	env "$@" "$HOTCOLD" record -F 499 -o "$TMP/$n.folded" -- "$TMP/bin/lldmain" 2 \
+	env "$@" "$HOTCOLD" record -v -F 499 -o "$TMP/$n.folded" -- "$TMP/bin/lldmain" 2 \
 		2>"$TMP/$n.err" || bad "record $n failed: $(tail -3 "$TMP/$n.err")"
 	grep '^debuginfod:' "$TMP/$n.err"
 }

@@ -45,11 +45,6 @@ term_wait() {
 # binaries (copies of $WL/storm under new names: new inodes, so the
 # symbolizer and unwinder meet each as a new object), /bin/true storms, and
 # a context-switch-heavy pair (1-byte pipe copies). All stop after SECONDS.
-# Paced (a short sleep a round) to about 1300 forks/s whatever the machine's
-# speed, the rate the on-time checks were validated at: unpaced, a quiet
-# 2-CPU machine forks ~3000/s, and then intervals end up to 27 % late,
-# because naming an interval's stacks (thousands of new processes) is still
-# one unbounded step of the loop (issue 12, open).
 CHURN_PIDS=()
 churn_start() {
 	local dir=$1 nbin=$2 secs=$3 i
@@ -57,12 +52,12 @@ churn_start() {
 	for i in $(seq 1 "$nbin"); do cp "$WL/storm" "$dir/churn_bin_$i"; done
 	for i in 1 2 3; do
 		bash -c "end=\$((SECONDS + $secs)); while [ \$SECONDS -lt \$end ]; do
-			for b in $dir/churn_bin_*; do \"\$b\" 1; done; /bin/true; sleep 0.015; done" \
+			for b in $dir/churn_bin_*; do \"\$b\" 1; done; /bin/true; done" \
 			>/dev/null 2>&1 &
 		CHURN_PIDS+=($!)
 	done
 	bash -c "end=\$((SECONDS + $secs)); while [ \$SECONDS -lt \$end ]; do
-		for j in 1 2 3 4 5 6; do /bin/true & done; wait; sleep 0.01; done" >/dev/null 2>&1 &
+		for j in 1 2 3 4 5 6; do /bin/true & done; wait; done" >/dev/null 2>&1 &
 	CHURN_PIDS+=($!)
 	# each end under its own timeout: killing one leaves no orphan copying forever
 	timeout "$secs" dd if=/dev/zero bs=1 2>/dev/null | timeout "$secs" dd of=/dev/null bs=1 2>/dev/null &

@@ -27,7 +27,7 @@ grep -E '^(hotcold|sched):' "$TMP/err" | tail -n 2
 [ $rc -eq 0 ] && ok "exit 0 with $ncpu busy loops" || { bad "exit $rc"; finish; }
 
 cw_all=0 rd_all=0
-while read -r name tid reason ns calls rd steal; do
+while read -r name tid reason ns calls rd steal rdlife; do
 	root="$name-$tid"
 	# folded weights are nanoseconds; compared here in microseconds
 	cwns=$(awk -v r="$root" '{ split($0, fr, ";"); if (fr[1] == r && $0 ~ /;\[cpu wait\] [0-9]+$/) t += $NF } END { printf "%.0f\n", t }' "$TMP/out.folded")
@@ -42,8 +42,9 @@ while read -r name tid reason ns calls rd steal; do
 	awk -v d="$dev" -v l="$low" 'BEGIN { exit !(d >= -l && d <= 2) }' &&
 		ok "$root: blocked $blk us vs $want us (wall - CPU - run_delay; $dev%; with the CPU wait it would read +$old%)" ||
 		bad "$root: blocked $blk us vs $want us (wall - CPU - run_delay; $dev%)"
-	[ "$cw" -le $((rdus + 20)) ] && ok "$root: [cpu wait] $cw us <= run_delay $rdus us" ||
-		bad "$root: [cpu wait] $cw us > run_delay $rdus us"
+	# at most the thread's whole-life run_delay (t_offcpu says why)
+	[ "$cw" -le $((rdlife / 1000 + 20)) ] && ok "$root: [cpu wait] $cw us <= life run_delay $((rdlife / 1000)) us" ||
+		bad "$root: [cpu wait] $cw us > life run_delay $((rdlife / 1000)) us (loop: $rdus us)"
 	if [ "$reason" != fsync ]; then
 		cw_all=$((cw_all + cw)) rd_all=$((rd_all + rdus))
 	fi

@@ -6,7 +6,8 @@
 # every count in nanoseconds.
 . "$(dirname "$0")/lib.sh"
 
-"$HOTCOLD" record --off-cpu --wakers -o "$TMP/w.folded" -- "$WL/wakeup" 200 2>"$TMP/err"
+# -v: the waker-miss counters are read from the full table (0 is not printed by default)
+"$HOTCOLD" record -v --off-cpu --wakers -o "$TMP/w.folded" -- "$WL/wakeup" 200 2>"$TMP/err"
 rc=$?
 [ $rc -eq 0 ] && ok "exit 0" || { bad "exit $rc: $(cat "$TMP/err")"; finish; }
 waits=$(awk '/;wait_for_token;.*\[futex\]/ { t += $NF } END { printf "%.0f\n", t }' "$TMP/w.folded")

@@ -15,6 +15,7 @@
 # until, params, bytes, file (the profile as received), error.
 import email.parser
 import gzip
+import threading
 import http.server
 import json
 import os
@@ -27,6 +28,7 @@ KNOWN = {"name", "from", "until", "format", "sampleRate", "spyName", "units", "a
 NAME = re.compile(r"^([A-Za-z0-9_.:/-]+)\{((?:[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_.:/-]+)"
                   r"(?:,[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_.:/-]+)*)?\}$")
 seq = 0
+seq_lock = threading.Lock()
 
 
 def mode_answer():
@@ -112,8 +114,13 @@ class H(http.server.BaseHTTPRequestHandler):
         if raw[:1] != b"\x0a":
             return self.answer(400, dict(rec, error="not a pprof"))
         status = mode_answer()
-        seq += 1
-        path = os.path.join(OUT, "p%04d-%s.pb.gz" % (seq, rec["labels"].get("kind", "x")))
+        # unique across restarts of this stub (the test restarts it) and
+        # across its request threads: a later run must not overwrite a
+        # profile an earlier log line points at
+        with seq_lock:
+            seq += 1
+            n = seq
+        path = os.path.join(OUT, "p%d-%04d-%s.pb.gz" % (os.getpid(), n, rec["labels"].get("kind", "x")))
         with open(path, "wb") as f:
             f.write(data)
         rec.update(file=path, bytes=len(data))

@@ -106,6 +106,9 @@ analyze() {
 		libc["msort_with_tmp"] = libc["msort_with_tmp.part.0"] = "qsort"
 		libc["time"] = libc["__vdso_time"] = "vdso"
 		libc["plugin_entry"] = libc["plugin_burn"] = "dlopen"
+		# the main thread, joining at the end, waits in the futex helper of
+		# condwait: the outermost libc frame makes it a join, no stage
+		libc["pthread_join"] = libc["__pthread_join"] = libc["__pthread_clockjoin_ex"] = "join"
 		deep = "stage_deep"
 		for (i = 1; i <= 40; i++) deep = deep sprintf(";deep_%02d", i)
 		deep = deep ";leaf_burn"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* ELF function symbols with extents, lazily loaded (see elf_syms.h). */
 #include "sym/elf_syms.h"
+#include "sym/elf_syms_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -21,51 +22,6 @@
 /* a browser's .symtab is ~100 MiB; a larger one is a forgery, not a program */
 #define ELF_SYMTAB_MAX_BYTES (1ull << 30)
 
-struct elf_seg {
-	uint64_t off;
-	uint64_t vaddr;
-	uint64_t filesz;
-	bool exec;
-};
-
-struct elf_range {
-	uint64_t start;
-	uint64_t end;
-};
-
-struct esym {
-	uint64_t addr;
-	uint64_t size;		/* extent used by lookup */
-	uint32_t name;		/* strtab offset */
-	uint8_t rank;		/* lower wins among aliases: binding, then underscores */
-	bool inferred;		/* st_size was 0: extent runs to the next known start */
-};
-
-struct elf_syms {
-	int fd;
-	int debug_fd;
-	char *debug_path;
-	void *image;		/* elf_memory() copy (vdso), freed after load */
-	size_t image_size;
-	struct elf_ident id;
-	struct elf_seg *segs;
-	size_t nr_segs;
-	struct elf_range *text;	/* executable sections, else executable segments */
-	size_t nr_text;
-	bool loaded;
-	int load_err;
-	struct esym *syms;
-	size_t nr;
-	size_t cap;
-	struct strtab names;
-	uint64_t *fde;		/* function starts from .eh_frame_hdr, during load only, */
-	size_t nr_fde;		/* ... or for good where there is no .symtab: */
-	uint64_t *fde_end;	/* their ends (0: unknown), which name unnamed code */
-	bool keep_fde;
-	bool minidebug;		/* named from .gnu_debugdata */
-	struct dbgfetch *fetch;	/* asked for the debug file, answer not picked up yet */
-	int fetch_slot;
-};
 
 static void elf_syms__close_fds(struct elf_syms *es)
 {
@@ -81,7 +37,7 @@ static void elf_syms__close_fds(struct elf_syms *es)
  * ELF_C_READ, not ELF_C_READ_MMAP: a shared library rewritten in place while
  * mapped would turn our reads of a mmap into SIGBUS; pread() only fails.
  */
-static Elf *elf_syms__begin(struct elf_syms *es, int fd)
+Elf *elf_syms__begin(struct elf_syms *es, int fd)
 {
 	if (es->image && fd == es->fd)
 		return elf_memory(es->image, es->image_size);
@@ -211,30 +167,6 @@ static struct elf_syms *elf_syms__alloc(void)
 	return es;
 }
 
-static void find_debug_file(struct elf_syms *es, const struct elf_syms_opts *o)
-{
-	struct elf_debug_query q = {
-		.id = &es->id,
-		.path = o ? o->path : NULL,
-		.root = o ? o->root : NULL,
-		.debug_root = o && o->debug_root ? o->debug_root : "/usr/lib/debug",
-		.obj_fd = es->fd,
-	};
-	int fd;
-
-	fd = elf_debug_find(&q, &es->debug_path);
-	if (fd >= 0) {
-		es->debug_fd = fd;
-		return;
-	}
-	/* none here: a debuginfod server may have it (asked now, used when it came) */
-	if (o && o->fetch && es->id.build_id_len) {
-		es->fetch_slot = dbgfetch__request(o->fetch, es->id.build_id, es->id.build_id_len);
-		if (es->fetch_slot >= 0)
-			es->fetch = o->fetch;
-	}
-}
-
 
 struct elf_syms *elf_syms__open(int fd, const struct elf_syms_opts *o)
 {
@@ -261,7 +193,7 @@ struct elf_syms *elf_syms__open(int fd, const struct elf_syms_opts *o)
 	if (err)
 		goto err_free;
 	if (!es->id.has_symtab)
-		find_debug_file(es, o);
+		elf_syms__find_debug(es, o);
 	return es;
 
 err_free:
@@ -394,7 +326,7 @@ static int elf_syms__push(struct elf_syms *es, const GElf_Sym *sym, const char *
  * st_value = its PLT stub (for function pointer equality), which must not
  * be named after the callee.
  */
-static int read_symtab(struct elf_syms *es, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+int elf_syms__read_symtab(struct elf_syms *es, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *data;
 	size_t i, n;
@@ -438,7 +370,7 @@ static int read_symtab(struct elf_syms *es, Elf *elf, Elf_Scn *scn, const GElf_S
 }
 
 /* Add the function symbols of the tables of @type (SHT_SYMTAB/SHT_DYNSYM) in @fd. */
-static int read_symbols(struct elf_syms *es, int fd, GElf_Word type, bool fdes)
+int elf_syms__read_symbols(struct elf_syms *es, int fd, GElf_Word type, bool fdes)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -459,47 +391,9 @@ static int read_symbols(struct elf_syms *es, int fd, GElf_Word type, bool fdes)
 	}
 	while (!err && (scn = elf_nextscn(elf, scn))) {
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
-			err = read_symtab(es, elf, scn, &sh);
+			err = elf_syms__read_symtab(es, elf, scn, &sh);
 	}
 	elf_end(elf);
-	return err;
-}
-
-/*
- * Add the .symtab of the object's MiniDebugInfo (.gnu_debugdata), if any.
- * A bad one is not an error of the object: its .dynsym still names what it
- * can.
- */
-static int read_minidebug(struct elf_syms *es)
-{
-	void *image = NULL;
-	Elf_Scn *scn = NULL;
-	size_t size = 0;
-	GElf_Shdr sh;
-	Elf *elf;
-	int err;
-
-	elf = elf_syms__begin(es, es->fd);
-	if (!elf)
-		return 0;
-	err = minidebug_read(elf, &image, &size);
-	elf_end(elf);
-	if (err) {
-		if (err != -ENOENT)
-			pr_debug("elf_syms: bad .gnu_debugdata: %s\n", strerror(-err));
-		return err == -ENOMEM ? err : 0;
-	}
-	elf = elf_memory(image, size);
-	err = 0;
-	while (elf && !err && (scn = elf_nextscn(elf, scn))) {
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
-			err = read_symtab(es, elf, scn, &sh);
-	}
-	if (elf)
-		elf_end(elf);
-	free(image);
-	if (!err)
-		es->minidebug = true;
 	return err;
 }
 
@@ -526,7 +420,7 @@ static int esym_cmp(const void *a, const void *b, void *arg)
 }
 
 /* One symbol per address; size-0 symbols end at the next known function start. */
-static void elf_syms__finish(struct elf_syms *es)
+void elf_syms__finish(struct elf_syms *es)
 {
 	size_t i, n = 0;
 
@@ -564,98 +458,31 @@ static void elf_syms__finish(struct elf_syms *es)
 	strtab__shrink(&es->names);
 }
 
-/*
- * The debuginfod answer, if it has come: 0 with es->debug_fd and
- * es->debug_path set, -EINPROGRESS (ask again later) or -ENOENT (none).
- */
-static int take_fetched(struct elf_syms *es)
-{
-	char *path = NULL;
-	int err, fd;
-
-	err = dbgfetch__result(es->fetch, es->fetch_slot, &path);
-	if (err == -EINPROGRESS)
-		return err;
-	es->fetch = NULL;
-	if (err)
-		return err;
-	fd = elf_debug_open(path, &es->id);
-	if (fd < 0) {
-		pr_debug("elf_syms: debuginfod sent an unusable '%s'\n", path);
-		free(path);
-		return -ENOENT;
-	}
-	es->debug_fd = fd;
-	free(es->debug_path);
-	es->debug_path = path;
-	return 0;
-}
-
-int elf_syms__add_debug_file(struct elf_syms *es, const char *path)
-{
-	int fd, err;
-
-	if (!es->loaded || es->load_err)
-		return -EINVAL;
-	if (!es->keep_fde)
-		return -EEXIST;	/* it had a .symtab or a debug file already */
-	fd = elf_debug_open(path, &es->id);
-	if (fd < 0)
-		return fd;
-	/* the object's .dynsym (and MiniDebugInfo) are in already */
-	err = read_symbols(es, fd, SHT_SYMTAB, false);
-	close(fd);
-	if (err)
-		return err;
-	es->keep_fde = false;	/* a full .symtab now: as if never stripped */
-	elf_syms__finish(es);
-	free(es->fde_end);
-	es->fde_end = NULL;
-	free(es->debug_path);
-	es->debug_path = strdup(path);
-	return 0;
-}
-
-/* Symbols were loaded while the fetch was in flight: use the debug file if it has come since. */
-static void load_fetched(struct elf_syms *es)
-{
-	char *path = NULL;
-	int err;
-
-	err = dbgfetch__result(es->fetch, es->fetch_slot, &path);
-	if (err == -EINPROGRESS)
-		return;
-	es->fetch = NULL;
-	if (!err && elf_syms__add_debug_file(es, path))
-		pr_debug("elf_syms: debuginfod sent an unusable '%s'\n", path);
-	free(path);
-}
-
 int elf_syms__load(struct elf_syms *es)
 {
 	int err;
 
 	if (es->loaded) {
 		if (es->fetch && !es->load_err)
-			load_fetched(es);
+			elf_syms__load_fetched(es);
 		return es->load_err;
 	}
 	es->loaded = true;
 	if (es->fetch)
-		take_fetched(es);
+		elf_syms__take_fetched(es);
 	/* no full symbol table: the FDEs are all that tell functions apart */
 	es->keep_fde = es->debug_fd < 0 && !es->id.has_symtab;
 	if (es->debug_fd >= 0) {
 		/* the debug file's .symtab is complete; .dynsym may add IFUNC resolvers */
-		err = read_symbols(es, es->debug_fd, SHT_SYMTAB, false);
+		err = elf_syms__read_symbols(es, es->debug_fd, SHT_SYMTAB, false);
 		if (!err)
-			err = read_symbols(es, es->fd, SHT_DYNSYM, true);
+			err = elf_syms__read_symbols(es, es->fd, SHT_DYNSYM, true);
 	} else {
-		err = read_symbols(es, es->fd, SHT_SYMTAB, true);
+		err = elf_syms__read_symbols(es, es->fd, SHT_SYMTAB, true);
 		if (!err)
-			err = read_symbols(es, es->fd, SHT_DYNSYM, false);
+			err = elf_syms__read_symbols(es, es->fd, SHT_DYNSYM, false);
 		if (!err && es->keep_fde)
-			err = read_minidebug(es);
+			err = elf_syms__read_minidebug(es);
 	}
 	if (!err)
 		elf_syms__finish(es);
@@ -817,14 +644,4 @@ const uint8_t *elf_syms__build_id(const struct elf_syms *es, size_t *len)
 {
 	*len = es->id.build_id_len;
 	return es->id.build_id_len ? es->id.build_id : NULL;
-}
-
-bool elf_syms__minidebug(const struct elf_syms *es)
-{
-	return es->minidebug;
-}
-
-const char *elf_syms__debug_path(const struct elf_syms *es)
-{
-	return es->debug_path;
 }

@@ -20,7 +20,7 @@ fuzz_deps_folded   := src/analysis/profile.c src/analysis/profile_folded.c \
 fuzz_deps_procmaps := src/sym/procmaps.c src/sym/strtab.c src/util/log.c
 fuzz_deps_perfmap  := src/sym/perfmap.c src/sym/strtab.c src/util/log.c
 fuzz_deps_kallsyms := src/sym/kallsyms.c src/sym/strtab.c src/util/log.c
-fuzz_deps_elf_syms := src/sym/elf_syms.c src/sym/elf_debug.c src/sym/ehframe.c src/sym/minidebug.c src/sym/dbgfetch.c \
+fuzz_deps_elf_syms := src/sym/elf_syms.c src/sym/elf_syms_debug.c src/sym/elf_debug.c src/sym/ehframe.c src/sym/minidebug.c src/sym/dbgfetch.c \
 		      src/sym/demangle.c src/sym/strtab.c src/util/log.c
 fuzz_deps_pprof    := src/analysis/pprof_read.c src/analysis/annotate.c
 fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(fuzz_deps_$(1)))

@@ -278,6 +278,8 @@ void profile__free(struct profile *p)
 		free(p->strs[i]);
 	for (i = 0; i < p->nr_stacks; i++)
 		free((void *)p->stacks[i].frames);
+	for (i = 0; i < p->nr_frames; i++)
+		free((void *)p->frames[i].lines);
 	free(p->strs);
 	free(p->str_tab.slots);
 	free(p->frames);
@@ -295,6 +297,35 @@ static bool frame_eq(const struct profile *p, uint32_t id, const void *key)
 	return a->name == b->name && a->module == b->module && a->build_id == b->build_id &&
 	       a->flags == b->flags && a->addr == b->addr && a->line == b->line &&
 	       a->map_off == b->map_off && a->map_limit == b->map_limit;
+}
+
+/* @in's lines, interned, onto frame @f unless it has some already. 0 or -ENOMEM. */
+static int frame_lines(struct profile *p, struct profile_frame *f,
+		       const struct profile_frame_in *in)
+{
+	uint32_t n = in->nr_lines < PROFILE_MAX_LINES ? in->nr_lines : PROFILE_MAX_LINES;
+	struct profile_line *l;
+
+	if (f->nr_lines || !n || !in->lines)
+		return 0;
+	l = calloc(n, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		const char *func = in->lines[i].func;
+
+		if (!func || !*func)
+			func = PROFILE_UNKNOWN;
+		l[i].line = in->lines[i].line;
+		l[i].func = intern(p, func, strlen(func));
+		if (!l[i].func || intern_opt(p, in->lines[i].file, &l[i].file)) {
+			free(l);
+			return -ENOMEM;
+		}
+	}
+	f->lines = l;
+	f->nr_lines = n;
+	return 0;
 }
 
 /* Id of the frame @in, created if new. An empty or NULL name is "[unknown]". */
@@ -328,7 +359,7 @@ static int frame_id(struct profile *p, const struct profile_frame_in *in, uint32
 		p->frames[p->nr_frames++] = f;
 	}
 	*id = p->frame_tab.slots[pos].id1 - 1;
-	return 0;
+	return frame_lines(p, &p->frames[*id], in);
 }
 
 static bool stack_eq(const struct profile *p, uint32_t id, const void *key)
@@ -446,7 +477,8 @@ int profile__copy_stack(struct profile *dst, const struct profile *src,
 		fr[i] = (struct profile_frame_in){ .name = f->name, .module = f->module,
 						   .build_id = f->build_id, .flags = f->flags,
 						   .addr = f->addr, .line = f->line,
-						   .map_off = f->map_off, .map_limit = f->map_limit };
+						   .map_off = f->map_off, .map_limit = f->map_limit,
+						   .lines = f->lines, .nr_lines = f->nr_lines };
 	}
 	si.frames = fr;
 	err = profile__add(dst, &si);

@@ -53,7 +53,21 @@ int profile_kind_from_abi(unsigned int abi_kind, enum profile_kind *kind);
  * group by (name, flags); pprof keeps one location per address.
  * @line is reserved for source lines (0 = unknown); an inlined frame is its
  * own frame with FRAME_F_INLINE, leafward of the frame it was inlined into.
+ * @lines (optional, pprof's Line entries) are what DWARF says runs at @addr:
+ * innermost first, each function inlined there, then the frame's own
+ * function last, each caller's line the call site of the function before
+ * it. They follow from (object, addr), so they are no part of a frame's
+ * identity: the first add that has them sets them.
  */
+struct profile_line {
+	const char *func;	/* demangled; interned */
+	const char *file;	/* source path as DWARF has it, interned; NULL: unknown */
+	uint32_t line;		/* 0: unknown */
+};
+
+/* Lines one frame keeps at most (inline depth + 1); deeper chains keep the innermost. */
+#define PROFILE_MAX_LINES 16
+
 struct profile_frame {
 	const char *name;	/* without suffix; interned, owned by the profile */
 	const char *module;	/* file name of the object, or NULL */
@@ -63,6 +77,8 @@ struct profile_frame {
 	uint64_t map_off;	/* the object's mapped segment holding addr, as file */
 	uint64_t map_limit;	/* offsets [map_off, map_limit); both 0: unknown */
 	uint32_t line;
+	uint32_t nr_lines;
+	const struct profile_line *lines;	/* owned by the profile; NULL: none */
 };
 
 struct profile_stack {
@@ -86,6 +102,8 @@ struct profile_frame_in {
 	uint64_t addr;		/* 0: unknown */
 	uint32_t line;		/* 0: unknown */
 	uint64_t map_off, map_limit;	/* 0: unknown */
+	const struct profile_line *lines;	/* copied; up to PROFILE_MAX_LINES */
+	uint32_t nr_lines;
 };
 
 struct profile_stack_in {

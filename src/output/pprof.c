@@ -52,10 +52,12 @@
 #define LO_LINE		4
 /* Line */
 #define LI_FUNCTION_ID	1
+#define LI_LINE		2
 /* Function */
 #define FU_ID		1
 #define FU_NAME		2
 #define FU_SYSTEM_NAME	3
+#define FU_FILENAME	4
 
 /*
  * One Mapping. User objects get a synthetic, non-overlapping address range
@@ -94,10 +96,11 @@ struct enc {
 	uint64_t *map_keys;		/* sorted unique (filename << 32 | build_id) */
 	struct pmap *maps;		/* by the index of their key in map_keys */
 	size_t nr_maps;
-	uint32_t *fn_of_str;		/* string index -> function id, 0: none yet */
-	size_t cap_fn;
-	int64_t *fn_names;		/* function id - 1 -> name string index */
-	size_t nr_fn;
+	uint64_t *fn_keys;		/* open addressing: (name << 32 | file) string indexes */
+	uint32_t *fn_ids;		/* ... -> function id; 0: empty slot */
+	size_t fn_mask;
+	uint64_t *fn_of_id;		/* function id - 1 -> its key */
+	size_t nr_fn, cap_fn;
 	struct pb_buf out, msg, sub;
 	int err;
 };
@@ -463,34 +466,88 @@ static int64_t func_name(struct enc *e, const struct profile_frame *f)
 	return idx;
 }
 
-/* One Function per distinct name (a function at several addresses is one). 0 on error. */
-static uint64_t func_id(struct enc *e, const struct profile_frame *f)
+static int fn_grow(struct enc *e)
 {
-	int64_t name = func_name(e, f);
-	size_t need = (size_t)name + 1;
+	size_t n = e->fn_ids ? (e->fn_mask + 1) * 2 : 256, pos;
+	uint64_t *keys = calloc(n, sizeof(*keys));
+	uint32_t *ids = calloc(n, sizeof(*ids));
+
+	if (!keys || !ids) {
+		free(keys);
+		free(ids);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < e->nr_fn; i++) {
+		for (pos = hash_u64(e->fn_of_id[i]) & (n - 1); ids[pos]; pos = (pos + 1) & (n - 1))
+			;
+		keys[pos] = e->fn_of_id[i];
+		ids[pos] = (uint32_t)i + 1;
+	}
+	free(e->fn_keys);
+	free(e->fn_ids);
+	e->fn_keys = keys;
+	e->fn_ids = ids;
+	e->fn_mask = n - 1;
+	return 0;
+}
+
+/*
+ * One Function per distinct (name, source file) string indexes (a function
+ * at several addresses is one; file 0 is "", unknown). 0 on error.
+ */
+static uint64_t fn_id(struct enc *e, int64_t name, int64_t file)
+{
+	uint64_t key = (uint64_t)name << 32 | (uint64_t)(file & 0xffffffff), *v;
+	size_t pos;
 
 	if (e->err)
 		return 0;
-	if (need > e->cap_fn) {
-		size_t cap = need * 2;
-		uint32_t *m = reallocarray(e->fn_of_str, cap, sizeof(*m));
-		int64_t *v = m ? reallocarray(e->fn_names, cap, sizeof(*v)) : NULL;
+	if ((!e->fn_ids || e->nr_fn + 1 > (e->fn_mask + 1) / 2) && fn_grow(e))
+		goto nomem;
+	for (pos = hash_u64(key) & e->fn_mask; e->fn_ids[pos]; pos = (pos + 1) & e->fn_mask)
+		if (e->fn_keys[pos] == key)
+			return e->fn_ids[pos];
+	if (e->nr_fn == e->cap_fn) {
+		v = reallocarray(e->fn_of_id, e->cap_fn ? e->cap_fn * 2 : 256, sizeof(*v));
+		if (!v)
+			goto nomem;
+		e->fn_of_id = v;
+		e->cap_fn = e->cap_fn ? e->cap_fn * 2 : 256;
+	}
+	e->fn_of_id[e->nr_fn] = key;
+	e->fn_keys[pos] = key;
+	e->fn_ids[pos] = (uint32_t)++e->nr_fn;
+	return e->nr_fn;
+nomem:
+	e->err = -ENOMEM;
+	return 0;
+}
 
-		if (m)
-			e->fn_of_str = m;
-		if (!v) {
-			e->err = -ENOMEM;
-			return 0;
-		}
-		memset(m + e->cap_fn, 0, (cap - e->cap_fn) * sizeof(*m));
-		e->fn_names = v;
-		e->cap_fn = cap;
-	}
-	if (!e->fn_of_str[name]) {
-		e->fn_names[e->nr_fn] = name;
-		e->fn_of_str[name] = (uint32_t)++e->nr_fn;
-	}
-	return e->fn_of_str[name];
+static void put_line(struct enc *e, uint64_t fid, uint32_t line)
+{
+	pb_buf__reset(&e->sub);
+	pb_put_uint64(&e->sub, LI_FUNCTION_ID, fid);
+	if (line)
+		pb_put_int64(&e->sub, LI_LINE, line);
+	pb_put_message(&e->msg, LO_LINE, &e->sub);
+}
+
+/*
+ * A frame's Lines, innermost first: the functions DWARF says are inlined at
+ * its address with their lines, then the frame itself (its own name, so
+ * pprof groups it with the folded and text views) at its line. Without
+ * lines, one Line naming the frame.
+ */
+static void put_lines(struct enc *e, const struct profile_frame *f)
+{
+	const struct profile_line *l = f->lines;
+	uint32_t n = f->nr_lines;
+
+	for (uint32_t i = 0; i + 1 < n; i++)
+		put_line(e, fn_id(e, str_idx(e, l[i].func), l[i].file ? str_idx(e, l[i].file) : 0),
+			 l[i].line);
+	put_line(e, fn_id(e, func_name(e, f), n && l[n - 1].file ? str_idx(e, l[n - 1].file) : 0),
+		 n ? l[n - 1].line : 0);
 }
 
 /*
@@ -512,20 +569,19 @@ static void put_locations(struct enc *e, const uint64_t *keys)
 			pb_put_uint64(&e->msg, LO_MAPPING_ID, m->id);
 			pb_put_uint64(&e->msg, LO_ADDRESS, m->base + f->addr);
 		}
-		if (!m || !(f->flags & FRAME_F_UNKNOWN) || keys[i] == MAP_KEY_KERNEL) {
-			uint64_t fid = func_id(e, f);
-
-			pb_buf__reset(&e->sub);
-			pb_put_uint64(&e->sub, LI_FUNCTION_ID, fid);
-			pb_put_message(&e->msg, LO_LINE, &e->sub);
-		}
+		if (!m || !(f->flags & FRAME_F_UNKNOWN) || keys[i] == MAP_KEY_KERNEL)
+			put_lines(e, f);
 		pb_put_message(&e->out, PF_LOCATION, &e->msg);
 	}
 	for (i = 0; i < e->nr_fn; i++) {
+		int64_t name = (int64_t)(e->fn_of_id[i] >> 32), file = e->fn_of_id[i] & 0xffffffff;
+
 		pb_buf__reset(&e->msg);
 		pb_put_uint64(&e->msg, FU_ID, i + 1);
-		pb_put_int64(&e->msg, FU_NAME, e->fn_names[i]);
-		pb_put_int64(&e->msg, FU_SYSTEM_NAME, e->fn_names[i]);
+		pb_put_int64(&e->msg, FU_NAME, name);
+		pb_put_int64(&e->msg, FU_SYSTEM_NAME, name);
+		if (file)
+			pb_put_int64(&e->msg, FU_FILENAME, file);
 		pb_put_message(&e->out, PF_FUNCTION, &e->msg);
 	}
 }
@@ -589,8 +645,9 @@ int pprof_encode(const struct profile *p, unsigned char **data, size_t *len)
 	strings_release(&e.st);
 	free(e.map_keys);
 	free(e.maps);
-	free(e.fn_of_str);
-	free(e.fn_names);
+	free(e.fn_keys);
+	free(e.fn_ids);
+	free(e.fn_of_id);
 	free(keys);
 	return err;
 }

@@ -16,8 +16,13 @@
  * user object gets a synthetic address range, so a location's address -
  * memory_start + file_offset is its file offset. One Location per frame
  * (leaf first in a sample; a non-leaf address is the call site) and one
- * Function per name; kernel frames drop "_[k]", other suffixes stay in the
- * name. A frame without a symbol at a known address has no Line and its
+ * Function per (name, source file); kernel frames drop "_[k]", other
+ * suffixes stay in the name. A frame with source lines (profile_line, from
+ * DWARF) has one Line per function running at its address, innermost
+ * first: the inlined ones by their DWARF names, the frame's own function
+ * last by the frame's name, each with its file and line (so `go tool pprof
+ * -lines` and `-list` work); else one Line naming the frame, without a
+ * line number. A frame without a symbol at a known address has no Line and its
  * mapping no has_functions, so pprof -symbolize names it from the binary.
  * Labels: pid, tid (numbers), comm, thread_name, reason (strings) where
  * set. time_nanos/duration_nanos when known. The default sample type is

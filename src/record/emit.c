@@ -21,6 +21,7 @@
 #include "record/reason.h"
 #include "record/wakers.h"
 #include "sym/objtab.h"
+#include "sym/srcline.h"
 
 /* stack keys carry the collectors' kinds, which are the BPF wire kinds: one mapping to the model */
 _Static_assert((int)SAMPLE_ONCPU == (int)HC_KIND_ONCPU && (int)SAMPLE_OFFCPU == (int)HC_KIND_OFFCPU &&
@@ -39,6 +40,7 @@ struct emit_ctx {
 	struct emit_stats *st;
 	char (*names)[EMIT_NAME_LEN];
 	char (*bids)[EMIT_BID_LEN];
+	struct profile_line (*lines)[PROFILE_MAX_LINES];	/* o->srclines only */
 	struct profile_frame_in fin[EMIT_MAX_FRAMES];
 };
 
@@ -83,6 +85,20 @@ static void count_flags(struct emit_ctx *x, unsigned int sym_flags)
 		x->st->frames_unknown++;
 }
 
+/* Source lines of named user frame @f (DWARF, where its object has some) into @fi. */
+static void user_lines(struct emit_ctx *x, const struct sym_ufr *f, struct profile_frame_in *fi,
+		       struct profile_line *lines)
+{
+	struct srcline_frame sf[PROFILE_MAX_LINES];
+	int n = symbolizer__srcline(x->sym, f, sf, PROFILE_MAX_LINES);
+
+	for (int i = 0; i < n; i++)
+		lines[i] = (struct profile_line){ .func = sf[i].func, .file = sf[i].file,
+						  .line = sf[i].line > 0 ? (uint32_t)sf[i].line : 0 };
+	fi->lines = lines;
+	fi->nr_lines = n > 0 ? (uint32_t)n : 0;
+}
+
 /* User frame @w into slot @n: name, and for a file object its path, build ID and offset. */
 static void user_frame(struct emit_ctx *x, const uint64_t *w, size_t n, unsigned int flags)
 {
@@ -110,6 +126,8 @@ static void user_frame(struct emit_ctx *x, const uint64_t *w, size_t n, unsigned
 		fi->map_off = oi.seg_start;
 		fi->map_limit = oi.seg_end;
 	}
+	if (x->lines && !(sf & SYM_F_UNKNOWN))
+		user_lines(x, &f, fi, x->lines[n]);
 }
 
 /* User frames [@w, @w + nu frames) from slot @n, root first. */
@@ -242,6 +260,16 @@ static int build_frames(struct emit_ctx *x, const struct stack_entry *e)
 	return n;
 }
 
+static void emit_ctx_free(struct emit_ctx *x)
+{
+	if (!x)
+		return;
+	free(x->names);
+	free(x->bids);
+	free(x->lines);
+	free(x);
+}
+
 static int emit_ctx_init(struct emit_ctx **out, struct symbolizer *sym, const struct emit_opts *o,
 			 struct emit_stats *st)
 {
@@ -250,13 +278,11 @@ static int emit_ctx_init(struct emit_ctx **out, struct symbolizer *sym, const st
 	if (x) {
 		x->names = malloc(sizeof(*x->names) * EMIT_MAX_FRAMES);
 		x->bids = malloc(sizeof(*x->bids) * EMIT_MAX_FRAMES);
+		if (o->srclines)
+			x->lines = malloc(sizeof(*x->lines) * EMIT_MAX_FRAMES);
 	}
-	if (!x || !x->names || !x->bids) {
-		if (x) {
-			free(x->names);
-			free(x->bids);
-		}
-		free(x);
+	if (!x || !x->names || !x->bids || (o->srclines && !x->lines)) {
+		emit_ctx_free(x);
 		return -ENOMEM;
 	}
 	x->sym = sym;
@@ -265,15 +291,6 @@ static int emit_ctx_init(struct emit_ctx **out, struct symbolizer *sym, const st
 	memset(st, 0, sizeof(*st));
 	*out = x;
 	return 0;
-}
-
-static void emit_ctx_free(struct emit_ctx *x)
-{
-	if (!x)
-		return;
-	free(x->names);
-	free(x->bids);
-	free(x);
 }
 
 int emit_stack_text(const struct stack_entry *e, struct symbolizer *sym,

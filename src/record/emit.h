@@ -61,6 +61,8 @@ struct emit_opts {
 	bool mixed;		/* on- and off-CPU together (the folded writer sees it itself) */
 	uint64_t start_ns;	/* the recording's start, ns since the epoch; 0 unknown */
 	uint64_t duration_ns;	/* and its length; 0 unknown */
+	bool srclines;		/* user frames get their source lines and inline chain
+				 * (DWARF; for pprof): costs a lookup per new address */
 };
 
 /*

@@ -38,12 +38,15 @@ static int write_profile(struct session *s, FILE *f, const struct emit_opts *eo,
 			 enum out_format fmt, struct emit_stats *es)
 {
 	struct profile *p = profile__new();
+	struct emit_opts peo = *eo;
 	struct svg_opts so;
 	int err;
 
 	if (!p)
 		return -ENOMEM;
-	err = emit_profile_stats(s->agg, s->sym, eo, p, es);
+	/* pprof has room for source lines and inline frames (go tool pprof -lines) */
+	peo.srclines = fmt == FORMAT_PPROF;
+	err = emit_profile_stats(s->agg, s->sym, &peo, p, es);
 	if (!err && fmt == FORMAT_PPROF) {
 		err = pprof_write(p, f);
 	} else if (!err) {
@@ -145,6 +148,8 @@ int session__profile(struct session *s, struct profile *p)
 {
 	struct emit_opts eo = session_emit_opts(s);
 
+	/* the agent's intervals are stored as pprof too: with source lines */
+	eo.srclines = true;
 	profile__set_period_ns(p, eo.period_ns);
 	profile__set_event(p, eo.event, eo.event_period);
 	return emit_profile(s->agg, s->sym, &eo, p);

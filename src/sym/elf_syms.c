@@ -162,6 +162,7 @@ static struct elf_syms *elf_syms__alloc(void)
 		return NULL;
 	es->fd = -1;
 	es->debug_fd = -1;
+	es->dwarf_fd = -1;
 	strtab__init(&es->names);
 	elf_version(EV_CURRENT);
 	return es;
@@ -240,6 +241,8 @@ void elf_syms__free(struct elf_syms *es)
 	if (!es)
 		return;
 	elf_syms__close_fds(es);
+	if (es->dwarf_fd >= 0)
+		close(es->dwarf_fd);
 	elf_ident_release(&es->id);
 	strtab__release(&es->names);
 	free(es->debug_path);
@@ -488,6 +491,8 @@ int elf_syms__load(struct elf_syms *es)
 		elf_syms__finish(es);
 	else
 		es->nr = 0;
+	if (!err)
+		elf_syms__keep_dwarf(es);
 	/* symbols are in memory now: give back the fds and the vdso copy */
 	elf_syms__close_fds(es);
 	free(es->image);

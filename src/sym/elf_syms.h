@@ -102,4 +102,11 @@ bool elf_syms__minidebug(const struct elf_syms *es);
 /* Path of the separate debug file in use, or NULL. */
 const char *elf_syms__debug_path(const struct elf_syms *es);
 
+/*
+ * After load: an fd on the file holding the object's DWARF (its debug file,
+ * else the object itself), for source lines (srcline__open()); the caller
+ * owns it, and a second call gets -ENOENT. -ENOENT: no DWARF found.
+ */
+int elf_syms__take_dwarf_fd(struct elf_syms *es);
+
 #endif /* HC_SYM_ELF_SYMS_H */

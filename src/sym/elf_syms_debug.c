@@ -8,6 +8,7 @@
 #include "sym/elf_syms_int.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +16,8 @@
 #include "sym/dbgfetch.h"
 #include "sym/minidebug.h"
 #include "util/log.h"
+
+static bool has_dwarf(int fd);
 
 void elf_syms__find_debug(struct elf_syms *es, const struct elf_syms_opts *o)
 {
@@ -118,7 +121,11 @@ int elf_syms__add_debug_file(struct elf_syms *es, const char *path)
 		return fd;
 	/* the object's .dynsym (and MiniDebugInfo) are in already */
 	err = elf_syms__read_symbols(es, fd, SHT_SYMTAB, false);
-	close(fd);
+	/* a late debuginfod answer is also the DWARF for source lines */
+	if (!err && es->dwarf_fd < 0 && has_dwarf(fd))
+		es->dwarf_fd = fd;
+	else
+		close(fd);
 	if (err)
 		return err;
 	es->keep_fde = false;	/* a full .symtab now: as if never stripped */
@@ -153,4 +160,51 @@ bool elf_syms__minidebug(const struct elf_syms *es)
 const char *elf_syms__debug_path(const struct elf_syms *es)
 {
 	return es->debug_path;
+}
+
+/* Does the ELF file behind @fd carry DWARF (a .debug_info with contents)? */
+static bool has_dwarf(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	bool found = false;
+	const char *name;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (!elf)
+		return false;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		goto out;
+	while (!found && (scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !sh.sh_size)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		found = name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info"));
+	}
+out:
+	elf_end(elf);
+	return found;
+}
+
+void elf_syms__keep_dwarf(struct elf_syms *es)
+{
+	/* the vdso image has no DWARF, and no fd to keep */
+	if (es->dwarf_fd >= 0 || es->image)
+		return;
+	if (es->debug_fd >= 0 && has_dwarf(es->debug_fd)) {
+		es->dwarf_fd = es->debug_fd;
+		es->debug_fd = -1;
+	} else if (es->fd >= 0 && has_dwarf(es->fd)) {
+		es->dwarf_fd = es->fd;
+		es->fd = -1;
+	}
+}
+
+int elf_syms__take_dwarf_fd(struct elf_syms *es)
+{
+	int fd = es->dwarf_fd;
+
+	es->dwarf_fd = -1;
+	return fd >= 0 ? fd : -ENOENT;
 }

@@ -61,6 +61,8 @@ struct elf_syms {
 	bool minidebug;		/* named from .gnu_debugdata */
 	struct dbgfetch *fetch;	/* asked for the debug file, answer not picked up yet */
 	int fetch_slot;
+	int dwarf_fd;		/* the file with this object's DWARF, kept past load for
+				 * source lines (elf_syms__take_dwarf_fd()); -1: none */
 };
 
 /* An Elf handle on @fd, or on the in-memory image when @fd is the object's own (vdso). */
@@ -87,5 +89,10 @@ int elf_syms__take_fetched(struct elf_syms *es);
 void elf_syms__load_fetched(struct elf_syms *es);
 /* Add the .symtab of the object's MiniDebugInfo, if any. 0 or -ENOMEM. */
 int elf_syms__read_minidebug(struct elf_syms *es);
+/*
+ * Before the fds close at load: keep the debug file's fd, else the
+ * object's, as es->dwarf_fd if it holds DWARF (.debug_info).
+ */
+void elf_syms__keep_dwarf(struct elf_syms *es);
 
 #endif /* HC_SYM_ELF_SYMS_INT_H */

@@ -18,6 +18,7 @@
 #include "sym/elf_syms.h"
 #include "sym/keymap.h"
 #include "sym/perfmap.h"
+#include "sym/srcline.h"
 #include "sym/symbolizer.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -43,6 +44,8 @@ struct obj {
 	int map_dirfd;		/* OBJ_JIT: the container's map directory, or -1 */
 	uid_t uid;		/* OBJ_JIT: the perf map must be owned by it (or root) */
 	struct perfmap *pm;	/* OBJ_JIT: loaded on first lookup */
+	struct srcline *sl;	/* OBJ_ELF: its DWARF, opened on the first source line lookup */
+	bool sl_tried;
 	uint64_t pm_checked_ns;	/* last load attempt */
 	uint64_t key_a, key_b;	/* its entry in objtab.ids, if keyed */
 	bool keyed;
@@ -457,8 +460,35 @@ int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_
 	return err;
 }
 
+int objtab__srcline(struct objtab *ot, uint32_t id, uint64_t addr, struct srcline_frame *out,
+		    size_t max)
+{
+	struct obj *o = obj_get(ot, id);
+	uint64_t vaddr;
+	int fd, n;
+
+	if (!o || !o->es || o->kind != OBJ_ELF)
+		return 0;
+	o->touched = true;
+	if (!o->sl_tried) {
+		o->sl_tried = true;
+		/* the DWARF's fd is kept by the symbol load, which must come first */
+		if (!elf_syms__load(o->es) && (fd = elf_syms__take_dwarf_fd(o->es)) >= 0) {
+			o->sl = srcline__open(fd);
+			ot->st.srcline_objects += o->sl != NULL;
+		}
+	}
+	if (!o->sl || elf_syms__off_to_vaddr(o->es, addr, &vaddr))
+		return 0;
+	n = srcline__get(o->sl, vaddr, ot->demangle, out, max);
+	if (n == -ENOSPC)
+		ot->st.srclines_skipped++;
+	return n > 0 ? n : 0;
+}
+
 static void obj_release(struct obj *o)
 {
+	srcline__free(o->sl);
 	elf_syms__free(o->es);
 	perfmap__free(o->pm);
 	if (o->map_dirfd >= 0)

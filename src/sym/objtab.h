@@ -32,6 +32,9 @@ struct objtab_stats {
 	uint64_t objects_dropped;	/* not opened: max_objects reached */
 	uint64_t objects_evicted;	/* freed by objtab__sweep() */
 	uint64_t objects_live;		/* held now (not evicted) */
+	uint64_t srcline_objects;	/* objects whose DWARF was opened for source lines */
+	uint64_t srclines_skipped;	/* lookups refused: the object's SRCLINE_CACHE_MAX
+					 * addresses were known already */
 };
 
 /* NULL + errno. The strings in @o are copied. */
@@ -95,6 +98,18 @@ struct objtab_info {
 
 /* The object @id and the segment of its file offset @addr. 0, or -ENOENT (unknown id). */
 int objtab__info(struct objtab *ot, uint32_t id, uint64_t addr, struct objtab_info *out);
+
+struct srcline_frame;
+/*
+ * Source lines at file offset @addr of object @id, from its DWARF (opened
+ * on first use, kept with the object; srcline__get()): the functions
+ * running there, innermost first, names demangled as the table's, up to
+ * @max into @out. Returns how many; 0 when the object has no DWARF or it
+ * says nothing of @addr, or once its address cache is full (counted in
+ * srclines_skipped).
+ */
+int objtab__srcline(struct objtab *ot, uint32_t id, uint64_t addr, struct srcline_frame *out,
+		    size_t max);
 
 void objtab__mark(struct objtab *ot, uint32_t id);
 size_t objtab__sweep(struct objtab *ot);

@@ -8,6 +8,7 @@
 #ifndef HC_SYM_SRCLINE_H
 #define HC_SYM_SRCLINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,5 +36,20 @@ void srcline__free(struct srcline *sl);	/* NULL is a no-op */
  * for @vaddr). Strings live as long as @sl.
  */
 int srcline__lookup(struct srcline *sl, uint64_t vaddr, struct srcline_frame *out, size_t max);
+
+/* Addresses one srcline remembers, at most: bounds its memory and its DWARF work. */
+#define SRCLINE_CACHE_MAX 16384
+/* Frames kept per address (inline depth + 1); a deeper chain keeps its innermost. */
+#define SRCLINE_MAX_FRAMES 16
+
+/*
+ * srcline__lookup() remembered per address, with function names demangled
+ * when @demangle (one setting per @sl: the first call's is what is kept).
+ * Returns the frames written; -ENOSPC when @vaddr is new and
+ * SRCLINE_CACHE_MAX addresses are known already (no DWARF work done: the
+ * caller counts it); -ENOMEM. Strings live as long as @sl.
+ */
+int srcline__get(struct srcline *sl, uint64_t vaddr, bool demangle, struct srcline_frame *out,
+		 size_t max);
 
 #endif /* HC_SYM_SRCLINE_H */

@@ -499,6 +499,13 @@ int symbolizer__object(struct symbolizer *s, const struct sym_ufr *f, struct obj
 	return f->obj ? objtab__info(s->objs, f->obj, f->addr, out) : -ENOENT;
 }
 
+int symbolizer__srcline(struct symbolizer *s, const struct sym_ufr *f, struct srcline_frame *out,
+			size_t max)
+{
+	/* a JIT or vdso object has no DWARF; objtab tells them apart */
+	return f->obj ? objtab__srcline(s->objs, f->obj, f->addr, out, max) : 0;
+}
+
 static void kallsyms_load_once(struct symbolizer *s)
 {
 	if (s->ks || s->ks_err)
@@ -597,6 +604,8 @@ void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
 	st->objects_dropped = os.objects_dropped;
 	st->objects_evicted = os.objects_evicted;
 	st->objects_live = os.objects_live;
+	st->srcline_objects = os.srcline_objects;
+	st->srclines_skipped = os.srclines_skipped;
 	st->procs_live = s->procs.nr;
 	if (s->fetch) {
 		struct dbgfetch_stats ds;

@@ -60,6 +60,9 @@ struct symbolizer_stats {
 	/* debuginfod (DEBUGINFOD_URLS set): debug files fetched by build-id */
 	uint64_t dbg_requested, dbg_fetched, dbg_failed, dbg_timed_out, dbg_skipped,
 		dbg_dropped, dbg_pending, dbg_busy_ns;
+	uint64_t srcline_objects;	/* objects whose DWARF gave source lines */
+	uint64_t srclines_skipped;	/* frames left without lines: an object's address
+					 * cache was full (SRCLINE_CACHE_MAX) */
 };
 
 /* NULL + errno on failure. Kallsyms is loaded lazily on first kernel lookup. */
@@ -154,6 +157,16 @@ struct objtab_info;
  * 0, or -ENOENT (obj 0, or no longer held).
  */
 int symbolizer__object(struct symbolizer *s, const struct sym_ufr *f, struct objtab_info *out);
+
+struct srcline_frame;
+/*
+ * Source lines of user frame @f from its object's DWARF, where it has some
+ * (objtab__srcline()): the functions running at the address, innermost
+ * first (inlined ones, then the one holding the code), with file and line.
+ * Returns how many went into @out (at most @max); 0: none known.
+ */
+int symbolizer__srcline(struct symbolizer *s, const struct sym_ufr *f, struct srcline_frame *out,
+			size_t max);
 
 /* Kernel ip -> "func" (modules: "func [mod]" is NOT added; just func). Same contract. */
 int symbolizer__kernel_name(struct symbolizer *s, uint64_t ip, char *buf, size_t len,

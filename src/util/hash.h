@@ -15,4 +15,12 @@ static inline uint64_t hash_str(const char *s)
 	return h;
 }
 
+/* splitmix64's finalizer: every input bit moves the low bits an open-addressed table uses. */
+static inline uint64_t hash_u64(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
 #endif /* HC_UTIL_HASH_H */

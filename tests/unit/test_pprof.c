@@ -33,7 +33,9 @@ struct dec {
 	} sample[MAXN];
 	size_t nr_samples;
 	uint64_t loc_func[MAXN], loc_map[MAXN];	/* by location id */
-	int64_t func_name[MAXN];		/* by function id */
+	uint64_t loc_lines[MAXN][8][2];		/* by location id: each Line's function, line */
+	size_t loc_nr_lines[MAXN];
+	int64_t func_name[MAXN], func_file[MAXN];	/* by function id */
 	int64_t map_file[MAXN], map_bid[MAXN];	/* by mapping id */
 	uint64_t map_start[MAXN], map_limit[MAXN], map_off[MAXN], map_fn[MAXN];
 	uint64_t loc_addr[MAXN];		/* by location id */
@@ -128,7 +130,8 @@ static void dec_sample(struct dec *d, const struct field *m)
 static void dec_location(struct dec *d, const struct field *m)
 {
 	const uint8_t *p = m->p, *end = m->p + m->len;
-	uint64_t id = 0, map = 0, func = 0, addr = 0, l[8];
+	uint64_t id = 0, map = 0, func = 0, addr = 0, l[8], lines[8][2];
+	size_t nl = 0;
 	struct field f;
 
 	while (next(&p, end, &f)) {
@@ -140,10 +143,16 @@ static void dec_location(struct dec *d, const struct field *m)
 			addr = f.v;
 		if (f.num == 4) {
 			sub_varints(&f, l);
-			func = l[1];
+			if (!nl)
+				func = l[1];
+			assert_true(nl < 8);
+			lines[nl][0] = l[1];
+			lines[nl++][1] = l[2];
 		}
 	}
 	assert_true(id > 0 && id < MAXN);
+	memcpy(d->loc_lines[id], lines, nl * sizeof(lines[0]));
+	d->loc_nr_lines[id] = nl;
 	d->loc_func[id] = func;
 	d->loc_map[id] = map;
 	d->loc_addr[id] = addr;
@@ -178,6 +187,7 @@ static void dec_top(struct dec *d, const struct field *f)
 	case 5:
 		sub_varints(f, v);
 		d->func_name[v[1]] = (int64_t)v[2];
+		d->func_file[v[1]] = (int64_t)v[4];
 		d->nr_funcs++;
 		break;
 	case 9:
@@ -431,6 +441,83 @@ static void mappings_and_addresses_let_a_symbolizer_work(void **state)
 	profile__free(p);
 }
 
+/* Line @k of location @loc: its function's name and file ("" unknown) and its line. */
+static void assert_line(const struct dec *d, uint64_t loc, size_t k, const char *func,
+			const char *file, uint64_t line)
+{
+	uint64_t fn = d->loc_lines[loc][k][0];
+
+	assert_true(k < d->loc_nr_lines[loc]);
+	assert_string_equal(S(d, d->func_name[fn]), func);
+	assert_string_equal(S(d, d->func_file[fn]), file);
+	assert_int_equal(d->loc_lines[loc][k][1], line);
+}
+
+/*
+ * Source lines (DWARF, for go tool pprof -lines/-list): a frame's inline
+ * chain is its Location's Lines, innermost first, the frame's own function
+ * last under the frame's name (not DWARF's: one function in every view);
+ * one Function per (name, file); a frame without lines keeps one Line with
+ * no number; the lines survive a copy into another profile.
+ */
+static void source_lines_are_lines_innermost_first(void **state)
+{
+	const struct profile_line hot_l[] = {
+		{ .func = "leaf_inl", .file = "b.h", .line = 3 },
+		{ .func = "mid_inl", .file = "a.c", .line = 20 },
+		{ .func = "hot.dwarf", .file = "a.c", .line = 30 },
+	};
+	const struct profile_line main_l[] = { { .func = "main", .file = "a.c", .line = 10 } };
+	const struct profile_line other_l[] = {
+		{ .func = "mid_inl", .file = "c.c", .line = 7 },
+		{ .func = "hot", .file = "a.c", .line = 31 },
+	};
+	struct profile_frame_in f[] = {
+		{ .name = "app" },
+		{ .name = "main", .module = "/bin/app", .addr = 0x100, .lines = main_l, .nr_lines = 1 },
+		{ .name = "hot", .module = "/bin/app", .addr = 0x200, .lines = hot_l, .nr_lines = 3 },
+		{ .name = "hot", .module = "/bin/app", .addr = 0x210, .lines = other_l,
+		  .nr_lines = 2 },
+		{ .name = "nolines", .module = "/bin/app", .addr = 0x300 },
+	};
+	struct profile_stack_in a = { .frames = f, .nr_frames = 3, .weight = 2 };
+	struct profile_stack_in b = { .frames = f, .nr_frames = 2, .weight = 1 };
+	struct profile_stack_in c = { .frames = (struct profile_frame_in[]){ f[0], f[1], f[3], f[4] },
+				      .nr_frames = 4, .weight = 1 };
+	struct profile *src = profile__new(), *p = profile__new();
+	struct dec *d;
+	uint64_t main_loc, hot_loc, other_loc, nol_loc;
+
+	(void)state;
+	assert_int_equal(profile__add(src, &a), 0);
+	assert_int_equal(profile__add(src, &b), 0);
+	assert_int_equal(profile__add(src, &c), 0);
+	for (size_t i = 0; i < profile__nr_stacks(src); i++)
+		assert_int_equal(profile__copy_stack(p, src, profile__stack(src, i)), 0);
+	d = decode(p);
+	/* stack a, leaf first: hot, main, app */
+	hot_loc = d->sample[0].loc[0], main_loc = d->sample[0].loc[1];
+	/* stack c, leaf first: nolines, hot at 0x210 */
+	nol_loc = d->sample[2].loc[0], other_loc = d->sample[2].loc[1];
+	assert_int_equal(d->loc_nr_lines[hot_loc], 3);
+	assert_line(d, hot_loc, 0, "leaf_inl", "b.h", 3);
+	assert_line(d, hot_loc, 1, "mid_inl", "a.c", 20);
+	assert_line(d, hot_loc, 2, "hot", "a.c", 30);
+	assert_int_equal(d->loc_nr_lines[main_loc], 1);
+	assert_line(d, main_loc, 0, "main", "a.c", 10);
+	/* mid_inl of another file is another function; hot in a.c is the same one */
+	assert_line(d, other_loc, 0, "mid_inl", "c.c", 7);
+	assert_int_not_equal(d->loc_lines[other_loc][0][0], d->loc_lines[hot_loc][1][0]);
+	assert_int_equal(d->loc_lines[other_loc][1][0], d->loc_lines[hot_loc][2][0]);
+	assert_int_equal(d->loc_nr_lines[nol_loc], 1);
+	assert_line(d, nol_loc, 0, "nolines", "", 0);
+	/* app (no file), main, hot, leaf_inl, mid_inl x2, nolines */
+	assert_int_equal(d->nr_funcs, 7);
+	dec_free(d);
+	profile__free(src);
+	profile__free(p);
+}
+
 static void without_a_period_only_sample_counts_are_written(void **state)
 {
 	struct profile *p = folded("app 3\n", 0);
@@ -497,6 +584,7 @@ int main(void)
 		cmocka_unit_test(mixed_kinds_give_every_sample_every_value),
 		cmocka_unit_test(labels_carry_pid_tid_comm_and_reason),
 		cmocka_unit_test(mappings_and_addresses_let_a_symbolizer_work),
+		cmocka_unit_test(source_lines_are_lines_innermost_first),
 		cmocka_unit_test(without_a_period_only_sample_counts_are_written),
 		cmocka_unit_test(values_beyond_int64_are_refused),
 		cmocka_unit_test(the_file_is_gzip_of_the_encoded_message),

@@ -135,6 +135,8 @@ void metrics_update(struct metrics *m, struct session *s, const struct session_c
 	on_stat("user", "records not held for exit maps (limit)", c->held_dropped, true, m);
 	on_stat("symbolizer", "objects over the object limit (frames unknown)", ss.objects_dropped,
 		true, m);
+	on_stat("symbolizer", "pprof frames without source lines (an object's line cache full)",
+		ss.srclines_skipped, true, m);
 	m->sym_procs = ss.procs;
 	m->sym_objects_evicted = ss.objects_evicted;
 	m->sym_objects_live = ss.objects_live;

@@ -11,6 +11,7 @@
 #include "record/locks_report.h"
 #include "record/session.h"
 #include "record/session_int.h"
+#include "sym/srcline.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -33,6 +34,18 @@ enum out_format session_output_format(const struct record_opts *o)
 	return FORMAT_FOLDED;
 }
 
+/* Frames left without source lines: each object remembers SRCLINE_CACHE_MAX addresses. */
+static void report_srclines(struct session *s)
+{
+	struct symbolizer_stats ss;
+
+	symbolizer__stats(s->sym, &ss);
+	if (ss.srclines_skipped)
+		pr_info("symbolizer: %llu frames without source lines in pprof (an object's "
+			"%d-address line cache was full)\n",
+			(unsigned long long)ss.srclines_skipped, SRCLINE_CACHE_MAX);
+}
+
 /* pprof or SVG: through the in-memory profile (kinds, flags and labels kept). */
 static int write_profile(struct session *s, FILE *f, const struct emit_opts *eo,
 			 enum out_format fmt, struct emit_stats *es)
@@ -47,6 +60,8 @@ static int write_profile(struct session *s, FILE *f, const struct emit_opts *eo,
 	/* pprof has room for source lines and inline frames (go tool pprof -lines) */
 	peo.srclines = fmt == FORMAT_PPROF;
 	err = emit_profile_stats(s->agg, s->sym, &peo, p, es);
+	if (peo.srclines)
+		report_srclines(s);
 	if (!err && fmt == FORMAT_PPROF) {
 		err = pprof_write(p, f);
 	} else if (!err) {

@@ -44,6 +44,7 @@ struct uw_state {
 	 */
 	__u32 remote;
 	__u32 exact_pc;		/* pc was restored from a signal frame: not a return address */
+	__u32 via_building;	/* a frame-pointer step in code whose table is being built */
 	__u64 want_lo, want_hi;
 };
 

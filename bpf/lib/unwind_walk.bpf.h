@@ -294,12 +294,17 @@ static long unwind_step(__u32 i, void *ctx)
 	if (st->n > 1 && !st->remote && (!row || row->cfa == HC_CFA_NONE || row->cfa == HC_CFA_UNSUP) &&
 	    unwind_at_sigreturn(st->pc))
 		reason = unwind_sig_step(s);
-	else if (!row || row->cfa == HC_CFA_NONE)
+	else if (!row || row->cfa == HC_CFA_NONE) {
 		reason = unwind_fp_step(s);
-	else
+		/* no frame pointers in that code? its CFI is on the way: say so, not "corrupt" */
+		if (!st->m_obj && st->m_height == HC_UNWIND_HEIGHT_BUILDING)
+			st->via_building = 1;
+	} else
 		reason = unwind_cfi_step(s, row);
 	if (!reason && !st->pc)
 		reason = UNWIND_DONE;	/* a zero return address ends the chain */
+	if (reason == HC_STAT_UNWIND_BAD_SP && st->via_building)
+		reason = HC_STAT_UNWIND_PENDING;
 	if (reason == HC_STAT_UNWIND_READ_ERR && st->want_hi) {
 		/* redo this frame once the caller has read the bytes */
 		st->n--;
@@ -351,6 +356,7 @@ static __always_inline __u32 unwind_user_from(struct uw_scratch *s, struct pt_re
 	st->have_map = 0;
 	st->win_len = 0;
 	st->exact_pc = 0;
+	st->via_building = 0;
 	return unwind_user_resume(s);
 }
 

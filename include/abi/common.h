@@ -160,6 +160,8 @@ enum hc_stat {
 	HC_STAT_UNWIND_UNSUP,	/* walk reached a CFA rule we cannot evaluate */
 	HC_STAT_UNWIND_READ_ERR,/* walk could not read the stack */
 	HC_STAT_UNWIND_BAD_SP,	/* walk went down the stack (corrupt frame): stopped */
+	HC_STAT_UNWIND_PENDING,	/* ... after frame-pointer steps through code whose CFI table
+				 * was still being built (HC_UNWIND_HEIGHT_BUILDING) */
 	HC_STAT_TASK_STORAGE_ERR,/* off-CPU: no task storage for a task: block not timed */
 	HC_STAT_SHORT_FULL,	/* off-CPU: short-block map full: that time lost */
 	HC_STAT_RUNQ_FULL,	/* run queue: histogram map full: that wait not counted */

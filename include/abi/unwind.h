@@ -98,6 +98,14 @@ static inline __attribute__((always_inline)) __u32 hc_cfi_keys_search(const __u3
 	return base;
 }
 
+/*
+ * hc_unwind_map.height of an obj-0 mapping whose object's table is being
+ * built (asynchronously): walked by frame pointer until it is published,
+ * and a walk that then goes wrong is counted as HC_STAT_UNWIND_PENDING,
+ * not as a corrupt frame.
+ */
+#define HC_UNWIND_HEIGHT_BUILDING 0xffffffffu
+
 /* An executable mapping of a process: vaddr in its object = ip - bias. */
 struct hc_unwind_map {
 	__u64 start;

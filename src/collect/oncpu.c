@@ -285,6 +285,8 @@ static void oncpu_stats(const struct collector *c, struct collector_stats *st)
 						   v[HC_STAT_UNWIND_READ_ERR], true };
 	st->s[st->nr++] = (struct collector_stat){ "walks ended on a corrupt frame",
 						   v[HC_STAT_UNWIND_BAD_SP], true };
+	st->s[st->nr++] = (struct collector_stat){ "walks ended early: CFI table not yet published",
+						   v[HC_STAT_UNWIND_PENDING], true };
 }
 
 static void oncpu_describe(const struct collector *c, char *buf, size_t len)

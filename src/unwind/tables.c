@@ -149,6 +149,7 @@ static void fill_entry(struct unwind_tables *ut, struct uproc *p, uint32_t tgid,
 	} else if (ob->building) {
 		/* obj 0 (frame pointers) until the builder is done; the bias is known now */
 		e->bias = bias;
+		e->height = HC_UNWIND_HEIGHT_BUILDING;
 		p->pending[p->nr_pending++] = (struct upending){ idx, ob };
 		ut->st.maps_waiting++;
 	}
@@ -203,9 +204,10 @@ static bool uproc_fill(struct unwind_tables *ut, struct uproc *p, const struct u
 		if (!read && bpf_map_lookup_elem(ut->procs_fd, &key, v))
 			return false;	/* unpublished meanwhile */
 		read = true;
-		if (ob->id && w->idx < v->nr) {
+		if (w->idx < v->nr) {
+			/* a failed build leaves obj 0: no longer "being built" either */
 			v->maps[w->idx].obj = ob->id;
-			v->maps[w->idx].height = ob->height;
+			v->maps[w->idx].height = ob->id ? ob->height : 0;
 			any = true;
 		}
 		*w = p->pending[--p->nr_pending];

@@ -54,6 +54,8 @@ static const struct diag table[] = {
 	{ "walks ended on unreadable stack", "walk_unreadable_stack", DIAG_DEGRADED,
 	  "nothing to do: the stack page was not resident" },
 	{ "walks ended on a corrupt frame", "walk_corrupt_frame", DIAG_DEGRADED, NONE_FP },
+	{ "walks ended early: CFI table not yet published", "walk_table_pending", DIAG_DEGRADED,
+	  "tables are built in the background: record longer, or start before the workload" },
 	{ "kernel contentions unmatched or nested too deep", "lock_unmatched", DIAG_DEGRADED,
 	  "nothing to do: nested kernel locks beyond the tracked depth" },
 	{ "exit maps not read (ring full or lock busy)", "exit_maps_not_read", DIAG_DEGRADED,

@@ -303,12 +303,19 @@ static int session_open_unwind(struct session *s)
 		return 0;
 	}
 	s->env.unwind_cfi = true;
-	unwind_tables__preload_runtime(s->ut);
 	s->env.unwind_procs_fd = unwind_tables__procs_fd(s->ut);
 	s->env.unwind_objs_fd = unwind_tables__objs_fd(s->ut);
-	for (size_t i = 0; i < s->o->nr_pids; i++)
-		unwind_tables__add_process(s->ut, s->o->pids[i]);
+	/* joined in session_open_targets(), after the collectors load */
+	session_unwind_preload_start(s);
 	return 0;
+}
+
+/* The runtime tables are in; then -p targets' own, so their first samples use them. */
+static void session_open_targets(struct session *s)
+{
+	session_unwind_preload_join(s);
+	for (size_t i = 0; s->ut && i < s->o->nr_pids; i++)
+		unwind_tables__add_process(s->ut, s->o->pids[i]);
 }
 
 static int session_open(struct session *s)
@@ -402,6 +409,7 @@ static int session_open(struct session *s)
 			return err;
 		}
 	}
+	session_open_targets(s);
 	return 0;
 }
 
@@ -591,6 +599,7 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 
 static void session_close(struct session *s)
 {
+	session_unwind_preload_join(s);	/* a failed open: it must not outlive ut */
 	if (s->out_open)
 		outfile_discard(&s->out);
 	for (size_t i = 0; i < s->nr_cols; i++)

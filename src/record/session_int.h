@@ -66,6 +66,8 @@ struct session {
 	pthread_mutex_t ut_lock;	/* every use of ut (session_unwind.c) */
 	struct keymap ut_rm;		/* (tgid, 0): exited while ut was busy; removed at the next lock */
 	struct session_builder *builder;	/* deferred table builds, lazily started */
+	pthread_t preload_th;		/* runtime tables built while the collectors load */
+	bool preloading;		/* ... until session_unwind_preload_join() */
 	struct unwind_tables_stats ut_stats;	/* the last read (ut may be busy) */
 	struct keymap deferred;		/* (tgid, 0) -> tgid << 32 | first sight (s) */
 	uint64_t deferred_built, deferred_gone;	/* built late / exited before */
@@ -135,6 +137,13 @@ void session_unwind_unlock(struct session *s);
 void session_unwind_remove(struct session *s, uint32_t tgid);
 /* Build @tgid's tables on the builder thread (started on first use). false: not queued. */
 bool session_unwind_queue(struct session *s, uint32_t tgid);
+/*
+ * The runtime libraries' tables (unwind_tables__preload_runtime()) on a
+ * thread of their own while the collectors load; join before sampling
+ * starts (and before ut is freed). In line if no thread can be made.
+ */
+void session_unwind_preload_start(struct session *s);
+void session_unwind_preload_join(struct session *s);	/* no-op when none runs */
 /* Stop the builder, waiting up to @wait_ns for a build in progress. true: stopped. */
 bool session_unwind_stop(struct session *s, uint64_t wait_ns);
 

@@ -211,6 +211,43 @@ static void stripped_binary_finds_its_debug_file_by_build_id(void **state)
 	elf_syms__free(es);
 }
 
+/* Does @fd refer to the file tmp/@rel? */
+static bool same_file(int fd, const char *rel)
+{
+	char path[256];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
+	return !fstat(fd, &a) && !stat(path, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Source lines need the DWARF after load: the debug file's, else the object's own. */
+static void the_dwarf_fd_is_the_debug_files_else_the_objects(void **state)
+{
+	struct elf_syms *own = open_fixture("prog_pie", "empty");
+	struct elf_syms *dl = open_fixture("dl/prog", "empty");
+	struct elf_syms *none = open_fixture("strip/libfx.so", "empty");
+	int fd;
+
+	(void)state;
+	assert_int_equal(elf_syms__take_dwarf_fd(own), -ENOENT);	/* before load */
+	assert_int_equal(elf_syms__load(own), 0);
+	fd = elf_syms__take_dwarf_fd(own);
+	assert_true(fd >= 0 && same_file(fd, "prog_pie"));
+	close(fd);
+	assert_int_equal(elf_syms__take_dwarf_fd(own), -ENOENT);	/* taken */
+	assert_int_equal(elf_syms__load(dl), 0);
+	fd = elf_syms__take_dwarf_fd(dl);
+	assert_true(fd >= 0 && same_file(fd, "dl/prog.debug"));
+	close(fd);
+	/* stripped, no debug file: nothing to keep (negative control) */
+	assert_int_equal(elf_syms__load(none), 0);
+	assert_int_equal(elf_syms__take_dwarf_fd(none), -ENOENT);
+	elf_syms__free(own);
+	elf_syms__free(dl);
+	elf_syms__free(none);
+}
+
 static void minidebuginfo_names_a_static_function_of_a_stripped_binary(void **state)
 {
 	struct elf_syms *es = open_fixture("mini/prog", "empty");
@@ -522,6 +559,7 @@ int main(void)
 		cmocka_unit_test(stripped_binary_names_static_function_from_debuglink_file),
 		cmocka_unit_test(debuglink_file_is_also_found_in_the_dot_debug_directory),
 		cmocka_unit_test(stripped_binary_finds_its_debug_file_by_build_id),
+		cmocka_unit_test(the_dwarf_fd_is_the_debug_files_else_the_objects),
 		cmocka_unit_test(minidebuginfo_names_a_static_function_of_a_stripped_binary),
 		cmocka_unit_test(corrupt_minidebuginfo_names_nothing_and_breaks_nothing),
 		cmocka_unit_test(debug_file_added_after_load_names_what_was_unnamed),

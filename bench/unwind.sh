@@ -54,12 +54,14 @@
 #
 # usage: bench/unwind.sh [--rounds N] [--seconds S] [--freq HZ] [--hotcold PATH]
 #                        [--clean-max SHARE] [--retries N] [--only cost|tables|churn] [--keep]
-#                        [--before PATH]
+#                        [--before PATH] [--depth 10|40] [--build nofp|fp]
 #        bench/unwind.sh --from DIR/cost [--rounds N --seconds S ...]   (reprint part 1 of a --keep run)
 #
 # --before PATH: another hotcold binary (say, the previous commit's) measured
 # as a third mode, "cfi-before", in the same rounds and on the same workloads
 # as --unwind=cfi: a before/after comparison side by side.
+# --depth 10|40, --build nofp|fp: only those cost arms (a shorter run: one
+# depth and one build take a quarter of the time).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -70,6 +72,8 @@ SECS=4
 HZ=999
 KEEP=0
 ONLY=""		# cost | tables | churn: run one part only
+DEPTHS="10 40"	# --depth: the cost arms' stage depths
+BUILDS="nofp fp"	# --build: the cost arms' workload builds
 FROM=""		# a cost file kept by --keep: print part 1 from it, measure nothing
 CLEAN_MAX=0.25		# other tasks' share of all CPUs above which an arm is re-run
 RETRIES=2
@@ -91,6 +95,8 @@ while [[ $# -gt 0 ]]; do
 	--clean-max) CLEAN_MAX=${2:?}; shift 2 ;;
 	--retries) RETRIES=${2:?}; shift 2 ;;
 	--only) ONLY=${2:?}; shift 2 ;;
+	--depth) DEPTHS=${2:?}; shift 2 ;;
+	--build) BUILDS=${2:?}; shift 2 ;;
 	--from) FROM=${2:?}; shift 2 ;;
 	--keep) KEEP=1; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -234,8 +240,8 @@ user_depth() {
 TICK=$(getconf CLK_TCK)
 NCPU=$(nproc)
 ARMS=()
-for build in nofp fp; do
-	for depth in 10 40; do
+for build in $BUILDS; do
+	for depth in $DEPTHS; do
 		for mode in cfi ${BEFORE:+cfi-before} fp; do ARMS+=("$build:$depth:$mode"); done
 	done
 done

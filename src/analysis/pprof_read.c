@@ -228,8 +228,12 @@ static int rd_location(struct rd r, struct pprof_location *l)
 			l->mapping_id = v;
 		else if (w == 0 && f == 3)
 			l->address = v;
-		else if (w == 2 && f == 4 && !l->function_id) {
-			/* Line: function_id is field 1; the first Line is the innermost */
+		else if (w == 2 && f == 4) {
+			/*
+			 * Line: function_id is field 1. Lines go innermost first (the
+			 * functions inlined at the address, hotcold's pprof writes
+			 * them): the last one is the function whose code this is.
+			 */
 			while (!err && sub.p < sub.end) {
 				struct rd s2;
 				uint32_t f2;

@@ -24,7 +24,7 @@ struct pprof_mapping {
 struct pprof_location {
 	uint64_t id, mapping_id;	/* mapping_id 0: none */
 	uint64_t address;		/* 0: none */
-	uint64_t function_id;		/* of its first Line; 0: none */
+	uint64_t function_id;		/* of its last Line (the code's function); 0: none */
 };
 
 struct pprof_function {

@@ -16,6 +16,10 @@
 # - `-list hot_loop` shows the HOT line's source text with samples;
 # - at function granularity hot_loop holds every sample of the workload's
 #   main (the frame's own Line keeps its name: one function in every view);
+# - `hotcold annotate` reads the Lines back: hot_loop's self samples are
+#   those of hot_loop and of mix inlined in it (go tool pprof's two flat
+#   rows), the MIX line among them (a reader taking the first, innermost Line
+#   as the code's function would give mix's samples to "mix");
 # - a stripped copy whose DWARF is in its separate debug file (found by
 #   .gnu_debuglink) gets the same lines from that file;
 # - negative control: a copy without DWARF (objcopy --strip-debug keeps
@@ -67,6 +71,21 @@ hl=$(awk 'hdr && $6 == "hot_loop" { print $4 } /flat%/ { hdr = 1 }' "$TMP/funcs"
 awk -v h="${hl:-0}" -v m="${main:-0}" 'BEGIN { exit !(m > 0 && h >= 0.98 * m) }' &&
 	ok "functions: hot_loop cum $hl of main's $main (one function across its lines)" ||
 	bad "functions: hot_loop cum ${hl:-none}, main ${main:-none}"
+
+hlflat=$(awk 'hdr && $6 == "hot_loop" && NF == 6 { print $1 } /flat%/ { hdr = 1 }' "$TMP/funcs")
+mixflat=$(awk 'hdr && $6 == "mix" { print $1 } /flat%/ { hdr = 1 }' "$TMP/funcs")
+"$HOTCOLD" annotate --json "$TMP/h.pb.gz" hot_loop >"$TMP/a.json" 2>"$TMP/err" ||
+	bad "annotate: $(head -3 "$TMP/err")"
+read -r an anmix < <(/usr/bin/python3 - "$TMP/a.json" "$MIX" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+mix = sum(l["samples"] for l in j["lines"] if l["line"] == int(sys.argv[2]) and l.get("inlined") == "mix")
+print(j["samples"], mix)
+PY
+)
+[ "${an:-x}" = $((${hlflat:-0} + ${mixflat:-0})) ] && [ "${anmix:-0}" -gt 0 ] &&
+	ok "annotate hot_loop: $an self samples = hot_loop $hlflat + inlined mix $mixflat ($anmix on the MIX line)" ||
+	bad "annotate hot_loop: ${an:-?} samples, ${anmix:-?} on MIX; go pprof flat hot_loop ${hlflat:-?}, mix ${mixflat:-?}"
 
 # the DWARF in a separate debug file, next to a stripped copy (debuglink)
 mkdir -p "$TMP/dl"

@@ -26,15 +26,23 @@ const volatile __u32 cfg_unwind = HC_UNWIND_FP;
 const volatile bool cfg_holders = false;	/* stacks of futex wakes that end waits */
 
 /* syscall numbers differ per architecture; only the futex ones matter here */
+/*
+ * ...and where sys_exit finds the number (syscall_get_nr()): a direct load
+ * from tp_btf's trusted regs, so every other task's syscall costs its exit
+ * program a compare, not a task-storage lookup. -1: unknown, look it up.
+ */
 #if defined(__TARGET_ARCH_x86)
 #define NR_FUTEX	202
 #define NR_FUTEX_WAITV	449
+#define SYSCALL_NR(regs)	((long)(regs)->orig_ax)
 #elif defined(__TARGET_ARCH_arm64)
 #define NR_FUTEX	98
 #define NR_FUTEX_WAITV	449
+#define SYSCALL_NR(regs)	((long)(regs)->syscallno)
 #else
 #define NR_FUTEX	-1
 #define NR_FUTEX_WAITV	-1
+#define SYSCALL_NR(regs)	(-1L)
 #endif
 
 /* futex commands that wait (FUTEX_CMD_MASK strips PRIVATE and CLOCK_REALTIME) */
@@ -299,12 +307,16 @@ int BPF_PROG(locks_sys_enter, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(locks_sys_exit, struct pt_regs *regs, long ret)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t;
 	struct hc_lock_key key = {};
 	struct lock_task *lt;
 	__u64 now, delta;
 	__u32 waker = 0;
+	long nr = SYSCALL_NR(regs);
 
+	if (nr != NR_FUTEX && nr != NR_FUTEX_WAITV && nr != -1)
+		return 0;
+	t = bpf_get_current_task_btf();
 	lt = bpf_task_storage_get(&locks_tasks, t, NULL, 0);
 	if (!lt || !lt->futex_ts)
 		return 0;

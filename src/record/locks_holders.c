@@ -7,6 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Room for one more of @size-byte elements in *@v (@nr used of *@cap). 0 or -ENOMEM. */
+static int grow(void **v, size_t *cap, size_t nr, size_t size)
+{
+	size_t c = *cap ? *cap * 2 : 16;
+	void *n;
+
+	if (nr < *cap)
+		return 0;
+	n = realloc(*v, c * size);
+	if (!n)
+		return -ENOMEM;
+	*v = n;
+	*cap = c;
+	return 0;
+}
+
 static struct lh_ended *ended_of(const struct locks_holders *h, size_t row, uint32_t tid)
 {
 	for (size_t i = 0; i < h->ne; i++)
@@ -21,15 +37,8 @@ int locks_holders_ended(struct locks_holders *h, size_t row, uint32_t tid, uint6
 	struct lh_ended *e = ended_of(h, row, tid);
 
 	if (!e) {
-		if (h->ne == h->ce) {
-			size_t cap = h->ce ? h->ce * 2 : 16;
-			struct lh_ended *v = realloc(h->e, cap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			h->e = v;
-			h->ce = cap;
-		}
+		if (grow((void **)&h->e, &h->ce, h->ne, sizeof(*h->e)))
+			return -ENOMEM;
 		e = &h->e[h->ne++];
 		*e = (struct lh_ended){ .row = row, .tid = tid };
 	}
@@ -43,15 +52,8 @@ int locks_holders_stack(struct locks_holders *h, size_t row, uint32_t tid, const
 {
 	struct lh_stack *s;
 
-	if (h->ns == h->cs) {
-		size_t cap = h->cs ? h->cs * 2 : 16;
-		struct lh_stack *v = realloc(h->s, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		h->s = v;
-		h->cs = cap;
-	}
+	if (grow((void **)&h->s, &h->cs, h->ns, sizeof(*h->s)))
+		return -ENOMEM;
 	s = &h->s[h->ns];
 	*s = (struct lh_stack){ .row = row, .tid = tid, .wakes = wakes };
 	snprintf(s->comm, sizeof(s->comm), "%s", comm);

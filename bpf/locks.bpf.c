@@ -328,8 +328,11 @@ int BPF_PROG(locks_sys_exit, struct pt_regs *regs, long ret)
 	key.addr = lt->futex_addr;
 	if (cfg_holders) {
 		waker = waited_leave(key.tgid, key.addr);
-		/* woken (0); not by a holder: timed out, interrupted, or no sleep (-EAGAIN) */
-		if (ret)
+		/*
+		 * woken: 0 (futex_waitv: the woken entry's index); else not by a
+		 * holder: timed out, interrupted, or no sleep (-EAGAIN)
+		 */
+		if (ret < 0 || (ret > 0 && lt->futex_op != FUTEX_WAITV_OP))
 			waker = 0;
 	}
 	agg_add(&key, t, delta);

@@ -26,15 +26,23 @@ const volatile __u32 cfg_unwind = HC_UNWIND_FP;
 const volatile bool cfg_holders = false;	/* stacks of futex wakes that end waits */
 
 /* syscall numbers differ per architecture; only the futex ones matter here */
+/*
+ * ...and where sys_exit finds the number (syscall_get_nr()): a direct load
+ * from tp_btf's trusted regs, so every other task's syscall costs its exit
+ * program a compare, not a task-storage lookup. -1: unknown, look it up.
+ */
 #if defined(__TARGET_ARCH_x86)
 #define NR_FUTEX	202
 #define NR_FUTEX_WAITV	449
+#define SYSCALL_NR(regs)	((long)(regs)->orig_ax)
 #elif defined(__TARGET_ARCH_arm64)
 #define NR_FUTEX	98
 #define NR_FUTEX_WAITV	449
+#define SYSCALL_NR(regs)	((long)(regs)->syscallno)
 #else
 #define NR_FUTEX	-1
 #define NR_FUTEX_WAITV	-1
+#define SYSCALL_NR(regs)	(-1L)
 #endif
 
 /* futex commands that wait (FUTEX_CMD_MASK strips PRIVATE and CLOCK_REALTIME) */
@@ -99,6 +107,25 @@ struct {
 	__type(value, struct hc_lock_waited);
 } locks_waited SEC(".maps");
 
+/* the owner at a kernel contention's begin (cfg_holders only); LRU: a lost end leaks nothing */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct hc_lock_owner_key);
+	__type(value, struct hc_lock_owner);
+} locks_owners SEC(".maps");
+
+/* a 1 KiB owner record is too big for the BPF stack: built here, then copied in */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hc_lock_owner);
+} locks_owner_buf SEC(".maps");
+
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
+
 static __always_inline bool tracked(struct task_struct *t)
 {
 	return !cfg_filter || target_match(&proc_targets, BPF_CORE_READ(t, tgid),
@@ -126,7 +153,7 @@ static __always_inline void agg_add(struct hc_lock_key *key, struct task_struct 
 
 /* A long wait of the current task with its stacks. */
 static __always_inline void emit_wait(void *ctx, struct task_struct *t, __u64 addr, __u32 type,
-				      __u64 delta, __u64 start, bool kstack)
+				      __u64 delta, __u64 start, bool kstack, __u32 waker)
 {
 	__u32 tgid = BPF_CORE_READ(t, tgid), nk = 0;
 	__u64 wakeup = rb_wakeup();
@@ -145,6 +172,8 @@ static __always_inline void emit_wait(void *ctx, struct task_struct *t, __u64 ad
 	r->time_ns = start;
 	r->addr = addr;
 	r->state = type;
+	if (waker)
+		r->syscall = waker;
 	if (kstack && (cfg_stacks & 0x1)) {
 		n = bpf_get_stack(ctx, r->ips, HC_MAX_STACK_DEPTH * sizeof(__u64), 0);
 		nk = n > 0 ? n / sizeof(__u64) : 0;
@@ -178,20 +207,30 @@ static __always_inline bool futex_wakes(__u32 cmd)
 	       cmd == FUTEX_UNLOCK_PI || cmd == FUTEX_REQUEUE || cmd == FUTEX_CMP_REQUEUE;
 }
 
-/* One more (@delta 1) or one fewer (-1) waiter on (@tgid, @addr). */
-static __always_inline void waited_add(__u32 tgid, __u64 addr, int delta)
+/* One more waiter on (@tgid, @addr). */
+static __always_inline void waited_enter(__u32 tgid, __u64 addr)
 {
 	struct hc_lock_waited_key k = { .tgid = tgid, .addr = addr };
 	struct hc_lock_waited *v, one = { .waiters = 1 };
 
 	v = bpf_map_lookup_elem(&locks_waited, &k);
-	if (v) {
-		if (delta > 0 || v->waiters)
-			__sync_fetch_and_add(&v->waiters, delta);
-	} else if (delta > 0) {
-		/* a full map only costs holder stacks, never a wait */
+	if (v)
+		__sync_fetch_and_add(&v->waiters, 1);
+	else	/* a full map only costs holder stacks, never a wait */
 		bpf_map_update_elem(&locks_waited, &k, &one, BPF_NOEXIST);
-	}
+}
+
+/* One fewer waiter on (@tgid, @addr); the last thread that woke it, 0 if none. */
+static __always_inline __u32 waited_leave(__u32 tgid, __u64 addr)
+{
+	struct hc_lock_waited_key k = { .tgid = tgid, .addr = addr };
+	struct hc_lock_waited *v = bpf_map_lookup_elem(&locks_waited, &k);
+
+	if (!v)
+		return 0;
+	if (v->waiters)
+		__sync_fetch_and_add(&v->waiters, -1);
+	return v->waker;
 }
 
 /*
@@ -213,13 +252,14 @@ static __always_inline void holder_wake(void *ctx, struct task_struct *t, __u64 
 	 * other (clang 14 has no 32-bit atomic fetch for BPF).
 	 */
 	v->wakes++;
+	v->waker = BPF_CORE_READ(t, pid);
 	now = bpf_ktime_get_ns();
 	if (now - v->last_ns < HC_LOCK_HOLDER_GAP_NS)
 		return;
 	n = v->wakes;
 	v->wakes = 0;
 	v->last_ns = now;
-	emit_wait(ctx, t, addr, HC_LOCK_FUTEX | HC_LOCK_HOLDER, n, now, false);
+	emit_wait(ctx, t, addr, HC_LOCK_FUTEX | HC_LOCK_HOLDER, n, now, false, 0);
 }
 
 SEC("tp_btf/sys_enter")
@@ -260,18 +300,23 @@ int BPF_PROG(locks_sys_enter, struct pt_regs *regs, long id)
 	lt->futex_addr = addr;
 	lt->futex_op = cmd;
 	if (cfg_holders)
-		waited_add(BPF_CORE_READ(t, tgid), addr, 1);
+		waited_enter(BPF_CORE_READ(t, tgid), addr);
 	return 0;
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(locks_sys_exit, struct pt_regs *regs, long ret)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t;
 	struct hc_lock_key key = {};
 	struct lock_task *lt;
 	__u64 now, delta;
+	__u32 waker = 0;
+	long nr = SYSCALL_NR(regs);
 
+	if (nr != NR_FUTEX && nr != NR_FUTEX_WAITV && nr != -1)
+		return 0;
+	t = bpf_get_current_task_btf();
 	lt = bpf_task_storage_get(&locks_tasks, t, NULL, 0);
 	if (!lt || !lt->futex_ts)
 		return 0;
@@ -281,13 +326,141 @@ int BPF_PROG(locks_sys_exit, struct pt_regs *regs, long ret)
 	key.tgid = BPF_CORE_READ(t, tgid);
 	key.type = HC_LOCK_FUTEX | lt->futex_op;
 	key.addr = lt->futex_addr;
-	if (cfg_holders)
-		waited_add(key.tgid, key.addr, -1);
+	if (cfg_holders) {
+		waker = waited_leave(key.tgid, key.addr);
+		/*
+		 * woken: 0 (futex_waitv: the woken entry's index); else not by a
+		 * holder: timed out, interrupted, or no sleep (-EAGAIN)
+		 */
+		if (ret < 0 || (ret > 0 && lt->futex_op != FUTEX_WAITV_OP))
+			waker = 0;
+	}
 	agg_add(&key, t, delta);
 	/* still in the futex syscall: the user registers are the caller's */
 	if (delta >= cfg_min_wait_ns)
-		emit_wait(ctx, t, key.addr, key.type, delta, now - delta, false);
+		emit_wait(ctx, t, key.addr, key.type, delta, now - delta, false, waker);
 	return 0;
+}
+
+/* Kernel locks that record their owner: mutexes and (non-percpu) rwsems. */
+static __always_inline bool owner_kind(__u32 flags)
+{
+	if (flags & HC_LCB_F_MUTEX)
+		return true;
+	flags &= HC_LCB_F_SPIN | HC_LCB_F_READ | HC_LCB_F_WRITE | HC_LCB_F_RT | HC_LCB_F_PERCPU;
+	return flags == HC_LCB_F_READ || flags == HC_LCB_F_WRITE;
+}
+
+/*
+ * The owner task recorded in @lock, 0 if none. Both keep a task pointer with
+ * flag bits in the low 3 bits (kernel/locking/mutex.h MUTEX_FLAGS,
+ * rwsem.c RWSEM_OWNER_FLAGS_MASK). A reader-owned rwsem keeps only the
+ * last reader there, a hint perf does not trust either: none.
+ */
+static __always_inline __u64 lock_owner(void *lock, __u32 flags)
+{
+	long owner;
+
+	if (flags & HC_LCB_F_MUTEX) {
+		owner = BPF_CORE_READ((struct mutex *)lock, owner.counter);
+	} else {
+		owner = BPF_CORE_READ((struct rw_semaphore *)lock, owner.counter);
+		if (owner & 1)	/* RWSEM_READER_OWNED */
+			return 0;
+	}
+	return (__u64)owner & ~7ull;
+}
+
+/* The owner of @lock now, with its kernel stack if it is off-CPU, for wait (@pid, @d). */
+static __always_inline void owner_take(void *lock, __u32 flags, __u32 pid, __u32 d)
+{
+	struct hc_lock_owner_key k = { .pid = pid, .depth = d };
+	struct task_struct *ot, *tt;
+	struct hc_lock_owner *o;
+	__u32 zero = 0;
+	__u64 ow;
+	long n;
+
+	o = bpf_map_lookup_elem(&locks_owner_buf, &zero);
+	if (!o)
+		return;
+	ow = lock_owner(lock, flags);
+	o->lock = (__u64)lock;
+	o->pid = o->tgid = o->nr = 0;
+	o->comm[0] = o->pcomm[0] = '\0';
+	if (ow) {
+		ot = (void *)ow;
+		o->pid = BPF_CORE_READ(ot, pid);
+		o->tgid = BPF_CORE_READ(ot, tgid);
+		BPF_CORE_READ_STR_INTO(&o->comm, ot, comm);
+		BPF_CORE_READ_STR_INTO(&o->pcomm, ot, group_leader, comm);
+		/*
+		 * A task on a CPU has no saved stack to walk (bpf_get_task_stack
+		 * would read its last switch-out's); the owner pointer is a plain
+		 * number, so the helper gets the task by pid, checked to be it.
+		 */
+		if ((cfg_stacks & 0x1) && o->pid && !BPF_CORE_READ(ot, on_cpu)) {
+			tt = bpf_task_from_pid(o->pid);
+			if (tt) {
+				if ((__u64)tt == ow) {
+					n = bpf_get_task_stack(tt, o->ips, sizeof(o->ips), 0);
+					o->nr = n > 0 ? n / sizeof(__u64) : 0;
+				}
+				bpf_task_release(tt);
+			}
+		}
+	}
+	bpf_map_update_elem(&locks_owners, &k, o, BPF_ANY);
+}
+
+/* The owner's side of a long kernel wait (@type with HOLDER), from owner_take's entry. */
+static __always_inline void owner_emit(struct task_struct *t, __u32 d, __u64 lock, __u32 type,
+				       __u64 delta, __u64 start)
+{
+	struct hc_lock_owner_key k = { .pid = BPF_CORE_READ(t, pid), .depth = d };
+	struct hc_lock_owner *o = bpf_map_lookup_elem(&locks_owners, &k);
+	struct uw_scratch *s;
+	struct hc_stack_rec *r;
+	__u32 nr, size;
+
+	if (!o || o->lock != lock || !o->pid)
+		stat_inc(&locks_stats, HC_STAT_LOCK_OWNER_UNKNOWN);
+	if (!o || o->lock != lock || delta < cfg_min_wait_ns)
+		goto out;
+	s = scratch_get();
+	if (!s) {
+		stat_inc(&locks_stats, HC_STAT_SCRATCH_ERR);
+		goto out;
+	}
+	r = &s->rec;
+	r->hdr.type = HC_REC_STACK;
+	r->tgid = o->tgid;
+	r->pid = o->pid;
+	r->cpu = bpf_get_smp_processor_id();
+	r->kind = HC_KIND_LOCK;
+	r->flags = 0;
+	r->nr_ustack = 0;
+	r->syscall = -1;
+	r->count = 1;
+	r->addr = lock;
+	r->state = type;
+	r->weight = delta;
+	r->time_ns = start;
+	__builtin_memcpy(r->comm, o->comm, sizeof(r->comm));
+	__builtin_memcpy(r->pcomm, o->pcomm, sizeof(r->pcomm));
+	nr = o->nr < HC_MAX_STACK_DEPTH ? o->nr : HC_MAX_STACK_DEPTH;
+	if (nr && bpf_probe_read_kernel(r->ips, (nr & 0x7f) * sizeof(__u64), o->ips))
+		nr = 0;
+	r->nr_kstack = nr;
+	/* not rec_size(): clang keeps the unclamped sum there, the mask here it cannot drop */
+	size = sizeof(*r) - sizeof(r->ips) + (nr & 0x7f) * sizeof(__u64);
+	r->hdr.size = size;
+	if (bpf_ringbuf_output(&proc_events, r, size, rb_wakeup()))
+		stat_inc(&locks_stats, HC_STAT_RB_FULL);
+	scratch_put();
+out:
+	if (o)
+		bpf_map_delete_elem(&locks_owners, &k);
 }
 
 SEC("tp_btf/contention_begin")
@@ -304,6 +477,19 @@ int BPF_PROG(locks_contention_begin, void *lock, unsigned int flags)
 		stat_inc(&locks_stats, HC_STAT_TASK_STORAGE_ERR);
 		return 0;
 	}
+	/*
+	 * A mutex begins twice, before its optimistic spin and again before it
+	 * sleeps, and ends once: one wait from the first begin (as perf counts
+	 * it), its owner taken again at the second.
+	 */
+	if (lt->depth && lt->depth <= HC_LOCK_NEST) {
+		d = (lt->depth - 1) & (HC_LOCK_NEST - 1);
+		if (lt->k[d].lock == (__u64)lock) {
+			if (cfg_holders && owner_kind(flags))
+				owner_take(lock, flags, BPF_CORE_READ(t, pid), d);
+			return 0;
+		}
+	}
 	if (lt->depth >= HC_LOCK_NEST) {
 		stat_inc(&locks_stats, HC_STAT_LOCK_NEST_LOST);
 		return 0;
@@ -313,6 +499,8 @@ int BPF_PROG(locks_contention_begin, void *lock, unsigned int flags)
 	lt->k[d].ts = bpf_ktime_get_ns();
 	lt->k[d].flags = flags;
 	lt->depth = d + 1;
+	if (cfg_holders && owner_kind(flags))
+		owner_take(lock, flags, BPF_CORE_READ(t, pid), d);
 	return 0;
 }
 
@@ -351,6 +539,8 @@ int BPF_PROG(locks_contention_end, void *lock, int ret)
 	key.addr = (__u64)lock;
 	agg_add(&key, t, delta);
 	if (delta >= cfg_min_wait_ns)
-		emit_wait(ctx, t, key.addr, key.type, delta, now - delta, true);
+		emit_wait(ctx, t, key.addr, key.type, delta, now - delta, true, 0);
+	if (cfg_holders && owner_kind(lt->k[d].flags))
+		owner_emit(t, d, key.addr, key.type | HC_LOCK_HOLDER, delta, now - delta);
 	return 0;
 }

@@ -171,6 +171,7 @@ enum hc_stat {
 	HC_STAT_USTACK_MOVED,	/* off-CPU: user registers moved before the deferred walk: no user stack */
 	HC_STAT_MAPS_PARTIAL,	/* exit maps: more than HC_MAX_EXIT_VMAS executable mappings */
 	HC_STAT_MAPS_ERR,	/* exit maps: not read (ring full, mmap lock busy) */
+	HC_STAT_LOCK_OWNER_UNKNOWN,/* locks: a kernel mutex/rwsem wait with no owner recorded */
 	HC_STAT_NR,
 };
 

@@ -27,10 +27,46 @@
 #define HC_LOCK_HOLDER		0x80000
 #define HC_LOCK_HOLDER_GAP_NS	1000000ull
 
+/*
+ * With KERNEL: the owner's side of a kernel mutex or rwsem wait of at least
+ * cfg_min_wait_ns: tgid, pid, comm of the task recorded as the lock's owner
+ * (mutex.owner, rw_semaphore.owner with their flag bits masked) when the
+ * wait began, its kernel stack if it was not running then (a running
+ * task's saved stack is stale), weight = the wait's nanoseconds; pid 0:
+ * no owner recorded (released in between, or readers own an rwsem). Only
+ * with cfg_holders, never in locks_agg.
+ */
+
+/* locks_owners: the owner seen at a kernel contention's begin, per waiter and depth */
+struct hc_lock_owner_key {
+	__u32 pid;		/* the waiter */
+	__u32 depth;
+};
+
+struct hc_lock_owner {
+	__u64 lock;		/* the contended lock (a stale entry of another wait differs) */
+	__u32 pid;		/* owner; 0: none recorded */
+	__u32 tgid;
+	__u32 nr;		/* kernel frames in ips */
+	__u32 pad;
+	char comm[HC_COMM_LEN];
+	char pcomm[HC_COMM_LEN];
+	__u64 ips[HC_MAX_STACK_DEPTH];
+};
+
+/*
+ * Which holder ended a wait: with cfg_holders, a futex wait's record (not
+ * the holder's) carries in `syscall` the tid of the last thread that woke
+ * the address before the wait returned woken (0: not woken, or by no
+ * tracked thread). The report weighs each holder thread's stacks by the
+ * wait time its wakes ended.
+ */
 struct hc_lock_waited {
 	__u32 waiters;		/* in a wait on the address now */
 	__u32 wakes;		/* wakes since the last holder record */
 	__u64 last_ns;		/* of the last holder record */
+	__u32 waker;		/* tid of the last wake on the address */
+	__u32 pad;
 };
 
 /* include/trace/events/lock.h */

@@ -59,7 +59,7 @@ int locknames__relabel(struct locknames *ln, uint32_t id, const char *label)
 
 bool lock_ident_is_holder(const struct lock_ident *li)
 {
-	return li && (li->type & HC_LOCK_FUTEX) && (li->type & HC_LOCK_HOLDER);
+	return li && (li->type & HC_LOCK_HOLDER);
 }
 
 const char *lock_type_name(uint32_t type)

@@ -33,7 +33,7 @@ const struct lock_ident *locknames__get(const struct locknames *ln, uint32_t id)
 /* Replace lock @id's label (a copy of @label is kept). 0 or -errno. */
 int locknames__relabel(struct locknames *ln, uint32_t id, const char *label);
 
-/* The holder's side of a futex lock (a wake that ended waits), not a lock waited on. */
+/* The holder's side of a lock (a futex wake that ended waits, a kernel lock's owner), not a lock waited on. */
 bool lock_ident_is_holder(const struct lock_ident *li);
 
 const char *lock_type_name(uint32_t type);

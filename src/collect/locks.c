@@ -163,6 +163,8 @@ static void locks_stats(const struct collector *c, struct collector_stats *st)
 						   v[HC_STAT_LOCK_AGG_FULL], true };
 	st->s[st->nr++] = (struct collector_stat){ "kernel contentions unmatched or nested too deep",
 						   v[HC_STAT_LOCK_NEST_LOST], true };
+	st->s[st->nr++] = (struct collector_stat){ "kernel mutex/rwsem waits with no owner recorded",
+						   v[HC_STAT_LOCK_OWNER_UNKNOWN], false };
 	st->s[st->nr++] = (struct collector_stat){ "untimed (no task storage)",
 						   v[HC_STAT_TASK_STORAGE_ERR], true };
 }

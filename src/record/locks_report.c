@@ -2,8 +2,9 @@
 /*
  * The lock table: numbers from the BPF per-lock map, class and site from
  * the waiters' stacks, rows by site or by lock (locks_group.h), each with
- * its heaviest waiting stacks and the holders' (the futex wakes that ended
- * waits on its addresses), identical ones merged with their threads.
+ * its heaviest waiting stacks and the holders', weighted by the wait time
+ * they ended (futex wakes: locks_holders.h; kernel mutex and rwsem owners),
+ * identical ones merged with their threads.
  */
 #include "record/locks_report.h"
 
@@ -11,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi/locks.h"
 #include "collect/locknames.h"
 #include "record/locks_group.h"
+#include "record/locks_holders.h"
 #include "record/lockwait.h"
 
 #define TOP_STACKS 3
@@ -46,7 +49,8 @@ struct report {
 	uint64_t *heaviest;	/* [member]: weight of the stack that set its class and site */
 	size_t *row_of_member;	/* [member]: display row + 1, 0: not shown */
 	struct row_stacks *rs;	/* [display row]: waiters' stacks */
-	struct row_stacks *hs;	/* [display row]: holders' stacks (futex wakes ending waits) */
+	struct row_stacks *hs;	/* [display row]: holders' stacks, weighted by the waits they ended */
+	struct locks_holders lh;	/* futex rows: waits ended per waker, wakers' sampled stacks */
 	size_t max_id;
 	int err;
 };
@@ -79,26 +83,28 @@ static int learn(const struct stack_entry *e, void *arg)
 	return 0;
 }
 
-static void add_thread(struct rstack *s, const struct stack_entry *e)
+static void add_thread(struct rstack *s, uint32_t tid, const char *comm)
 {
 	for (size_t i = 0; i < s->nr_threads && i < THREAD_IDS; i++)
-		if (s->tids[i] == e->key.pid)
+		if (s->tids[i] == tid)
 			return;
-	if (s->nr_threads < THREAD_NAMES)
-		snprintf(s->threads[s->nr_threads], sizeof(s->threads[0]), "%.16s-%u",
-			 e->key.comm, e->key.pid);
+	if (s->nr_threads < THREAD_NAMES && !tid)
+		snprintf(s->threads[s->nr_threads], sizeof(s->threads[0]), "unknown");
+	else if (s->nr_threads < THREAD_NAMES)
+		snprintf(s->threads[s->nr_threads], sizeof(s->threads[0]), "%.16s-%u", comm, tid);
 	if (s->nr_threads < THREAD_IDS)
-		s->tids[s->nr_threads] = e->key.pid;
+		s->tids[s->nr_threads] = tid;
 	s->nr_threads++;
 }
 
-/* @e with text r->text into @rs, merged with an identical text. */
-static int rs_add(struct report *r, struct row_stacks *rs, const struct stack_entry *e)
+/* A stack @text of thread @tid into @rs, merged with an identical text. */
+static int rs_add(struct report *r, struct row_stacks *rs, const char *text, uint64_t weight,
+		  uint64_t count, uint32_t tid, const char *comm)
 {
 	struct rstack *s = NULL;
 
 	for (size_t i = 0; i < rs->nr && !s; i++)
-		if (!strcmp(rs->v[i].text, r->text))
+		if (!strcmp(rs->v[i].text, text))
 			s = &rs->v[i];
 	if (!s) {
 		if (rs->nr == rs->cap) {
@@ -112,14 +118,14 @@ static int rs_add(struct report *r, struct row_stacks *rs, const struct stack_en
 		}
 		s = &rs->v[rs->nr];
 		memset(s, 0, sizeof(*s));
-		s->text = strdup(r->text);
+		s->text = strdup(text);
 		if (!s->text)
 			return r->err = -ENOMEM;
 		rs->nr++;
 	}
-	s->weight += e->weight;
-	s->count += e->count;
-	add_thread(s, e);
+	s->weight += weight;
+	s->count += count;
+	add_thread(s, tid, comm);
 	return 0;
 }
 
@@ -127,9 +133,17 @@ static int rs_add(struct report *r, struct row_stacks *rs, const struct stack_en
 static const struct locks_member *holder_member(const struct report *r,
 					       const struct lock_ident *li)
 {
-	for (size_t i = 0; i < r->nr_m; i++)
-		if (r->m[i].tgid == li->tgid && r->m[i].addr == li->addr && r->row_of_member[i])
-			return &r->m[i];
+	const struct lock_ident *mi;
+
+	for (size_t i = 0; i < r->nr_m; i++) {
+		if (r->m[i].tgid != li->tgid || r->m[i].addr != li->addr || !r->row_of_member[i])
+			continue;
+		/* a kernel lock's owner record names the wait's type too (rwsem:R or :W) */
+		mi = locknames__get(r->ln, r->m[i].id);
+		if ((li->type & HC_LOCK_KERNEL) && (!mi || mi->type != (li->type & ~HC_LOCK_HOLDER)))
+			continue;
+		return &r->m[i];
+	}
 	return NULL;
 }
 
@@ -161,14 +175,36 @@ static int collect(const struct stack_entry *e, void *arg)
 		m = holder_member(r, li);
 		if (!m || entry_text(r, e))
 			return 0;
-		return rs_add(r, &r->hs[r->row_of_member[m - r->m] - 1], e);
+		row = r->row_of_member[m - r->m] - 1;
+		/* a kernel lock's owner record carries the wait it ended */
+		if (li->type & HC_LOCK_KERNEL)
+			return rs_add(r, &r->hs[row], e->key.pid ? r->text : "(no owner recorded)",
+				      e->weight, e->count, e->key.pid, e->key.comm);
+		return r->err = locks_holders_stack(&r->lh, row, e->key.pid, e->key.comm, r->text,
+						    e->weight);
 	}
 	if (!(m = member_of(r, e->key.aux)))
 		return 0;
 	row = r->row_of_member[m - r->m];
 	if (!row || entry_text(r, e))
 		return 0;
-	return rs_add(r, &r->rs[row - 1], e);
+	if (m->tgid && (r->err = locks_holders_ended(&r->lh, row - 1,
+						     e->key.aux2 & EMIT_AUX2_WAKER_MASK, e->weight,
+						     e->count)))
+		return r->err;
+	return rs_add(r, &r->rs[row - 1], r->text, e->weight, e->count, e->key.pid, e->key.comm);
+}
+
+/* A futex holder's share of the waits it ended into its row's holders. */
+static int holder_share(size_t row, uint32_t tid, const char *comm, const char *text,
+			uint64_t ns, uint64_t waits, void *arg)
+{
+	struct report *r = arg;
+
+	if (!text)
+		text = tid ? "(no stack sampled)" : "(no wake seen: timed out, interrupted, or "
+						    "woken before the wait was seen)";
+	return rs_add(r, &r->hs[row], text, ns, waits, tid, *comm ? comm : "thread");
 }
 
 static int cmp_rstack(const void *a, const void *b)
@@ -274,11 +310,8 @@ static void write_row_json(FILE *out, const struct report *r, const struct locks
 static void write_stack(FILE *out, const struct rstack *s, bool json, bool first, bool holder)
 {
 	if (!json) {
-		if (holder)
-			fprintf(out, "%17s %6llu wakes  [", "held by:", (unsigned long long)s->weight);
-		else
-			fprintf(out, "%24.3f ms  x%llu  [", s->weight / 1e6,
-				(unsigned long long)s->count);
+		fprintf(out, "%s%*.3f ms  x%llu  [", holder ? "       held by: " : "",
+			holder ? 8 : 24, s->weight / 1e6, (unsigned long long)s->count);
 		for (size_t i = 0; i < s->nr_threads && i < THREAD_NAMES; i++)
 			fprintf(out, "%s%s", i ? " " : "", s->threads[i]);
 		if (s->nr_threads > THREAD_NAMES)
@@ -286,11 +319,8 @@ static void write_stack(FILE *out, const struct rstack *s, bool json, bool first
 		fprintf(out, "]  %s\n", s->text);
 		return;
 	}
-	if (holder)
-		fprintf(out, "%s{\"wakes\": %llu", first ? "" : ", ", (unsigned long long)s->weight);
-	else
-		fprintf(out, "%s{\"wait_ns\": %llu, \"waits\": %llu", first ? "" : ", ",
-			(unsigned long long)s->weight, (unsigned long long)s->count);
+	fprintf(out, "%s{\"wait_ns\": %llu, \"waits\": %llu", first ? "" : ", ",
+		(unsigned long long)s->weight, (unsigned long long)s->count);
 	fprintf(out, ", \"threads\": %zu, \"thread_names\": [", s->nr_threads);
 	for (size_t i = 0; i < s->nr_threads && i < THREAD_NAMES; i++) {
 		if (i)
@@ -356,6 +386,7 @@ static void report_free(struct report *r, size_t nr_rows)
 	free(r->row_of_member);
 	free(r->member_of_id);
 	free(r->text);
+	locks_holders_release(&r->lh);
 }
 
 static void write_table(FILE *out, struct report *r, const struct locks_disp *d, size_t n,
@@ -434,6 +465,8 @@ int locks_report_write(FILE *out, struct lock_row *rows, size_t nr, const struct
 		err = stack_agg__for_each(agg, collect, &r);
 		if (!err)
 			err = r.err;
+		if (!err)
+			err = locks_holders_weigh(&r.lh, holder_share, &r);
 	}
 	if (!err) {
 		write_table(out, &r, d, nd, ln, o->json);

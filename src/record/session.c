@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "abi/locks.h"
 #include "collect/locknames.h"
 #include "record/labels.h"
 #include "record/reason.h"
@@ -153,10 +154,16 @@ int session_aggregate(const struct sample_view *v, void *arg)
 		s->rq_stacked_waits++;
 	}
 	if (v->kind == SAMPLE_LOCK) {
-		key.aux = s->locknames ? locknames__id(s->locknames, v->state & 0x20000 ? 0 : v->tgid,
+		key.aux = s->locknames ? locknames__id(s->locknames, v->state & HC_LOCK_KERNEL ? 0 : v->tgid,
 						       v->state, v->addr) : 0;
-		s->lock_ns += v->weight;
-		s->lock_waits++;
+		/* a holder's record weighs the wait it ended, not one more wait */
+		if (!(v->state & HC_LOCK_HOLDER)) {
+			s->lock_ns += v->weight;
+			s->lock_waits++;
+		}
+		/* a futex wait: the thread whose wake ended it (abi/locks.h), for the holders */
+		if ((v->state & HC_LOCK_FUTEX) && !(v->state & HC_LOCK_HOLDER) && v->syscall > 0)
+			key.aux2 = (uint32_t)v->syscall & EMIT_AUX2_WAKER_MASK;
 	}
 	if (v->kind == SAMPLE_OFFCPU) {
 		key.aux = v->short_blocks ? REASON_NONE : offcpu_reason(v->syscall, v->state);

@@ -8,9 +8,13 @@
 #    clock reads around sem_wait). --by lock shows the 4 futexes instead
 #    (the negative control).
 # 2. The holder's side: g_queue_mutex (mutex) is held and released in
-#    hold_queue_lock; the futex wakes that end its waits carry the
-#    releaser's stack, which must name hold_queue_lock for most (> 50%) of
-#    the wakes (the rest: stacks cut short by the unwinder).
+#    hold_queue_lock; each wait knows the thread whose wake ended it, and
+#    the wakers' sampled stacks share that thread's ended wait time: they
+#    must name hold_queue_lock for most (> 50%) of the waiting time (the
+#    rest: stacks cut short by the unwinder), and the held-by times sum to
+#    the waiters' stacked times (within 1%: a waker's time is all shown,
+#    with a stack or without; only the per-stack rounding, < 1 ns each, and
+#    a wait ended after its waker was sampled last can differ).
 # 3. Waiting for work is not contention: a condition-variable wait and
 #    pthread_join (waits) are not in the default view, next to a contended
 #    mutex that is; --all-waits shows them with their class.
@@ -61,18 +65,22 @@ r=$(python3 - "$TMP/m.json" <<'PY'
 import json, sys
 rows = [x for x in json.load(open(sys.argv[1])) if x["lock"] == "g_queue_mutex"]
 h = rows[0]["holders"] if rows else []
-alls = sum(x["wakes"] for x in h)
-mine = sum(x["wakes"] for x in h if ";hold_queue_lock;" in x["stack"])
+alls = sum(x["wait_ns"] for x in h)
+mine = sum(x["wait_ns"] for x in h if ";hold_queue_lock;" in x["stack"])
 named = all(x["thread_names"] for x in h)
-print(mine, alls, int(named))
+waited = sum(x["wait_ns"] for x in rows[0]["stacks"]) if rows else 0
+print(mine, alls, int(named), waited)
 PY
 )
-read -r mine alls named <<<"$r"
+read -r mine alls named waited <<<"$r"
 if [ "${alls:-0}" -gt 0 ] && [ $((mine * 2)) -gt "$alls" ] && [ "$named" = 1 ]; then
-	ok "holders: $mine of $alls wakes of g_queue_mutex from hold_queue_lock, with thread names"
+	ok "holders: hold_queue_lock for $((mine / 1000000)) of $((alls / 1000000)) ms of g_queue_mutex's waits, with thread names"
 else
-	bad "holders: ${mine:-0} of ${alls:-0} wakes from hold_queue_lock (named $named)"
+	bad "holders: hold_queue_lock for ${mine:-0} of ${alls:-0} ns of waits (named $named)"
 fi
+within "${alls:-0}" "${waited:-0}" "$(( ${waited:-0} / 100 ))" &&
+	ok "holders: held-by $alls ns vs waiters' stacks $waited ns" ||
+	bad "holders: held-by $alls ns vs waiters' stacks $waited ns"
 
 "$HOTCOLD" locks --user-only -n 20 -- "$WL/waits" 300 >"$TMP/def" 2>"$TMP/err"
 "$HOTCOLD" locks --user-only --all-waits -n 20 -- "$WL/waits" 300 >"$TMP/allw" 2>"$TMP/err"

@@ -175,7 +175,7 @@ int still_blocked(struct bpf_iter__task *ctx)
 {
 	struct task_struct *t = ctx->task;
 	struct offcpu_task *ot;
-	__u64 off, now;
+	__u64 off, now, arr;
 	__u8 flags;
 
 	if (!t)
@@ -188,14 +188,20 @@ int still_blocked(struct bpf_iter__task *ctx)
 	if (!off || now <= off)
 		return 0;
 	flags = ot->off_flags;
+	/* back on a CPU by a switch no program saw: that block is over, not going on */
+	arr = unseen_arrival(t, off);
 	if (!ctl_cut) {
 		ot->off_ts = 0;
 	} else {
-		if (__sync_val_compare_and_swap(&ot->off_ts, off, now) != off)
+		if (__sync_val_compare_and_swap(&ot->off_ts, off, arr ? 0 : now) != off)
 			return 0;	/* it woke meanwhile: switch_in counts it whole */
-		ot->off_flags = flags | HC_OFFCPU_F_AT_START;
+		if (!arr)
+			ot->off_flags = flags | HC_OFFCPU_F_AT_START;
 	}
-	emit_still_blocked(t, ot, off, now, flags);
+	if (arr)
+		emit_unseen(t, ot, off, arr);
+	else
+		emit_still_blocked(t, ot, off, now, flags);
 	return 0;
 }
 

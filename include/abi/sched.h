@@ -38,6 +38,8 @@ struct hc_offcpu_short {
 #define HC_OFFCPU_F_SAMPLED	0x01	/* short blocks' quanta on this block's stack */
 #define HC_OFFCPU_F_AT_START	0x02	/* blocked when recording started: timed from then */
 #define HC_OFFCPU_F_AT_STOP	0x04	/* still blocked at stop (or interval end): timed to then */
+/* its switch-in ran no program: timed from sched_info at a later switch-out, no stacks */
+#define HC_OFFCPU_F_UNSEEN	0x20
 /* --wakers, long blocks: what became of the waker's stacks (2 bits) */
 #define HC_OFFCPU_F_WK_SHIFT	3
 #define HC_OFFCPU_WK_SENT	1	/* emitted to the ring: the loader joins it */
@@ -53,6 +55,8 @@ enum hc_sched_stat {
 	HC_SCHED_WK_SHORT,		/* ... woken before --min-block by the waker's clock */
 	HC_SCHED_WK_LOST,		/* ... waker's record lost (ring full, no scratch) */
 	HC_SCHED_WK_SAMPLED,		/* ... a sampled short block (no waker taken by design) */
+	HC_SCHED_UNSEEN,		/* block whose switch-in ran no program: timed, no stacks */
+	HC_SCHED_UNSEEN_UNTIMED,	/* ... and sched_info had no arrival after it: time lost */
 	HC_SCHED_STAT_NR,
 };
 

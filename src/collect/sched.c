@@ -362,6 +362,10 @@ static void sched_stats_add(const struct offcpu *oc, struct collector_stats *st)
 						   "of another CPU)", v[HC_SCHED_CLOCK_BACK], true };
 	st->s[st->nr++] = (struct collector_stat){ "switches not seen (the program was busy "
 						   "on that CPU)", switches_missed(oc), true };
+	st->s[st->nr++] = (struct collector_stat){ "blocks whose switch-in was not traced "
+						   "(timed, no stack)", v[HC_SCHED_UNSEEN], true };
+	st->s[st->nr++] = (struct collector_stat){ "blocks whose switch-in was not traced, "
+						   "untimed", v[HC_SCHED_UNSEEN_UNTIMED], true };
 	if (!oc->wakers)
 		return;
 	st->s[st->nr++] = (struct collector_stat){ "long blocks without waker stacks: no wakeup "

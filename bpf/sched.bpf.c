@@ -36,6 +36,8 @@ const volatile bool cfg_kthreads = false;	/* kernel threads excluded by default 
 const volatile __u64 cfg_min_block_ns = 50000;	/* blocks >= this carry a stack */
 /* shorter blocks: a stack per this much of a thread's blocked time (and CPU wait) */
 const volatile __u64 cfg_quantum_ns = 1000000;
+/* ... and, all threads together, at most one such stack per this much time on a CPU */
+const volatile __u64 cfg_sample_cost_ns = 1000000000 / HC_OFFCPU_SAMPLES_PER_CPU;
 const volatile __u64 cfg_max_block_ns = ~0ull;	/* longer blocks are ignored */
 const volatile __u32 cfg_states = HC_OFFCPU_STATE_S | HC_OFFCPU_STATE_D;
 const volatile __u32 cfg_stacks = 0x3;		/* bit 0 kernel, bit 1 user */
@@ -65,7 +67,8 @@ struct offcpu_task {
 	__u8 pending;		/* a record waits for its user stack */
 	__u8 pending_flags;	/* HC_OFFCPU_F_* of it */
 	__u8 off_flags;		/* HC_OFFCPU_F_* of the current block */
-	__u8 pad4[5];
+	__u8 deferred;		/* its due sample waits for the CPU's budget (counted once) */
+	__u8 pad4[4];
 	__u32 state;		/* of the current / pending block */
 	__u32 pending_state;
 	__s32 pending_syscall;
@@ -627,6 +630,50 @@ static __always_inline void take_stacks(struct task_struct *next, struct offcpu_
 }
 
 /*
+ * The system-wide bound on short-block samples: each thread takes at most
+ * one per quantum of its own blocked time, but thousands of threads (-a)
+ * would take thousands each a second. A token bucket per CPU, refilled by
+ * that run queue's clock: a sample costs cfg_sample_cost_ns of credit, the
+ * credit holds at most HC_OFFCPU_SAMPLE_BURST_NS of it (a tenth of a
+ * second's samples, or one). Without credit the
+ * quanta stay in the thread's sums: the time is kept, its next sample
+ * weighs more (counted, HC_SCHED_SAMPLE_DEFERRED).
+ */
+struct sample_budget {
+	__u64 last;		/* run queue clock at the last refill */
+	__u64 credit;		/* ns of sampling earned, not spent */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sample_budget);
+} sample_budget SEC(".maps");
+
+static __always_inline bool sample_budget_take(__u64 now)
+{
+	__u64 cap = cfg_sample_cost_ns > HC_OFFCPU_SAMPLE_BURST_NS ? cfg_sample_cost_ns :
+									HC_OFFCPU_SAMPLE_BURST_NS;
+	struct sample_budget *b;
+	__u32 zero = 0;
+
+	b = bpf_map_lookup_elem(&sample_budget, &zero);
+	if (!b)
+		return true;
+	/* per-CPU slot, one program at a time on it (sched_switch) */
+	if (now > b->last)
+		b->credit += now - b->last;
+	b->last = now;
+	if (b->credit > cap)
+		b->credit = cap;
+	if (b->credit < cfg_sample_cost_ns)
+		return false;
+	b->credit -= cfg_sample_cost_ns;
+	return true;
+}
+
+/*
  * A short block: its time joins the thread's stackless sums, and each time a
  * sum crosses a quantum this block's stacks are taken with the whole quanta
  * as weight. A block's chance of carrying a sample is its time / quantum, so
@@ -635,7 +682,7 @@ static __always_inline void take_stacks(struct task_struct *next, struct offcpu_
  * short block takes them all.
  */
 static __always_inline void short_block(struct task_struct *next, struct offcpu_task *ot,
-					__u64 blocked, __u64 wait, __u64 off)
+					__u64 blocked, __u64 wait, __u64 off, __u64 now)
 {
 	__u64 wb, ww;
 
@@ -645,6 +692,14 @@ static __always_inline void short_block(struct task_struct *next, struct offcpu_
 		short_flush(next, ot, false);
 	if (ot->pending || (ot->q_blk < cfg_quantum_ns && ot->q_wait < cfg_quantum_ns))
 		return;
+	if (!sample_budget_take(now)) {
+		/* it tries again at each block: one count per sample put off */
+		if (!ot->deferred)
+			sched_stat_add(HC_SCHED_SAMPLE_DEFERRED, 1);
+		ot->deferred = 1;
+		return;
+	}
+	ot->deferred = 0;
 	wb = ot->q_blk - ot->q_blk % cfg_quantum_ns;
 	ww = ot->q_wait - ot->q_wait % cfg_quantum_ns;
 	ot->q_blk -= wb;
@@ -689,7 +744,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		/* a pending block not yet flushed keeps its slot; this one is sampled */
 		if (cfg_wakers && delta >= cfg_min_block_ns)
 			sched_stat_add(HC_SCHED_WK_SAMPLED, 1);
-		short_block(next, ot, delta, wait, off);
+		short_block(next, ot, delta, wait, off, now);
 		return;
 	}
 	short_flush(next, ot, false);

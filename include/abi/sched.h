@@ -19,6 +19,14 @@
 
 #include "abi/common.h"
 
+/*
+ * Short-block samples, all threads together: at most this many a second on
+ * each CPU (the loader may set another rate), in bursts of at most this
+ * much of that rate's time (a tenth of a second: 200 samples).
+ */
+#define HC_OFFCPU_SAMPLES_PER_CPU	2000
+#define HC_OFFCPU_SAMPLE_BURST_NS	100000000ull
+
 /* offcpu_short key and value */
 struct hc_offcpu_thread {
 	__u32 tgid;
@@ -57,6 +65,7 @@ enum hc_sched_stat {
 	HC_SCHED_WK_SAMPLED,		/* ... a sampled short block (no waker taken by design) */
 	HC_SCHED_UNSEEN,		/* block whose switch-in ran no program: timed, no stacks */
 	HC_SCHED_UNSEEN_UNTIMED,	/* ... and sched_info had no arrival after it: time lost */
+	HC_SCHED_SAMPLE_DEFERRED,	/* short-block sample put off: the CPU's budget was spent */
 	HC_SCHED_STAT_NR,
 };
 

@@ -56,6 +56,27 @@ static bool have_task_work(void)
 	return ok;
 }
 
+/*
+ * Short-block samples a second per CPU, all threads together (abi/sched.h).
+ * HOTCOLD_OFFCPU_SAMPLE_RATE sets another, for tests that make it bite.
+ */
+static uint64_t sample_rate(void)
+{
+	const char *e = getenv("HOTCOLD_OFFCPU_SAMPLE_RATE");
+	char *end;
+	unsigned long long v;
+
+	if (!e || !*e)
+		return HC_OFFCPU_SAMPLES_PER_CPU;
+	errno = 0;
+	v = strtoull(e, &end, 10);
+	if (errno || *end || !v || v > 1000000) {
+		pr_warn("offcpu: HOTCOLD_OFFCPU_SAMPLE_RATE=%s ignored (1 to 1000000 a second)\n", e);
+		return HC_OFFCPU_SAMPLES_PER_CPU;
+	}
+	return v;
+}
+
 static void configure(struct sched_bpf *skel, const struct record_opts *o,
 		      const struct collector_env *env, bool task_work)
 {
@@ -72,6 +93,7 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 	skel->rodata->cfg_min_runq_ns = o->min_runq_ns;
 	skel->rodata->cfg_wakers = o->wakers;
 	skel->rodata->cfg_task_work = task_work;
+	skel->rodata->cfg_sample_cost_ns = 1000000000ull / sample_rate();
 	/*
 	 * Wakeups matter only for wakers (new tasks: for the run queue's first
 	 * wait); sys_exit only for off-CPU user stacks where task work is missing.
@@ -366,6 +388,8 @@ static void sched_stats_add(const struct offcpu *oc, struct collector_stats *st)
 						   "(timed, no stack)", v[HC_SCHED_UNSEEN], true };
 	st->s[st->nr++] = (struct collector_stat){ "blocks whose switch-in was not traced, "
 						   "untimed", v[HC_SCHED_UNSEEN_UNTIMED], true };
+	st->s[st->nr++] = (struct collector_stat){ "short-block samples put off (CPU budget "
+						   "spent)", v[HC_SCHED_SAMPLE_DEFERRED], true };
 	if (!oc->wakers)
 		return;
 	st->s[st->nr++] = (struct collector_stat){ "long blocks without waker stacks: no wakeup "

@@ -27,6 +27,9 @@ rc=$?
 grep -E '^(hotcold|sched|lost|unwind):' "$TMP/err" | tail -n 6
 [ $rc -eq 0 ] && ok "$mode: exit 0" || { bad "$mode: exit $rc"; finish; }
 grep -q 'folded, nanoseconds' "$TMP/err" && ok "unit stated: nanoseconds" || bad "no unit in summary"
+# the control of t_offcpu_budget: one fsync thread stays within the default budget
+grep -q ' 0 short-block samples put off' "$TMP/err" && ok "$mode: no short-block sample put off" ||
+	bad "$mode: short-block samples put off: $(grep 'samples put off' "$TMP/err")"
 head -1 "$TMP/out.folded" | grep -q '^# hotcold folded v1 kind=offcpu unit=nanoseconds' &&
 	ok "header: kind=offcpu unit=nanoseconds" || bad "header: $(head -1 "$TMP/out.folded")"
 want_how=$([ "$mode" = sys_exit ] && echo "at sys_exit" || echo "by task work")

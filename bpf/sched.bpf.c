@@ -48,6 +48,7 @@ const volatile __u32 cfg_runq_per = HC_RUNQ_PER_PROCESS;
 const volatile __u64 cfg_min_runq_ns = ~0ull;	/* preemption waits >= this carry a stack */
 const volatile bool cfg_wakers = false;		/* stacks of who woke long blocks */
 const volatile bool cfg_task_work = false;	/* defer user stacks by task work, not sys_exit */
+const volatile bool cfg_prev_state = false;	/* sched_switch passes prev_state (5.18+) */
 
 #define TASK_RUNNING		0x0
 #define TASK_INTERRUPTIBLE	0x1
@@ -455,11 +456,10 @@ static __always_inline void unseen_end(struct task_struct *t, struct offcpu_task
 		sched_stat_add(HC_SCHED_UNSEEN_UNTIMED, 1);
 }
 
-/* @prev leaves the CPU. Current task == prev. */
-static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u64 now)
+/* @prev leaves the CPU in @state. Current task == prev. */
+static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u32 state, __u64 now)
 {
 	struct offcpu_task *ot;
-	__u32 state;
 	long n;
 
 	/* storage exists only for tracked tasks: its presence spares the filter lookups */
@@ -482,7 +482,6 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 	/* still timed as blocked: it got the CPU back by a switch no program saw */
 	if (ot->off_ts)
 		unseen_end(prev, ot);
-	state = prev->__state;
 	/* still runnable: preempted or yielding, which is run-queue time, not blocking */
 	if (state == TASK_RUNNING) {
 		ot->off_ts = 0;
@@ -759,12 +758,13 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	take_stacks(next, ot);
 }
 
-static __always_inline int on_switch(void *ctx, struct task_struct *prev, struct task_struct *next)
+static __always_inline int on_switch(void *ctx, struct task_struct *prev, struct task_struct *next,
+				     __u32 state)
 {
 	/* only off-CPU time needs a clock; run-queue waits come from run_delay */
 	__u64 now = cfg_offcpu ? sched_now(prev) : 0;
 
-	switch_out(ctx, prev, now);
+	switch_out(ctx, prev, state, now);
 	/* no filter here: only tracked tasks have storage for switch_in to find */
 	if (cfg_offcpu)
 		switch_in(next, now);
@@ -883,7 +883,15 @@ int BPF_PROG(runq_wakeup_new, struct task_struct *p)
 SEC("tp_btf/sched_switch")
 int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(ctx, prev, next);
+	/*
+	 * The state it blocked in, as __schedule() saw it; prev->__state can
+	 * be TASK_WAKING by now (a waker on another CPU waits for this switch
+	 * to end), which would drop the block. Older kernels pass no state:
+	 * the branch is dead there, its load never verified.
+	 */
+	__u32 state = cfg_prev_state ? (__u32)ctx[3] : prev->__state;
+
+	return on_switch(ctx, prev, next, state);
 }
 
 /* Move @t's batched short blocks and run-queue waits to the shared maps. */

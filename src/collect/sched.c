@@ -39,21 +39,35 @@ struct offcpu {
  * back to user space. Without it, deferred user stacks need a program on
  * every syscall exit of every task.
  */
-static bool have_task_work(void)
+static bool have_task_work(const struct btf *vmlinux)
 {
-	struct btf *vmlinux;
-	bool ok;
-
 	/* for tests and for ruling it out: the sys_exit path everywhere else */
 	if (getenv("HOTCOLD_NO_TASK_WORK"))
 		return false;
-	vmlinux = btf__load_vmlinux_btf();
-	if (!vmlinux)
+	return vmlinux && btf__find_by_name_kind(vmlinux, "bpf_task_work_schedule_resume_impl",
+						 BTF_KIND_FUNC) > 0;
+}
+
+/*
+ * sched_switch passes the state __schedule() blocked the task in (5.18+:
+ * a fourth argument). Read then, prev->__state may already be TASK_WAKING:
+ * a waker on another CPU is waiting for the switch to finish.
+ */
+static bool have_prev_state(const struct btf *vmlinux)
+{
+	const struct btf_type *t;
+	int id;
+
+	id = vmlinux ? btf__find_by_name_kind(vmlinux, "btf_trace_sched_switch",
+					      BTF_KIND_TYPEDEF) : -1;
+	if (id <= 0)
 		return false;
-	ok = btf__find_by_name_kind(vmlinux, "bpf_task_work_schedule_resume_impl",
-				    BTF_KIND_FUNC) > 0;
-	btf__free(vmlinux);
-	return ok;
+	t = btf__type_by_id(vmlinux, btf__resolve_type(vmlinux, id));
+	if (!t || !btf_is_ptr(t))
+		return false;
+	t = btf__type_by_id(vmlinux, t->type);
+	/* void *__data, bool preempt, prev, next, prev_state */
+	return t && btf_is_func_proto(t) && btf_vlen(t) >= 5;
 }
 
 /*
@@ -115,6 +129,7 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 static int offcpu_open(struct collector *c, const struct record_opts *o,
 		       const struct collector_env *env)
 {
+	struct btf *vmlinux;
 	struct offcpu *oc;
 	int err;
 
@@ -140,7 +155,10 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 	 * blocks are rare and task work wins by far; when nearly every block
 	 * takes a stack (--min-block under 10 us), sys_exit is cheaper.
 	 */
-	oc->task_work = o->offcpu && o->min_block_ns >= 10000 && have_task_work();
+	vmlinux = btf__load_vmlinux_btf();
+	oc->task_work = o->offcpu && o->min_block_ns >= 10000 && have_task_work(vmlinux);
+	oc->skel->rodata->cfg_prev_state = have_prev_state(vmlinux);
+	btf__free(vmlinux);
 	if (o->offcpu)
 		pr_debug("offcpu: user stacks of long blocks taken %s\n",
 			 oc->task_work ? "by task work on the way back to user space" :

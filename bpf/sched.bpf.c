@@ -36,6 +36,8 @@ const volatile bool cfg_kthreads = false;	/* kernel threads excluded by default 
 const volatile __u64 cfg_min_block_ns = 50000;	/* blocks >= this carry a stack */
 /* shorter blocks: a stack per this much of a thread's blocked time (and CPU wait) */
 const volatile __u64 cfg_quantum_ns = 1000000;
+/* ... and, all threads together, at most one such stack per this much time on a CPU */
+const volatile __u64 cfg_sample_cost_ns = 1000000000 / HC_OFFCPU_SAMPLES_PER_CPU;
 const volatile __u64 cfg_max_block_ns = ~0ull;	/* longer blocks are ignored */
 const volatile __u32 cfg_states = HC_OFFCPU_STATE_S | HC_OFFCPU_STATE_D;
 const volatile __u32 cfg_stacks = 0x3;		/* bit 0 kernel, bit 1 user */
@@ -46,6 +48,7 @@ const volatile __u32 cfg_runq_per = HC_RUNQ_PER_PROCESS;
 const volatile __u64 cfg_min_runq_ns = ~0ull;	/* preemption waits >= this carry a stack */
 const volatile bool cfg_wakers = false;		/* stacks of who woke long blocks */
 const volatile bool cfg_task_work = false;	/* defer user stacks by task work, not sys_exit */
+const volatile bool cfg_prev_state = false;	/* sched_switch passes prev_state (5.18+) */
 
 #define TASK_RUNNING		0x0
 #define TASK_INTERRUPTIBLE	0x1
@@ -65,7 +68,8 @@ struct offcpu_task {
 	__u8 pending;		/* a record waits for its user stack */
 	__u8 pending_flags;	/* HC_OFFCPU_F_* of it */
 	__u8 off_flags;		/* HC_OFFCPU_F_* of the current block */
-	__u8 pad4[5];
+	__u8 deferred;		/* its due sample waits for the CPU's budget (counted once) */
+	__u8 pad4[4];
 	__u32 state;		/* of the current / pending block */
 	__u32 pending_state;
 	__s32 pending_syscall;
@@ -382,11 +386,80 @@ static __always_inline void short_flush(struct task_struct *t, struct offcpu_tas
 
 #include "sched_runq.bpf.h"
 
-/* @prev leaves the CPU. Current task == prev. */
-static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u64 now)
+/*
+ * A block whose switch-in ran no program: some kernels trace no switch away
+ * from certain tasks (a sandbox's own agent threads here: every task they
+ * hand the CPU to arrives untraced), and a program busy on that CPU skips
+ * one. The kernel's sched_info still saw it arrive: last_arrival, by that
+ * run queue's clock like off_ts, is later than the block's start only then
+ * (a task blocked or waiting for a CPU last arrived before it blocked).
+ * 0: no unseen end.
+ */
+static __always_inline __u64 unseen_arrival(struct task_struct *t, __u64 off)
+{
+	__u64 arr = t->sched_info.last_arrival;
+
+	return arr > off ? arr : 0;
+}
+
+/* the header of a record without stacks: a constant size for the ring */
+#define UNSEEN_REC_SIZE (sizeof(struct hc_stack_rec) - sizeof(((struct hc_stack_rec *)0)->ips))
+
+/*
+ * The block from @off ended unseen at @arr: blocked to the wakeup, then the
+ * CPU wait run_delay grew by (it ran from @arr until now without another
+ * switch, so no later wait is in it). Its stacks were never taken (they
+ * are at switch-in): a record without any, marked, so the time is all
+ * there and the loss of its stack is shown where it lies.
+ */
+static __always_inline void emit_unseen(struct task_struct *t, struct offcpu_task *ot, __u64 off,
+					__u64 arr)
+{
+	__u64 wait = t->sched_info.run_delay - ot->off_rd;
+	struct hc_stack_rec *r;
+
+	if (wait > arr - off)
+		wait = arr - off;
+	if (arr - off - wait > cfg_max_block_ns)
+		return;
+	sched_stat_add(HC_SCHED_UNSEEN, 1);
+	r = bpf_ringbuf_reserve(&proc_events, UNSEEN_REC_SIZE, 0);
+	if (!r) {
+		stat_inc(&offcpu_stats, HC_STAT_RB_FULL);
+		return;
+	}
+	rec_fill_header(r, t, t->tgid, t->pid, HC_KIND_OFFCPU);
+	r->hdr.size = UNSEEN_REC_SIZE;
+	r->weight = arr - off - wait;
+	r->addr = wait;
+	r->time_ns = off;
+	r->state = ot->state | (__u32)(ot->off_flags | HC_OFFCPU_F_UNSEEN) << HC_OFFCPU_FLAGS_SHIFT;
+	if (first_sight(t->tgid))
+		r->flags |= HC_SF_NEW_TGID;
+	bpf_ringbuf_submit(r, 0);
+	stat_inc(&offcpu_stats, HC_STAT_SAMPLES);
+}
+
+/* @t switches out while its block is still timed: its switch-in was not seen */
+static __always_inline void unseen_end(struct task_struct *t, struct offcpu_task *ot)
+{
+	/* taken atomically: the agent's interval cut (still_blocked) may move it */
+	__u64 off = __sync_lock_test_and_set(&ot->off_ts, 0), arr;
+
+	if (!off)
+		return;
+	arr = unseen_arrival(t, off);
+	if (arr)
+		emit_unseen(t, ot, off, arr);
+	else
+		/* back without a queued wakeup (preempted before it could block): no time */
+		sched_stat_add(HC_SCHED_UNSEEN_UNTIMED, 1);
+}
+
+/* @prev leaves the CPU in @state. Current task == prev. */
+static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u32 state, __u64 now)
 {
 	struct offcpu_task *ot;
-	__u32 state;
 	long n;
 
 	/* storage exists only for tracked tasks: its presence spares the filter lookups */
@@ -406,7 +479,9 @@ static __always_inline void switch_out(void *ctx, struct task_struct *prev, __u6
 	/* a long block still waiting for its user stack: prev's registers are readable now */
 	if (ot->pending)
 		flush_pending(ctx, prev, ot);
-	state = prev->__state;
+	/* still timed as blocked: it got the CPU back by a switch no program saw */
+	if (ot->off_ts)
+		unseen_end(prev, ot);
 	/* still runnable: preempted or yielding, which is run-queue time, not blocking */
 	if (state == TASK_RUNNING) {
 		ot->off_ts = 0;
@@ -554,6 +629,50 @@ static __always_inline void take_stacks(struct task_struct *next, struct offcpu_
 }
 
 /*
+ * The system-wide bound on short-block samples: each thread takes at most
+ * one per quantum of its own blocked time, but thousands of threads (-a)
+ * would take thousands each a second. A token bucket per CPU, refilled by
+ * that run queue's clock: a sample costs cfg_sample_cost_ns of credit, the
+ * credit holds at most HC_OFFCPU_SAMPLE_BURST_NS of it (a tenth of a
+ * second's samples, or one). Without credit the
+ * quanta stay in the thread's sums: the time is kept, its next sample
+ * weighs more (counted, HC_SCHED_SAMPLE_DEFERRED).
+ */
+struct sample_budget {
+	__u64 last;		/* run queue clock at the last refill */
+	__u64 credit;		/* ns of sampling earned, not spent */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sample_budget);
+} sample_budget SEC(".maps");
+
+static __always_inline bool sample_budget_take(__u64 now)
+{
+	__u64 cap = cfg_sample_cost_ns > HC_OFFCPU_SAMPLE_BURST_NS ? cfg_sample_cost_ns :
+									HC_OFFCPU_SAMPLE_BURST_NS;
+	struct sample_budget *b;
+	__u32 zero = 0;
+
+	b = bpf_map_lookup_elem(&sample_budget, &zero);
+	if (!b)
+		return true;
+	/* per-CPU slot, one program at a time on it (sched_switch) */
+	if (now > b->last)
+		b->credit += now - b->last;
+	b->last = now;
+	if (b->credit > cap)
+		b->credit = cap;
+	if (b->credit < cfg_sample_cost_ns)
+		return false;
+	b->credit -= cfg_sample_cost_ns;
+	return true;
+}
+
+/*
  * A short block: its time joins the thread's stackless sums, and each time a
  * sum crosses a quantum this block's stacks are taken with the whole quanta
  * as weight. A block's chance of carrying a sample is its time / quantum, so
@@ -562,7 +681,7 @@ static __always_inline void take_stacks(struct task_struct *next, struct offcpu_
  * short block takes them all.
  */
 static __always_inline void short_block(struct task_struct *next, struct offcpu_task *ot,
-					__u64 blocked, __u64 wait, __u64 off)
+					__u64 blocked, __u64 wait, __u64 off, __u64 now)
 {
 	__u64 wb, ww;
 
@@ -572,6 +691,14 @@ static __always_inline void short_block(struct task_struct *next, struct offcpu_
 		short_flush(next, ot, false);
 	if (ot->pending || (ot->q_blk < cfg_quantum_ns && ot->q_wait < cfg_quantum_ns))
 		return;
+	if (!sample_budget_take(now)) {
+		/* it tries again at each block: one count per sample put off */
+		if (!ot->deferred)
+			sched_stat_add(HC_SCHED_SAMPLE_DEFERRED, 1);
+		ot->deferred = 1;
+		return;
+	}
+	ot->deferred = 0;
 	wb = ot->q_blk - ot->q_blk % cfg_quantum_ns;
 	ww = ot->q_wait - ot->q_wait % cfg_quantum_ns;
 	ot->q_blk -= wb;
@@ -616,7 +743,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		/* a pending block not yet flushed keeps its slot; this one is sampled */
 		if (cfg_wakers && delta >= cfg_min_block_ns)
 			sched_stat_add(HC_SCHED_WK_SAMPLED, 1);
-		short_block(next, ot, delta, wait, off);
+		short_block(next, ot, delta, wait, off, now);
 		return;
 	}
 	short_flush(next, ot, false);
@@ -631,12 +758,13 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	take_stacks(next, ot);
 }
 
-static __always_inline int on_switch(void *ctx, struct task_struct *prev, struct task_struct *next)
+static __always_inline int on_switch(void *ctx, struct task_struct *prev, struct task_struct *next,
+				     __u32 state)
 {
 	/* only off-CPU time needs a clock; run-queue waits come from run_delay */
 	__u64 now = cfg_offcpu ? sched_now(prev) : 0;
 
-	switch_out(ctx, prev, now);
+	switch_out(ctx, prev, state, now);
 	/* no filter here: only tracked tasks have storage for switch_in to find */
 	if (cfg_offcpu)
 		switch_in(next, now);
@@ -755,7 +883,15 @@ int BPF_PROG(runq_wakeup_new, struct task_struct *p)
 SEC("tp_btf/sched_switch")
 int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(ctx, prev, next);
+	/*
+	 * The state it blocked in, as __schedule() saw it; prev->__state can
+	 * be TASK_WAKING by now (a waker on another CPU waits for this switch
+	 * to end), which would drop the block. Older kernels pass no state:
+	 * the branch is dead there, its load never verified.
+	 */
+	__u32 state = cfg_prev_state ? (__u32)ctx[3] : prev->__state;
+
+	return on_switch(ctx, prev, next, state);
 }
 
 /* Move @t's batched short blocks and run-queue waits to the shared maps. */

@@ -335,14 +335,9 @@ static __always_inline __u32 unwind_user_resume(struct uw_scratch *s)
 	return st->n;
 }
 
-/*
- * Walk a user stack from @regs (its user-mode registers) into
- * rec.ips[base..], reading it as the current task's unless st->remote.
- * Returns the number of frames; st->stop says why it ended (UNWIND_DONE:
- * reached the outermost frame; UW_NEED_READ: see struct uw_state).
- */
-static __always_inline __u32 unwind_user_from(struct uw_scratch *s, struct pt_regs *regs,
-					      __u32 tgid, __u32 base)
+/* A walk from @regs set up, not stepped yet: unwind_user_resume() steps it. */
+static __always_inline void unwind_user_init(struct uw_scratch *s, struct pt_regs *regs,
+					     __u32 tgid, __u32 base)
 {
 	struct uw_state *st = &s->st;
 
@@ -357,6 +352,18 @@ static __always_inline __u32 unwind_user_from(struct uw_scratch *s, struct pt_re
 	st->win_len = 0;
 	st->exact_pc = 0;
 	st->via_building = 0;
+}
+
+/*
+ * Walk a user stack from @regs (its user-mode registers) into
+ * rec.ips[base..], reading it as the current task's unless st->remote.
+ * Returns the number of frames; st->stop says why it ended (UNWIND_DONE:
+ * reached the outermost frame; UW_NEED_READ: see struct uw_state).
+ */
+static __always_inline __u32 unwind_user_from(struct uw_scratch *s, struct pt_regs *regs,
+					      __u32 tgid, __u32 base)
+{
+	unwind_user_init(s, regs, tgid, base);
 	return unwind_user_resume(s);
 }
 

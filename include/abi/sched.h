@@ -19,6 +19,14 @@
 
 #include "abi/common.h"
 
+/*
+ * Short-block samples, all threads together: at most this many a second on
+ * each CPU (the loader may set another rate), in bursts of at most this
+ * much of that rate's time (a tenth of a second: 200 samples).
+ */
+#define HC_OFFCPU_SAMPLES_PER_CPU	2000
+#define HC_OFFCPU_SAMPLE_BURST_NS	100000000ull
+
 /* offcpu_short key and value */
 struct hc_offcpu_thread {
 	__u32 tgid;
@@ -38,6 +46,8 @@ struct hc_offcpu_short {
 #define HC_OFFCPU_F_SAMPLED	0x01	/* short blocks' quanta on this block's stack */
 #define HC_OFFCPU_F_AT_START	0x02	/* blocked when recording started: timed from then */
 #define HC_OFFCPU_F_AT_STOP	0x04	/* still blocked at stop (or interval end): timed to then */
+/* its switch-in ran no program: timed from sched_info at a later switch-out, no stacks */
+#define HC_OFFCPU_F_UNSEEN	0x20
 /* --wakers, long blocks: what became of the waker's stacks (2 bits) */
 #define HC_OFFCPU_F_WK_SHIFT	3
 #define HC_OFFCPU_WK_SENT	1	/* emitted to the ring: the loader joins it */
@@ -53,6 +63,9 @@ enum hc_sched_stat {
 	HC_SCHED_WK_SHORT,		/* ... woken before --min-block by the waker's clock */
 	HC_SCHED_WK_LOST,		/* ... waker's record lost (ring full, no scratch) */
 	HC_SCHED_WK_SAMPLED,		/* ... a sampled short block (no waker taken by design) */
+	HC_SCHED_UNSEEN,		/* block whose switch-in ran no program: timed, no stacks */
+	HC_SCHED_UNSEEN_UNTIMED,	/* ... and sched_info had no arrival after it: time lost */
+	HC_SCHED_SAMPLE_DEFERRED,	/* short-block sample put off: the CPU's budget was spent */
 	HC_SCHED_STAT_NR,
 };
 

@@ -35,7 +35,7 @@ struct collector_stat {
 	bool loss;
 };
 
-#define COLLECTOR_MAX_STATS 16
+#define COLLECTOR_MAX_STATS 20
 
 struct collector_stats {
 	size_t nr;

@@ -39,21 +39,56 @@ struct offcpu {
  * back to user space. Without it, deferred user stacks need a program on
  * every syscall exit of every task.
  */
-static bool have_task_work(void)
+static bool have_task_work(const struct btf *vmlinux)
 {
-	struct btf *vmlinux;
-	bool ok;
-
 	/* for tests and for ruling it out: the sys_exit path everywhere else */
 	if (getenv("HOTCOLD_NO_TASK_WORK"))
 		return false;
-	vmlinux = btf__load_vmlinux_btf();
-	if (!vmlinux)
+	return vmlinux && btf__find_by_name_kind(vmlinux, "bpf_task_work_schedule_resume_impl",
+						 BTF_KIND_FUNC) > 0;
+}
+
+/*
+ * sched_switch passes the state __schedule() blocked the task in (5.18+:
+ * a fourth argument). Read then, prev->__state may already be TASK_WAKING:
+ * a waker on another CPU is waiting for the switch to finish.
+ */
+static bool have_prev_state(const struct btf *vmlinux)
+{
+	const struct btf_type *t;
+	int id;
+
+	id = vmlinux ? btf__find_by_name_kind(vmlinux, "btf_trace_sched_switch",
+					      BTF_KIND_TYPEDEF) : -1;
+	if (id <= 0)
 		return false;
-	ok = btf__find_by_name_kind(vmlinux, "bpf_task_work_schedule_resume_impl",
-				    BTF_KIND_FUNC) > 0;
-	btf__free(vmlinux);
-	return ok;
+	t = btf__type_by_id(vmlinux, btf__resolve_type(vmlinux, id));
+	if (!t || !btf_is_ptr(t))
+		return false;
+	t = btf__type_by_id(vmlinux, t->type);
+	/* void *__data, bool preempt, prev, next, prev_state */
+	return t && btf_is_func_proto(t) && btf_vlen(t) >= 5;
+}
+
+/*
+ * Short-block samples a second per CPU, all threads together (abi/sched.h).
+ * HOTCOLD_OFFCPU_SAMPLE_RATE sets another, for tests that make it bite.
+ */
+static uint64_t sample_rate(void)
+{
+	const char *e = getenv("HOTCOLD_OFFCPU_SAMPLE_RATE");
+	char *end;
+	unsigned long long v;
+
+	if (!e || !*e)
+		return HC_OFFCPU_SAMPLES_PER_CPU;
+	errno = 0;
+	v = strtoull(e, &end, 10);
+	if (errno || *end || !v || v > 1000000) {
+		pr_warn("offcpu: HOTCOLD_OFFCPU_SAMPLE_RATE=%s ignored (1 to 1000000 a second)\n", e);
+		return HC_OFFCPU_SAMPLES_PER_CPU;
+	}
+	return v;
 }
 
 static void configure(struct sched_bpf *skel, const struct record_opts *o,
@@ -72,6 +107,7 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 	skel->rodata->cfg_min_runq_ns = o->min_runq_ns;
 	skel->rodata->cfg_wakers = o->wakers;
 	skel->rodata->cfg_task_work = task_work;
+	skel->rodata->cfg_sample_cost_ns = 1000000000ull / sample_rate();
 	/*
 	 * Wakeups matter only for wakers (new tasks: for the run queue's first
 	 * wait); sys_exit only for off-CPU user stacks where task work is missing.
@@ -93,6 +129,7 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 static int offcpu_open(struct collector *c, const struct record_opts *o,
 		       const struct collector_env *env)
 {
+	struct btf *vmlinux;
 	struct offcpu *oc;
 	int err;
 
@@ -118,7 +155,10 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 	 * blocks are rare and task work wins by far; when nearly every block
 	 * takes a stack (--min-block under 10 us), sys_exit is cheaper.
 	 */
-	oc->task_work = o->offcpu && o->min_block_ns >= 10000 && have_task_work();
+	vmlinux = btf__load_vmlinux_btf();
+	oc->task_work = o->offcpu && o->min_block_ns >= 10000 && have_task_work(vmlinux);
+	oc->skel->rodata->cfg_prev_state = have_prev_state(vmlinux);
+	btf__free(vmlinux);
 	if (o->offcpu)
 		pr_debug("offcpu: user stacks of long blocks taken %s\n",
 			 oc->task_work ? "by task work on the way back to user space" :
@@ -362,6 +402,12 @@ static void sched_stats_add(const struct offcpu *oc, struct collector_stats *st)
 						   "of another CPU)", v[HC_SCHED_CLOCK_BACK], true };
 	st->s[st->nr++] = (struct collector_stat){ "switches not seen (the program was busy "
 						   "on that CPU)", switches_missed(oc), true };
+	st->s[st->nr++] = (struct collector_stat){ "blocks whose switch-in was not traced "
+						   "(timed, no stack)", v[HC_SCHED_UNSEEN], true };
+	st->s[st->nr++] = (struct collector_stat){ "blocks whose switch-in was not traced, "
+						   "untimed", v[HC_SCHED_UNSEEN_UNTIMED], true };
+	st->s[st->nr++] = (struct collector_stat){ "short-block samples put off (CPU budget "
+						   "spent)", v[HC_SCHED_SAMPLE_DEFERRED], true };
 	if (!oc->wakers)
 		return;
 	st->s[st->nr++] = (struct collector_stat){ "long blocks without waker stacks: no wakeup "

@@ -21,20 +21,21 @@ static const char *const names[REASON_NR] = {
 };
 
 /* [reason][marks]: "sleep", "sleep, blocked at start", ... built once */
-static char marked[REASON_NR][4][40];
+static char marked[REASON_NR][8][56];
 
 const char *offcpu_reason_name(uint32_t r)
 {
 	static const char *const marks[4] = { "", ", blocked at start", ", still blocked",
 					      ", blocked throughout" };
-	uint32_t base = r & 0xff, m = (r >> 8) & 3;
+	uint32_t base = r & 0xff, m = (r >> 8) & 7;
 
 	if (base >= REASON_NR)
 		base = REASON_OTHER;
 	if (!m)
 		return names[base];
 	if (!marked[base][m][0])
-		snprintf(marked[base][m], sizeof(marked[base][m]), "%s%s", names[base], marks[m]);
+		snprintf(marked[base][m], sizeof(marked[base][m]), "%s%s%s", names[base],
+			 marks[m & 3], m & 4 ? ", end not traced" : "");
 	return marked[base][m];
 }
 
@@ -113,6 +114,8 @@ uint32_t offcpu_reason(int32_t syscall, uint32_t state)
 		marks |= REASON_MARK_AT_START;
 	if (flags & HC_OFFCPU_F_AT_STOP)
 		marks |= REASON_MARK_AT_STOP;
+	if (flags & HC_OFFCPU_F_UNSEEN)
+		marks |= REASON_MARK_UNSEEN;
 	if (r != REASON_NONE)
 		return r | marks;
 	/* D state outside a known wait: disk I/O, a page fault, a kernel mutex */

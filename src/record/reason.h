@@ -26,6 +26,8 @@ enum offcpu_reason {
  */
 #define REASON_MARK_AT_START	0x100u
 #define REASON_MARK_AT_STOP	0x200u
+/* its switch-in was not traced: timed from the kernel's sched_info, no stacks */
+#define REASON_MARK_UNSEEN	0x400u
 
 /* stack_key.aux of run-queue stacks: the wait from a block's wakeup to its switch-in */
 #define RUNQ_AUX_CPU_WAIT	1u

@@ -32,6 +32,8 @@ static const struct diag table[] = {
 	  "check that 'hotcold stat' works here; counters may be multiplexed away" },
 	{ "spans lost (process table full)", "counter_table_full", DIAG_LOSS, NARROW },
 	{ "stacks over the aggregation limit", "max_stacks", DIAG_LOSS, "raise --max-stacks" },
+	{ "blocks whose switch-in was not traced, untimed", "offcpu_switch_in_untimed", DIAG_LOSS,
+	  "nothing to do: a thread preempted as it blocked came back untraced" },
 	/* degraded: the sample is kept, its stack or names are worse */
 	{ "kernel stack errors", "kernel_stack_errors", DIAG_DEGRADED,
 	  "samples kept without a kernel stack; many: " RING },
@@ -43,6 +45,12 @@ static const struct diag table[] = {
 	  DIAG_DEGRADED, "nothing to do: the stack was taken at the next switch-out instead" },
 	{ "user stacks dropped (registers moved before the walk)", "user_stacks_moved",
 	  DIAG_DEGRADED, "nothing to do: the thread ran again before its stack was read" },
+	{ "blocks whose switch-in was not traced (timed, no stack)", "offcpu_switch_in_untraced",
+	  DIAG_DEGRADED, "nothing to do: the kernel gave the thread a CPU without a sched_switch "
+	  "event (see README, Off-CPU); the time is kept, under '[REASON, end not traced]'" },
+	{ "short-block samples put off (CPU budget spent)", "offcpu_samples_deferred",
+	  DIAG_DEGRADED, "nothing to do: their time waits for the CPU's next sample, which weighs "
+	  "more (README, Off-CPU sampling); or narrow the target" },
 	{ "CFI walks ended early", "cfi_walks_ended_early", DIAG_DEGRADED, NONE_FP },
 	{ "stacks by FP (no table yet)", "fp_no_table_yet", DIAG_DEGRADED,
 	  "tables are built in the background: record longer, or start before the workload" },

@@ -11,8 +11,14 @@
 # - a process whose wait ends inside the window: "[other, blocked at start]"
 #   from the start to its wakeup, with its stack.
 # Window: -d D is timed by the session from just after attach to the stop,
-# and the stop comes at the next turn of its loop: D <= window <= D + 100 ms
-# (measured: D + 3-5 ms).
+# and the stop comes at the next turn of its loop: D + 3-5 ms measured on a
+# quiet machine, but D + 302 ms once with a load of 13 on 2 CPUs (the loader
+# waited for a CPU). The profile states its window (duration_ns in its
+# header, taken as it is written): a task blocked throughout must show that
+# window, D <= it, and within 50 ms of duration_ns (they differ by the
+# loader's steps between marking the blocked tasks and taking the start,
+# and between the last iterator and the write: 0.1-4 ms measured; 50 ms for
+# a loader preempted on a busy machine).
 . "$(dirname "$0")/lib.sh"
 
 # start "hang ARGS" and wait until it says it is blocked (or about to)
@@ -34,7 +40,13 @@ with_frame() {
 		for (i = 1; i <= k; i++) if (fr[i] == f) { t += n; break } } END { printf "%.0f\n", t / 1000 }' "$1"
 }
 
-in_window() { awk -v t="$1" -v d="$2" 'BEGIN { exit !(t >= d * 1e6 && t <= d * 1e6 + 100000) }'; }
+# in_window US D FOLDED
+in_window() {
+	local w
+	w=$(head -1 "$3" | sed -n 's/.* duration_ns=\([0-9]*\).*/\1/p')
+	awk -v t="$1" -v d="$2" -v w="${w:-0}" 'BEGIN { w /= 1000; dt = t - w; if (dt < 0) dt = -dt
+		exit !(t >= d * 1e6 && w >= d * 1e6 && dt <= 50000) }'
+}
 
 start_hang sleep 60
 "$HOTCOLD" record --off-cpu --per-thread -p $hp -d 3 -o "$TMP/s.folded" 2>"$TMP/err"
@@ -43,8 +55,8 @@ rc=$?
 root="hang-$hp"
 t=$(with_frame "$TMP/s.folded" "$root" hang_in_sleep "sleep, blocked throughout")
 k=$(with_frame "$TMP/s.folded" "$root" hrtimer_nanosleep_[k] "sleep, blocked throughout")
-in_window "$t" 3 && ok "sleep: $t us [sleep, blocked throughout] through hang_in_sleep in a 3 s window" ||
-	bad "sleep: $t us through hang_in_sleep, want 3 s: $(head -c 600 "$TMP/s.folded")"
+in_window "$t" 3 "$TMP/s.folded" && ok "sleep: $t us [sleep, blocked throughout] through hang_in_sleep in a 3 s window ($(head -1 "$TMP/s.folded" | grep -o 'duration_ns=[0-9]*'))" ||
+	bad "sleep: $t us through hang_in_sleep, want 3 s and the profile's window: $(head -c 600 "$TMP/s.folded")"
 [ "$k" -eq "$t" ] && grep -q ';nanosleep;\|;__nanosleep;\|;clock_nanosleep;' "$TMP/s.folded" &&
 	ok "sleep: the same stack goes on through nanosleep to hrtimer_nanosleep_[k]" ||
 	bad "sleep: no user nanosleep or kernel hrtimer_nanosleep_[k] frame ($k us)"
@@ -63,8 +75,8 @@ for task in /proc/$hp/task/*; do
 		if (fr[1] != r || fr[k] != "[futex, blocked throughout]") next
 		for (i = 1; i <= k; i++) if (fr[i] ~ /pthread_mutex_lock/) { f++ }
 		if (f && line ~ /;lock_second;/) t += n; f = 0 } END { printf "%.0f\n", t / 1000 }' "$TMP/m.folded")
-	in_window "$t" 3 && ok "mutex: thread $tid deadlocked: $t us through lock_second;pthread_mutex_lock" ||
-		bad "mutex: thread $tid: $t us through lock_second;pthread_mutex_lock, want 3 s"
+	in_window "$t" 3 "$TMP/m.folded" && ok "mutex: thread $tid deadlocked: $t us through lock_second;pthread_mutex_lock" ||
+		bad "mutex: thread $tid: $t us through lock_second;pthread_mutex_lock, want 3 s and the profile's window ($(head -1 "$TMP/m.folded" | grep -o 'duration_ns=[0-9]*'))"
 done
 [ "$n" -eq 2 ] || bad "mutex: $n deadlocked threads, want 2"
 kill $hp 2>/dev/null

@@ -7,7 +7,10 @@
 # is no more than that run_delay, and most of it for the threads that run for
 # microseconds per call (they are rarely preempted: their run_delay is waits
 # after wakeups). The 5 ms sleeper shows calls x 5 ms plus its timer slack as
-# blocked, not the CPU wait on top.
+# blocked, not the CPU wait on top. A block whose switch-in the kernel did
+# not trace (README: Switch-ins not traced) is timed from sched_info at the
+# thread's next switch-out: before, such blocks were lost whole (-1% to -2.2%
+# in steps of one block here; the official CI's failure).
 . "$(dirname "$0")/lib.sh"
 
 ncpu=$(nproc)
@@ -23,7 +26,7 @@ slack_ns=${slack_ns:-50000}
 HOTCOLD_BLOCKERS_CFS=1 "$HOTCOLD" record -v --off-cpu --per-thread -o "$TMP/out.folded" -- \
 	"$WL/blockers" 2 "$fsdir" "$TMP/truth" 2>"$TMP/err"
 rc=$?
-grep -E '^(hotcold|sched):' "$TMP/err" | tail -n 2
+grep -E '^(hotcold|sched|lost):' "$TMP/err" | tail -n 4
 [ $rc -eq 0 ] && ok "exit 0 with $ncpu busy loops" || { bad "exit $rc"; finish; }
 
 cw_all=0 rd_all=0
@@ -53,11 +56,14 @@ while read -r name tid reason ns calls rd steal rdlife; do
 		# later, plus the timer interrupt's latency: a guest's comes late
 		# by tens of us (13 us a call beyond the slack measured here,
 		# saturated); 100 us bounds it, far below the ~5 ms a call of CPU
-		# wait that must not be counted (the old timing read +95% here)
-		lo=$((calls * 5000)) hi=$((calls * (5000 + slack_ns / 1000 + 100)))
+		# wait that must not be counted (the old timing read +95% here).
+		# And a host that deschedules the vCPU when the timer is due
+		# delivers it that much later: at most the machine's steal over
+		# the run (all CPUs, measured by blockers)
+		lo=$((calls * 5000)) hi=$((calls * (5000 + slack_ns / 1000 + 100) + steal / 1000))
 		[ "$blk" -ge $((lo * 99 / 100)) ] && [ "$blk" -le "$hi" ] &&
 			ok "$root: $calls calls x 5 ms: blocked $blk us in [$lo, $hi] (timer slack $slack_ns ns)" ||
-			bad "$root: $calls calls x 5 ms: blocked $blk us not in [$lo, $hi] (timer slack $slack_ns ns)"
+			bad "$root: $calls calls x 5 ms: blocked $blk us not in [$lo, $hi] (timer slack $slack_ns ns, steal $((steal / 1000)) us)"
 	fi
 done < "$TMP/truth"
 # a saturated machine: the wakeups did wait, and most of that wait is [cpu wait]

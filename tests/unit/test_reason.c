@@ -9,6 +9,9 @@
 #include <sys/syscall.h>
 
 #include "record/reason.h"
+#include <linux/types.h>
+
+#include "abi/sched.h"
 
 static void futex_waits_are_futex(void **state)
 {
@@ -59,6 +62,28 @@ static void anything_else_is_other(void **state)
 	assert_string_equal(offcpu_reason_name(REASON_NR + 3), "other");
 }
 
+/* flags in the state's top byte become marks on the frame */
+static void marks_name_the_window_edges_and_unseen_ends(void **state)
+{
+	uint32_t start = HC_OFFCPU_F_AT_START << HC_OFFCPU_FLAGS_SHIFT;
+	uint32_t stop = HC_OFFCPU_F_AT_STOP << HC_OFFCPU_FLAGS_SHIFT;
+	uint32_t unseen = HC_OFFCPU_F_UNSEEN << HC_OFFCPU_FLAGS_SHIFT;
+
+	(void)state;
+	assert_string_equal(offcpu_reason_name(offcpu_reason(SYS_futex, 1 | start)),
+			    "futex, blocked at start");
+	assert_string_equal(offcpu_reason_name(offcpu_reason(SYS_futex, 1 | start | stop)),
+			    "futex, blocked throughout");
+	/* an unseen end has no syscall (read at switch-in): the state says what it can */
+	assert_string_equal(offcpu_reason_name(offcpu_reason(-1, 1 | unseen)),
+			    "other, end not traced");
+	assert_string_equal(offcpu_reason_name(offcpu_reason(-1, 2 | start | unseen)),
+			    "io, blocked at start, end not traced");
+	/* waker status bits (abi/sched.h) are no mark */
+	assert_string_equal(offcpu_reason_name(offcpu_reason(
+		SYS_nanosleep, 1 | (3u << HC_OFFCPU_F_WK_SHIFT) << HC_OFFCPU_FLAGS_SHIFT)), "sleep");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -68,6 +93,7 @@ int main(void)
 		cmocka_unit_test(sleeps_reads_writes_and_waits),
 		cmocka_unit_test(d_state_outside_a_known_syscall_is_io),
 		cmocka_unit_test(anything_else_is_other),
+		cmocka_unit_test(marks_name_the_window_edges_and_unseen_ends),
 	};
 
 	return cmocka_run_group_tests_name("reason", tests, NULL, NULL);

@@ -1,0 +1,44 @@
+#!/bin/bash
+# The system-wide budget of short-block samples (a token bucket per CPU,
+# README "Off-CPU sampling"), made to bite: at 50 samples a second per CPU
+# the fsync thread (~40 us blocks, ~500 quanta of 1 ms a second) is put off
+# about 9 times in 10. The budget must cost no time: the thread's blocked
+# total stays within t_offcpu's bound of the workload's own truth (wall -
+# CPU - run_delay; 2%, and below, the machine's steal), and the deferred
+# quanta ride on later samples, so wait_fsync still carries >= 95% of it
+# (what stays stackless is the rest since the last sample: at 50 a second
+# with bursts of 100 ms, tens of ms of about a second). The negative
+# control is t_offcpu: at the default budget the same thread is never put
+# off there.
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p /var/tmp/hotcold-it && fsdir=$(mktemp -d /var/tmp/hotcold-it/fsync.XXXXXX)
+cleanup_hooks+=("rm -rf '$fsdir'")
+HOTCOLD_OFFCPU_SAMPLE_RATE=50 "$HOTCOLD" record -v --off-cpu --per-thread -o "$TMP/out.folded" -- \
+	"$WL/blockers" 2 "$fsdir" "$TMP/truth" 2>"$TMP/err"
+rc=$?
+grep -E '^(hotcold|sched|lost):' "$TMP/err" | tail -n 4
+[ $rc -eq 0 ] && ok "exit 0" || { bad "exit $rc"; finish; }
+n=$(awk '/^  sched .* short-block samples put off/ { print $3 }' "$TMP/err")
+[ "${n:-0}" -gt 0 ] && ok "the budget bit: $n short-block samples put off" ||
+	bad "the budget never bit: '${n:-}' samples put off"
+
+read -r name tid reason ns calls rd steal rdlife < <(grep '^fsync ' "$TMP/truth")
+root="fsync-$tid"
+sum() { awk -v r="$root" -v re="$1" '{ split($0, fr, ";"); if (fr[1] == r && $0 ~ re) t += $NF } END { printf "%.0f\n", t }' "$TMP/out.folded"; }
+cw=$(sum ';\[cpu wait\] [0-9]+$')
+all=$(( $(folded_with_root "$TMP/out.folded" "$root") - cw ))
+unseen=$(sum ', end not traced\] [0-9]+$')
+with=$(awk -v r="$root" '{ n = $NF; line = $0; sub(/ [0-9]+$/, "", line); k = split(line, fr, ";")
+	if (fr[1] != r || fr[k] != "[fsync]") next
+	for (i = 1; i <= k; i++) if (fr[i] == "wait_fsync") { t += n; break } } END { printf "%.0f\n", t }' "$TMP/out.folded")
+dev=$(awk -v a="$all" -v b="$ns" 'BEGIN { printf "%.2f", b ? 100 * (a - b) / b : 100 }')
+low=$(awk -v b="$ns" -v s="$steal" 'BEGIN { printf "%.2f", 2 + (b ? 100 * s / b : 0) }')
+awk -v d="$dev" -v l="$low" 'BEGIN { exit !(d >= -l && d <= 2) }' &&
+	ok "$root: $all ns off-CPU vs $ns ns measured ($dev%, tolerance -$low% +2%, $calls calls)" ||
+	bad "$root: $all ns off-CPU vs $ns ns measured ($dev%, tolerance -$low% +2%, $calls calls)"
+p=$(pct "$with" "$((all - unseen))")
+[ $((unseen * 2)) -lt "$all" ] && awk -v p="$p" 'BEGIN { exit !(p >= 95) }' &&
+	ok "$root: wait_fsync carries $p% of its blocked time ($unseen ns whose switch-in was not traced)" ||
+	bad "$root: wait_fsync carries $p% of its blocked time ($unseen ns whose switch-in was not traced)"
+finish

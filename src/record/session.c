@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "collect/locknames.h"
+#include "collect/python.h"
+#include "collect/python_stack.h"
 #include "record/labels.h"
 #include "record/reason.h"
 #include "record/session_int.h"
@@ -74,8 +76,9 @@ static uint64_t stack_time(const struct sample_view *v)
 static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_view *v,
 			  uint64_t *w, uint16_t *nr_kernel)
 {
-	struct sym_ufr f[SESSION_MAX_UFRAMES];
+	struct sym_ufr f[SESSION_MAX_UFRAMES], merged[SESSION_MAX_UFRAMES], *uf = f;
 	size_t n = 0, nu = v->nr_uips < SESSION_MAX_UFRAMES ? v->nr_uips : SESSION_MAX_UFRAMES, keep;
+	size_t nn, np;
 
 	for (size_t i = 0; i < v->nr_kips; i++)
 		w[n++] = v->kips[i];
@@ -85,6 +88,9 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 	 * lies in the call instruction, so a call to a noreturn function at the
 	 * very end of a function is not named after the next function.
 	 */
+	/* Python frames (tagged) follow the native ones: merged in below */
+	np = nu - (nn = python_native_count(v->uips, nu));
+	nu = nn;
 	keep = symbolizer__normalize_stack(s->sym, tgid, v->uips, nu, stack_time(v), f);
 	/*
 	 * A frame-pointer walk through code built without them (ld.so, glibc)
@@ -97,8 +103,12 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 		s->fp_cut++;
 		nu = keep;
 	}
+	if (np && s->py) {
+		nu = python__user_frames(s->py, tgid, v->uips, nu, np, f, merged);
+		uf = merged;
+	}
 	for (size_t i = 0; i < nu; i++) {
-		emit_ufr_pack(&f[i], &w[n]);
+		emit_ufr_pack(&uf[i], &w[n]);
 		n += EMIT_UFR_WORDS;
 	}
 	return n;
@@ -311,6 +321,27 @@ static int session_open_unwind(struct session *s)
 	return 0;
 }
 
+/*
+ * Python frames ride on the CFI walk: the interpreter's native frames must
+ * be found to put them in place. Without BPF maps for them, native only.
+ */
+static void session_open_python(struct session *s)
+{
+	int err;
+
+	if (!s->env.unwind_cfi)
+		return;
+	err = python__new(&s->py, s->env.nr_cpus);
+	if (err) {
+		pr_info("record: no Python frames: %s\n", strerror(-err));
+		return;
+	}
+	s->env.python = true;
+	s->env.python_procs_fd = python__procs_fd(s->py);
+	s->env.python_stats_fd = python__stats_fd(s->py);
+	symbolizer__set_python(s->sym, python__names(s->py));
+}
+
 static int session_open(struct session *s)
 {
 	const struct record_opts *o = s->o;
@@ -378,6 +409,7 @@ static int session_open(struct session *s)
 	err = session_open_unwind(s);
 	if (err)
 		return err;
+	session_open_python(s);
 	s->online = calloc(s->env.nr_cpus, sizeof(*s->online));
 	if (!s->online)
 		return -ENOMEM;
@@ -599,6 +631,7 @@ static void session_close(struct session *s)
 	if (s->child.pid > 0 && !s->child_done)
 		target_child_abort(&s->child);
 	symbolizer__free(s->sym);
+	python__free(s->py);
 	/* a build still running owns ut: left to the exit, not freed under it */
 	if (session_unwind_stop(s, SESSION_BUILDER_WAIT_NS)) {
 		unwind_tables__free(s->ut);

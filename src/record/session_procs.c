@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "collect/python.h"
 #include "record/labels.h"
 #include "record/session.h"
 #include "record/session_int.h"
@@ -49,6 +50,8 @@ int session_add_process(uint32_t tgid, void *arg)
 		return err;
 	}
 	symbolizer__add_process_maps(s->sym, tgid, pm, t);
+	if (s->py)
+		python__add_process(s->py, tgid, pm);
 	/*
 	 * The record that showed it was walked by frame pointer; the next ones
 	 * get CFI. A failure here is counted in the unwind summary. With a
@@ -78,6 +81,8 @@ void session_forget_process(uint32_t tgid, void *arg)
 
 	/* ring order: every sample of @tgid was normalized before this record */
 	symbolizer__forget_process(s->sym, tgid);
+	if (s->py)
+		python__forget(s->py, tgid);
 	session_unwind_remove(s, tgid);
 	if (keymap__del(&s->deferred, tgid, 0, NULL))
 		s->deferred_gone++;

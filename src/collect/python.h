@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Python frames (issue 20): recognises CPython 3.11/3.12 processes from
+ * their mappings, tells the BPF walker (bpf/python.bpf.h) where their
+ * interpreter is, and turns the Python frames of a sample into named user
+ * frames in place of the interpreter's eval frames. Owns the two maps the
+ * collectors share (python_procs, python_stats).
+ */
+#ifndef HC_COLLECT_PYTHON_H
+#define HC_COLLECT_PYTHON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sym/symbolizer.h"
+
+struct bpf_map;
+struct collector_env;
+struct procmaps;
+struct python;
+struct python_names;
+
+/* Create the maps. 0 or -errno (no BPF: the session goes on without Python frames). */
+int python__new(struct python **out, int nr_cpus);
+void python__free(struct python *py);	/* NULL is a no-op */
+
+int python__procs_fd(const struct python *py);
+int python__stats_fd(const struct python *py);
+/* The code object names, for symbolizer__set_python(). */
+const struct python_names *python__names(const struct python *py);
+
+/* Point a collector object's copies at env's maps (before load); no-op without. 0 or -errno. */
+int python_reuse_maps(const struct collector_env *env, struct bpf_map *procs,
+		      struct bpf_map *stats);
+
+/*
+ * A new process (or a new image after exec) with executable mappings @pm:
+ * if one is a CPython of a supported version, its walker entry; an
+ * unsupported version is counted. 0, or -errno on a map update failure.
+ */
+int python__add_process(struct python *py, uint32_t tgid, const struct procmaps *pm);
+/* @tgid exited or exec'd: its entry goes (names already read stay). */
+void python__forget(struct python *py, uint32_t tgid);
+
+/*
+ * The user frames of a sample of @tgid: @uips[0..@nn) native (normalized
+ * into @f), then @np tagged Python frames. Writes the merged frames, leaf
+ * first, into @out (room for @nn + @np) and returns their count; @f
+ * copied when @tgid is not a Python process we know.
+ */
+size_t python__user_frames(struct python *py, uint32_t tgid, const uint64_t *uips, size_t nn,
+			   size_t np, const struct sym_ufr *f, struct sym_ufr *out);
+
+/* Summary lines on stderr: what was degraded or lost (non-zero only), all with @verbose. */
+void python__report(struct python *py, int verbose);
+
+#endif /* HC_COLLECT_PYTHON_H */

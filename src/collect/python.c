@@ -52,6 +52,7 @@ struct python {
 	int procs_fd, stats_fd, nr_cpus;
 	struct python_names *names;
 	struct keymap procs;		/* (tgid, 0) -> struct py_proc * */
+	struct keymap found;		/* (tgid, 0): interpreter found (supported or not) */
 	struct py_elf_slot elf[PY_ELF_CACHE];
 	size_t nr_elf, next_elf;
 	struct { uint32_t version; uint64_t procs; } unsup[PY_UNSUP_SLOTS];
@@ -70,6 +71,7 @@ int python__new(struct python **out, int nr_cpus)
 		return -ENOMEM;
 	py->stats_fd = -1;
 	keymap__init(&py->procs);
+	keymap__init(&py->found);
 	py->nr_cpus = nr_cpus;
 	/* the same shape as bpf/python.bpf.h declares (bpf_map__reuse_fd checks it) */
 	py->procs_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "python_procs", sizeof(__u32),
@@ -107,6 +109,7 @@ void python__free(struct python *py)
 	while (keymap__next(&py->procs, &it, &v))
 		free((void *)(uintptr_t)v);
 	keymap__release(&py->procs);
+	keymap__release(&py->found);
 	python_names__free(py->names);
 	if (py->procs_fd >= 0)
 		close(py->procs_fd);
@@ -246,16 +249,24 @@ int python__add_process(struct python *py, uint32_t tgid, const struct procmaps 
 		    !python_elf_candidate(m->path))
 			continue;
 		e = elf_of(py, tgid, m);
-		if (!e->err)
+		if (!e->err) {
+			keymap__put(&py->found, tgid, 0, 1);
 			return add_interp(py, tgid, m, e);
+		}
 	}
 	return 0;
+}
+
+bool python__known(const struct python *py, uint32_t tgid)
+{
+	return keymap__get(&py->found, tgid, 0, NULL);
 }
 
 void python__forget(struct python *py, uint32_t tgid)
 {
 	uint64_t v;
 
+	keymap__del(&py->found, tgid, 0, NULL);
 	if (!keymap__del(&py->procs, tgid, 0, &v))
 		return;
 	free((void *)(uintptr_t)v);
@@ -263,7 +274,8 @@ void python__forget(struct python *py, uint32_t tgid)
 }
 
 size_t python__user_frames(struct python *py, uint32_t tgid, const uint64_t *uips, size_t nn,
-			   size_t np, const struct sym_ufr *f, struct sym_ufr *out)
+			   size_t np, bool native_complete, const struct sym_ufr *f,
+			   struct sym_ufr *out)
 {
 	uint32_t slots[2 * HC_PY_MAX_FRAMES + 256];
 	struct py_proc *pp;
@@ -278,7 +290,8 @@ size_t python__user_frames(struct python *py, uint32_t tgid, const uint64_t *uip
 		return nn;
 	}
 	pp = (struct py_proc *)(uintptr_t)v;
-	n = python_merge(uips, nn, uips + nn, np, pp->eval_lo, pp->eval_hi, slots, &py->merge);
+	n = python_merge(uips, nn, uips + nn, np, pp->eval_lo, pp->eval_hi, !native_complete,
+			 slots, &py->merge);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t k = slots[i] & ~PY_SLOT_PY;
 

@@ -9,6 +9,7 @@
 #ifndef HC_COLLECT_PYTHON_H
 #define HC_COLLECT_PYTHON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,17 +40,22 @@ int python_reuse_maps(const struct collector_env *env, struct bpf_map *procs,
  * unsupported version is counted. 0, or -errno on a map update failure.
  */
 int python__add_process(struct python *py, uint32_t tgid, const struct procmaps *pm);
+/* Whether @tgid's interpreter was found (of a supported version or not). */
+bool python__known(const struct python *py, uint32_t tgid);
 /* @tgid exited or exec'd: its entry goes (names already read stay). */
 void python__forget(struct python *py, uint32_t tgid);
 
 /*
  * The user frames of a sample of @tgid: @uips[0..@nn) native (normalized
  * into @f), then @np tagged Python frames. Writes the merged frames, leaf
- * first, into @out (room for @nn + @np) and returns their count; @f
- * copied when @tgid is not a Python process we know.
+ * first, into @out (room for @nn + @np, not @f) and returns their count;
+ * @f copied when @tgid is not a Python process we know. @native_complete:
+ * the native walk reached the outermost frame (else Python frames left
+ * over go above its last frame, see python_merge()).
  */
 size_t python__user_frames(struct python *py, uint32_t tgid, const uint64_t *uips, size_t nn,
-			   size_t np, const struct sym_ufr *f, struct sym_ufr *out);
+			   size_t np, bool native_complete, const struct sym_ufr *f,
+			   struct sym_ufr *out);
 
 /* Summary lines on stderr: what was degraded or lost (non-zero only), all with @verbose. */
 void python__report(struct python *py, int verbose);

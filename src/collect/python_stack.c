@@ -16,7 +16,7 @@ size_t python_native_count(const uint64_t *uips, size_t n)
 }
 
 size_t python_merge(const uint64_t *nat, size_t nn, const uint64_t *py, size_t np,
-		    uint64_t eval_lo, uint64_t eval_hi, uint32_t *out,
+		    uint64_t eval_lo, uint64_t eval_hi, bool partial, uint32_t *out,
 		    struct python_merge_stats *st)
 {
 	size_t n = 0, j = 0;
@@ -34,6 +34,11 @@ size_t python_merge(const uint64_t *nat, size_t nn, const uint64_t *py, size_t n
 			out[n++] = PY_SLOT_PY | (uint32_t)j;
 		while (!(py[j++] & HC_PY_ENTRY) && j < np);
 		st->replaced++;
+	}
+	if (partial) {
+		st->above_partial += np - j;
+		while (j < np)
+			out[n++] = PY_SLOT_PY | (uint32_t)j++;
 	}
 	st->unplaced += np - j;
 	return n;

@@ -104,7 +104,8 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 		nu = keep;
 	}
 	if (np && s->py) {
-		nu = python__user_frames(s->py, tgid, v->uips, nu, np, f, merged);
+		nu = python__user_frames(s->py, tgid, v->uips, nu, np,
+					 v->unwind_cfi && !v->unwind_partial, f, merged);
 		uf = merged;
 	}
 	for (size_t i = 0; i < nu; i++) {

@@ -88,10 +88,31 @@ void session_forget_process(uint32_t tgid, void *arg)
 		s->deferred_gone++;
 }
 
+/*
+ * A process whose interpreter was not mapped yet when it was first read
+ * (the first sample came from ld.so, before libpython3.X.so): looked for
+ * again when its walks meet code mapped since.
+ */
+static void python_recheck(struct session *s, uint32_t tgid)
+{
+	struct procmaps *pm;
+	char path[64];
+
+	if (!s->py || python__known(s->py, tgid))
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
+	pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
+	if (pm)
+		python__add_process(s->py, tgid, pm);
+	procmaps__free(pm);
+}
+
 /* Build the tables deferred for processes that have lived long enough by now. */
 void session_refresh_unwind(struct session *s, uint32_t tgid)
 {
 	uint64_t c;
+
+	python_recheck(s, tgid);
 
 	/*
 	 * A deferred process's walks end in the mappings left to frame pointers

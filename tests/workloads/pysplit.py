@@ -4,7 +4,7 @@ takes SHARE_A of the CPU, main -> caller_b -> hot_b the rest. Each slice is
 timed with time.process_time (the thread's CPU time) and the measured
 totals are written to OUT as "a_seconds b_seconds" when done.
 
-usage: pysplit.py SECONDS OUT [SHARE_A] [--sleeper] [--zlib]
+usage: pysplit.py CPU_SECONDS OUT [SHARE_A] [--sleeper] [--zlib]
   --sleeper  a second thread sleeps in time.sleep from sleeper_wait (off-CPU)
   --zlib     caller_z -> zlib.compress, a C extension's hot loop, runs too
 """
@@ -63,8 +63,8 @@ def main():
         sleeper = threading.Thread(target=sleeper_wait, args=(stop,), name="sleeper")
         sleeper.start()
     ta = tb = 0.0
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    # SECONDS of the thread's own CPU time, whatever the machine's load
+    while ta + tb < seconds:
         # whichever is behind its share runs next: the split holds at every moment
         if ta <= share_a * (ta + tb):
             ta += caller_a()

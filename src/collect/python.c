@@ -53,6 +53,7 @@ struct python {
 	struct python_names *names;
 	struct keymap procs;		/* (tgid, 0) -> struct py_proc * */
 	struct keymap found;		/* (tgid, 0): interpreter found (supported or not) */
+	struct keymap unsup_tgids;	/* (tgid, 0): counted in unsup[] once (also across exec) */
 	struct py_elf_slot elf[PY_ELF_CACHE];
 	size_t nr_elf, next_elf;
 	struct { uint32_t version; uint64_t procs; } unsup[PY_UNSUP_SLOTS];
@@ -72,6 +73,7 @@ int python__new(struct python **out, int nr_cpus)
 	py->stats_fd = -1;
 	keymap__init(&py->procs);
 	keymap__init(&py->found);
+	keymap__init(&py->unsup_tgids);
 	py->nr_cpus = nr_cpus;
 	/* the same shape as bpf/python.bpf.h declares (bpf_map__reuse_fd checks it) */
 	py->procs_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "python_procs", sizeof(__u32),
@@ -110,6 +112,7 @@ void python__free(struct python *py)
 		free((void *)(uintptr_t)v);
 	keymap__release(&py->procs);
 	keymap__release(&py->found);
+	keymap__release(&py->unsup_tgids);
 	python_names__free(py->names);
 	if (py->procs_fd >= 0)
 		close(py->procs_fd);
@@ -175,10 +178,13 @@ static const struct py_elf_slot *elf_of(struct python *py, uint32_t tgid, const 
 	return e;
 }
 
-static void count_unsupported(struct python *py, uint32_t version)
+static void count_unsupported(struct python *py, uint32_t tgid, uint32_t version)
 {
 	size_t i;
 
+	if (keymap__get(&py->unsup_tgids, tgid, 0, NULL) ||
+	    keymap__put(&py->unsup_tgids, tgid, 0, version))
+		return;
 	for (i = 0; i < PY_UNSUP_SLOTS && py->unsup[i].procs; i++)
 		if (py->unsup[i].version == version)
 			break;
@@ -198,7 +204,7 @@ static int add_interp(struct python *py, uint32_t tgid, const struct procmap *m,
 	uint64_t bias, old;
 
 	if (!l) {
-		count_unsupported(py, e->pe.version);
+		count_unsupported(py, tgid, e->pe.version);
 		return 0;
 	}
 	if (load_bias(&e->pe.ll, m, (uint64_t)sysconf(_SC_PAGESIZE), &bias))

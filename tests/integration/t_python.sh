@@ -2,15 +2,14 @@
 # Python frames (issue 20): a pure-Python workload with a designed CPU split
 # (tests/workloads/pysplit.py: main -> caller_a -> hot_a 70%, main ->
 # caller_b -> hot_b 30%, each slice timed with time.process_time) under
-# `record -- python3.11` (Debian's, and pyenv's 3.11.7 built from source
-# when present), under `record -p` of a running interpreter, off-CPU (a
+# `record -- python3.11` (Debian's, and pyenv's 3.11.7 and 3.12.1 built
+# from source when present), under `record -p` of a running interpreter, off-CPU (a
 # thread in time.sleep), native frames under a Python caller (zlib), and an
 # interpreter of an unsupported version (native frames only, counted).
 . "$(dirname "$0")/lib.sh"
 
 PY=$(realpath "$(dirname "$0")/../workloads/pysplit.py")
 DEB=/usr/bin/python3.11
-PYENV=/root/.pyenv/versions/3.11.7/bin/python3.11
 [ -x "$DEB" ] || skip "no $DEB"
 
 # Tolerance of a share: the sampled share of caller_a among the n samples
@@ -66,8 +65,11 @@ run_split() {
 }
 
 run_split "$DEB" debian-3.11
-if [ -x "$PYENV" ]; then run_split "$PYENV" pyenv-3.11.7
-else echo "[Skipped pyenv-3.11.7: no $PYENV]"; fi
+# built from source (a shared libpython), where pyenv is installed
+for v in 3.11.7 3.12.1; do
+	if [ -x /root/.pyenv/versions/$v/bin/python3 ]; then run_split /root/.pyenv/versions/$v/bin/python3 pyenv-$v
+	else echo "[Skipped pyenv-$v: not installed]"; fi
+done
 
 # record -p: an interpreter started before hotcold, recorded until it exits
 # (3.5 of its 4 s of CPU). The split holds at every moment by design

@@ -170,19 +170,16 @@ static __always_inline __u32 py_ns_tid(struct task_struct *task)
 
 /*
  * Append the current thread's Python frames (leaf first) to s->rec's user
- * frames when its process runs a recognised interpreter. The native walk
- * is done: the frames go right after it, within HC_MAX_STACK_DEPTH.
+ * frames, for interpreter @p. The native walk is done: the frames go
+ * right after it, within HC_MAX_STACK_DEPTH.
  */
-static __always_inline void python_capture(struct uw_scratch *s, struct task_struct *task,
-					   __u32 tgid)
+static __always_inline void python_walk(struct uw_scratch *s, struct task_struct *task,
+					struct hc_py_proc *p)
 {
 	struct hc_stack_rec *r = &s->rec;
-	struct hc_py_proc *p = bpf_map_lookup_elem(&python_procs, &tgid);
 	struct py_walk w = {};
 	__u64 interp = 0, cframe = 0;
 
-	if (!p)
-		return;
 	if (bpf_probe_read_user(&interp, sizeof(interp), (void *)(p->runtime + p->rt_interp_head)) ||
 	    !interp ||
 	    bpf_probe_read_user(&w.addr, sizeof(w.addr), (void *)(interp + p->is_threads_head))) {
@@ -222,6 +219,21 @@ static __always_inline void python_capture(struct uw_scratch *s, struct task_str
 		py_stat(HC_PY_STAT_STACKS, 1);
 		py_stat(HC_PY_STAT_FRAMES, w.n);
 	}
+}
+
+static __always_inline void python_capture(struct uw_scratch *s, struct task_struct *task,
+					   __u32 tgid)
+{
+	struct hc_py_proc *p = bpf_map_lookup_elem(&python_procs, &tgid);
+	__u64 t0;
+
+	if (!p)
+		return;
+	/* timed (two clock reads, ~50 ns): the cost is shown with -v and in bench/python.sh */
+	t0 = bpf_ktime_get_ns();
+	python_walk(s, task, p);
+	py_stat(HC_PY_STAT_WALK_NS, bpf_ktime_get_ns() - t0);
+	py_stat(HC_PY_STAT_WALKS, 1);
 }
 
 #endif /* HC_BPF_PYTHON_BPF_H */

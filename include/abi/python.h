@@ -50,6 +50,8 @@ enum hc_py_stat {
 	HC_PY_STAT_READ_ERR,	/* a read of interpreter memory failed: frames cut there */
 	HC_PY_STAT_TRUNC,	/* stack deeper than HC_PY_MAX_FRAMES: cut */
 	HC_PY_STAT_NO_ROOM,	/* no room left in the record after the native frames: cut */
+	HC_PY_STAT_WALK_NS,	/* nanoseconds in the walk (thread lookup + frames), recognised processes */
+	HC_PY_STAT_WALKS,	/* walks timed in HC_PY_STAT_WALK_NS */
 	HC_PY_STAT_NR,
 };
 

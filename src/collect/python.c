@@ -321,6 +321,8 @@ static const char *const stat_names[HC_PY_STAT_NR] = {
 	[HC_PY_STAT_READ_ERR] = "stacks cut at an unreadable interpreter frame",
 	[HC_PY_STAT_TRUNC] = "stacks deeper than 64 Python frames (cut)",
 	[HC_PY_STAT_NO_ROOM] = "stacks cut at 127 user frames",
+	[HC_PY_STAT_WALK_NS] = "ns walking",
+	[HC_PY_STAT_WALKS] = "walks",
 };
 
 void python__report(struct python *py, int verbose)
@@ -341,7 +343,7 @@ void python__report(struct python *py, int verbose)
 		return;
 	python_names__stats(py->names, &ns);
 	/* losses, each shown when not zero; the work counters with -v */
-	for (int i = HC_PY_STAT_READ_ERR; i < HC_PY_STAT_NR; i++)
+	for (int i = HC_PY_STAT_READ_ERR; i <= HC_PY_STAT_NO_ROOM; i++)
 		if (st[i] && i != HC_PY_STAT_NO_THREAD)
 			pr_warn("python: %llu %s\n", (unsigned long long)st[i], stat_names[i]);
 	if (py->merge.unplaced || py->no_state_frames)
@@ -359,4 +361,9 @@ void python__report(struct python *py, int verbose)
 		(unsigned long long)st[HC_PY_STAT_FRAMES], stat_names[HC_PY_STAT_FRAMES],
 		(unsigned long long)st[HC_PY_STAT_NO_THREAD], stat_names[HC_PY_STAT_NO_THREAD],
 		(unsigned long long)ns.named);
+	if (st[HC_PY_STAT_WALKS])
+		pr_info("python: %.0f ns per walk in BPF (%llu walks, %.1f frames each)\n",
+			(double)st[HC_PY_STAT_WALK_NS] / st[HC_PY_STAT_WALKS],
+			(unsigned long long)st[HC_PY_STAT_WALKS],
+			(double)st[HC_PY_STAT_FRAMES] / st[HC_PY_STAT_WALKS]);
 }

@@ -328,9 +328,11 @@ static int session_open_unwind(struct session *s)
  */
 static void session_open_python(struct session *s)
 {
+	const char *env = getenv("HOTCOLD_PYTHON");
 	int err;
 
-	if (!s->env.unwind_cfi)
+	/* HOTCOLD_PYTHON=0: native frames only (the benchmark's control arm) */
+	if (!s->env.unwind_cfi || (env && !strcmp(env, "0")))
 		return;
 	err = python__new(&s->py, s->env.nr_cpus);
 	if (err) {

@@ -12,6 +12,16 @@ PY=$(realpath "$(dirname "$0")/../workloads/pysplit.py")
 DEB=/usr/bin/python3.11
 [ -x "$DEB" ] || skip "no $DEB"
 
+# the offsets table against the DWARF of Debian's interpreter (python3.11-dbg)
+if command -v gdb >/dev/null && [ -e /usr/share/doc/python3.11-dbg ]; then
+	"$(dirname "$0")"/../../tools/python-offsets.sh "$DEB" >"$TMP/offsets" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && ok "offsets table = DWARF of $DEB ($(grep -c '^ok' "$TMP/offsets") fields)" ||
+		{ bad "offsets table differs from DWARF of $DEB (rc $rc)"; grep -v '^ok' "$TMP/offsets"; }
+else
+	echo "[Skipped offsets check: needs gdb and python3.11-dbg]"
+fi
+
 # Tolerance of a share: the sampled share of caller_a among the n samples
 # of caller_a or caller_b is a binomial proportion at worst (dithered
 # sampling is stratified, which only lowers its variance), so one standard
@@ -72,11 +82,11 @@ for v in 3.11.7 3.12.1; do
 done
 
 # record -p: an interpreter started before hotcold, recorded until it exits
-# (3.5 of its 4 s of CPU). The split holds at every moment by design
-# (whichever function is behind its share runs next).
-"$DEB" "$PY" 4 "$TMP/p.truth" & pid=$!
+# (the last ~2.8 of its 3 s of CPU). The split holds at every moment by
+# design (whichever function is behind its share runs next).
+"$DEB" "$PY" 3 "$TMP/p.truth" & pid=$!
 cleanup_hooks+=("kill $pid 2>/dev/null")
-sleep 0.5
+sleep 0.2
 "$HOTCOLD" record -p $pid -F 999 -o "$TMP/p.folded" 2>"$TMP/p.err" ||
 	{ bad "record -p failed"; cat "$TMP/p.err"; }
 wait $pid
@@ -104,6 +114,23 @@ zd=$(grep -E "$(pyre caller_z)[0-9]+\\);zlib_compress[^;]*;deflate" "$TMP/z.fold
 awk -v z="$z" -v d="$zd" 'BEGIN { exit !(z >= 150 && d >= 0.9 * z) }' &&
 	ok "native under Python: $zd of $z caller_z samples are caller_z -> zlib_compress -> deflate*" ||
 	{ bad "native under Python: $zd of $z caller_z samples through zlib_compress -> deflate"; grep caller_z "$TMP/z.folded" | head -3; }
+
+# the agent: the same Python names in its interval files
+"$DEB" "$PY" 1.5 "$TMP/ag.truth" & apy=$!
+cleanup_hooks+=("kill $apy 2>/dev/null")
+"$HOTCOLD" agent -o "$TMP/agent" --interval 1s -F 99 -p $apy 2>"$TMP/agent.err" & ag=$!
+cleanup_hooks+=("kill $ag 2>/dev/null")
+wait $apy
+# the agent ends with its last target (its last interval written), else SIGTERM
+for _ in $(seq 30); do kill -0 $ag 2>/dev/null || break; sleep 0.1; done
+kill -TERM $ag 2>/dev/null; wait $ag
+chain="$(pyre main)[0-9]+\\);$(pyre caller_a)[0-9]+\\);$(pyre hot_a)[0-9]+\\)"
+n=$(zcat "$TMP"/agent/*-oncpu.folded.gz 2>/dev/null | grep -E "$chain" | awk '{ t += $NF } END { printf "%.0f", t }')
+all=$(zcat "$TMP"/agent/*-oncpu.folded.gz 2>/dev/null | grep -F "$(pyf caller_a)" | awk '{ t += $NF } END { printf "%.0f", t }')
+# 1.5 s of CPU at 99 Hz: ~100 caller_a samples
+awk -v n="$n" -v a="$all" 'BEGIN { exit !(a >= 50 && n >= 0.9 * a) }' &&
+	ok "agent: $n of $all caller_a samples are main -> caller_a -> hot_a" ||
+	{ bad "agent: $n of $all caller_a samples show the chain"; tail -3 "$TMP/agent.err"; }
 
 # negative control: an interpreter of an unsupported version, native frames only
 other=

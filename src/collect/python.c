@@ -325,45 +325,55 @@ static const char *const stat_names[HC_PY_STAT_NR] = {
 	[HC_PY_STAT_WALKS] = "walks",
 };
 
-void python__report(struct python *py, int verbose)
+unsigned int python__report(struct python *py, int verbose)
 {
 	uint64_t st[HC_PY_STAT_NR] = {};
 	struct python_names_stats ns;
+	unsigned int problems = 0;
 	char ver[16];
 
 	if (!py)
-		return;
-	for (size_t i = 0; i < PY_UNSUP_SLOTS && py->unsup[i].procs; i++) {
+		return 0;
+	for (size_t i = 0; i < PY_UNSUP_SLOTS && py->unsup[i].procs; i++, problems++) {
 		python_version_str(py->unsup[i].version, ver, sizeof(ver));
 		pr_warn("python: %llu process%s of unsupported version %s: native frames only "
 			"(supported: 3.11, 3.12)\n", (unsigned long long)py->unsup[i].procs,
 			py->unsup[i].procs == 1 ? "" : "es", ver);
 	}
 	if (percpu_stats_read(py->stats_fd, py->nr_cpus, st, HC_PY_STAT_NR))
-		return;
+		return problems;
 	python_names__stats(py->names, &ns);
 	/* losses, each shown when not zero; the work counters with -v */
-	for (int i = HC_PY_STAT_READ_ERR; i <= HC_PY_STAT_NO_ROOM; i++)
-		if (st[i] && i != HC_PY_STAT_NO_THREAD)
+	for (int i = HC_PY_STAT_READ_ERR; i <= HC_PY_STAT_NO_ROOM; i++) {
+		if (st[i]) {
 			pr_warn("python: %llu %s\n", (unsigned long long)st[i], stat_names[i]);
-	if (py->merge.unplaced || py->no_state_frames)
+			problems++;
+		}
+	}
+	if (py->merge.unplaced || py->no_state_frames) {
 		pr_warn("python: %llu Python frames dropped (no interpreter frame to put them in)\n",
 			(unsigned long long)(py->merge.unplaced + py->no_state_frames));
-	if (ns.unreadable || ns.full)
+		problems++;
+	}
+	if (ns.unreadable || ns.full) {
 		pr_warn("python: %llu code objects unnamed (process gone: %llu, over %u: %llu)\n",
 			(unsigned long long)(ns.unreadable + ns.full),
 			(unsigned long long)ns.unreadable, PY_MAX_CODE, (unsigned long long)ns.full);
+		problems++;
+	}
 	if (!verbose)
-		return;
+		return problems;
 	pr_info("python: %llu processes recognised, %llu %s, %llu %s, %llu %s, %llu code objects "
-		"named\n", (unsigned long long)py->procs_added,
+		"named, %llu Python frames above a partial native walk\n",
+		(unsigned long long)py->procs_added,
 		(unsigned long long)st[HC_PY_STAT_STACKS], stat_names[HC_PY_STAT_STACKS],
 		(unsigned long long)st[HC_PY_STAT_FRAMES], stat_names[HC_PY_STAT_FRAMES],
 		(unsigned long long)st[HC_PY_STAT_NO_THREAD], stat_names[HC_PY_STAT_NO_THREAD],
-		(unsigned long long)ns.named);
+		(unsigned long long)ns.named, (unsigned long long)py->merge.above_partial);
 	if (st[HC_PY_STAT_WALKS])
 		pr_info("python: %.0f ns per walk in BPF (%llu walks, %.1f frames each)\n",
 			(double)st[HC_PY_STAT_WALK_NS] / st[HC_PY_STAT_WALKS],
 			(unsigned long long)st[HC_PY_STAT_WALKS],
 			(double)st[HC_PY_STAT_FRAMES] / st[HC_PY_STAT_WALKS]);
+	return problems;
 }

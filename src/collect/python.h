@@ -57,7 +57,10 @@ size_t python__user_frames(struct python *py, uint32_t tgid, const uint64_t *uip
 			   size_t np, bool native_complete, const struct sym_ufr *f,
 			   struct sym_ufr *out);
 
-/* Summary lines on stderr: what was degraded or lost (non-zero only), all with @verbose. */
-void python__report(struct python *py, int verbose);
+/*
+ * Summary lines on stderr: what was degraded or lost (non-zero only), the
+ * work done too with @verbose. Returns the number of problem lines.
+ */
+unsigned int python__report(struct python *py, int verbose);
 
 #endif /* HC_COLLECT_PYTHON_H */

@@ -191,7 +191,7 @@ void session_report_stats(struct session *s, bool final)
 		problems += bad;
 	}
 	if (final)
-		python__report(s->py, log_get_level() >= LOG_DEBUG);
+		problems += python__report(s->py, log_get_level() >= LOG_DEBUG);
 	if (final && session_unwind_lock(s)) {
 		report_unwind(s->ut);
 		session_unwind_unlock(s);

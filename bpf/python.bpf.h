@@ -39,6 +39,20 @@ struct {
 	__type(value, struct hc_py_stat_val);
 } python_stats SEC(".maps");
 
+/* where a thread's PyThreadState was found: one read checks it is still its */
+struct py_task {
+	__u64 tstate;
+	__u64 runtime;		/* of the interpreter it was found in (an exec changes it) */
+};
+
+/* each object its own: a miss costs one list walk */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct py_task);
+} python_task SEC(".maps");
+
 /* _PyInterpreterFrame is 80 bytes in 3.11 and 3.12: its header is read at once */
 #define PY_FRAME_BYTES 80
 
@@ -98,8 +112,10 @@ static long py_thread_step(__u32 i, void *ctx)
 
 	if (!w->addr)
 		return 1;
-	if (bpf_probe_read_user(&tid, sizeof(tid), (void *)(w->addr + w->ts_tid)))
+	if (bpf_probe_read_user(&tid, sizeof(tid), (void *)(w->addr + w->ts_tid))) {
+		w->stop = HC_PY_STAT_READ_ERR;
 		return 1;
+	}
 	if ((__u32)tid == w->tid) {
 		w->stop = PY_DONE;
 		return 1;
@@ -156,6 +172,39 @@ static long py_frame_step(__u32 i, void *ctx)
 	return 0;
 }
 
+/*
+ * The thread state remembered for @task, if it still is @task's (its
+ * native_thread_id read again): into w->addr. A thread state freed and
+ * reused by another thread holds that thread's id and fails the check.
+ */
+static __always_inline bool py_cached_tstate(struct task_struct *task, struct hc_py_proc *p,
+					     struct py_walk *w)
+{
+	struct py_task *t = bpf_task_storage_get(&python_task, task, NULL, 0);
+	__u64 tid = 0;
+
+	if (!t || !t->tstate || t->runtime != p->runtime)
+		return false;
+	if (bpf_probe_read_user(&tid, sizeof(tid), (void *)(t->tstate + p->ts_native_tid)) ||
+	    (__u32)tid != w->tid)
+		return false;
+	w->addr = t->tstate;
+	py_stat(HC_PY_STAT_TS_CACHED, 1);
+	return true;
+}
+
+static __always_inline void py_remember_tstate(struct task_struct *task, struct hc_py_proc *p,
+					       __u64 tstate)
+{
+	struct py_task *t = bpf_task_storage_get(&python_task, task, NULL,
+						 BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (t) {
+		t->tstate = tstate;
+		t->runtime = p->runtime;
+	}
+}
+
 /* This task's id in its own pid namespace: what CPython's native_thread_id holds. */
 static __always_inline __u32 py_ns_tid(struct task_struct *task)
 {
@@ -189,10 +238,15 @@ static __always_inline void python_walk(struct uw_scratch *s, struct task_struct
 	w.tid = py_ns_tid(task);
 	w.ts_next = p->ts_next;
 	w.ts_tid = p->ts_native_tid;
-	bpf_loop(HC_PY_MAX_THREADS, py_thread_step, &w, 0);
-	if (w.stop != PY_DONE) {
-		py_stat(HC_PY_STAT_NO_THREAD, 1);
-		return;
+	if (!py_cached_tstate(task, p, &w)) {
+		bpf_loop(HC_PY_MAX_THREADS, py_thread_step, &w, 0);
+		if (w.stop != PY_DONE) {
+			/* the list went on: a thread beyond the bound, else no Python thread */
+			py_stat(w.stop == HC_PY_STAT_READ_ERR ? HC_PY_STAT_READ_ERR :
+				w.addr ? HC_PY_STAT_THREADS_CUT : HC_PY_STAT_NO_THREAD, 1);
+			return;
+		}
+		py_remember_tstate(task, p, w.addr);
 	}
 	if (bpf_probe_read_user(&cframe, sizeof(cframe), (void *)(w.addr + p->ts_cframe)) ||
 	    !cframe ||

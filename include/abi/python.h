@@ -10,8 +10,11 @@
 
 /* Python frames walked per sample at most; a deeper stack is cut and counted */
 #define HC_PY_MAX_FRAMES	64
-/* threads of the main interpreter searched for the sampled one */
-#define HC_PY_MAX_THREADS	32
+/*
+ * threads of the main interpreter searched for the sampled one (newest
+ * first); a thread's state, once found, is remembered in its task storage
+ */
+#define HC_PY_MAX_THREADS	256
 
 /*
  * A Python frame in the user part of hc_stack_rec::ips, after the native
@@ -50,8 +53,10 @@ enum hc_py_stat {
 	HC_PY_STAT_READ_ERR,	/* a read of interpreter memory failed: frames cut there */
 	HC_PY_STAT_TRUNC,	/* stack deeper than HC_PY_MAX_FRAMES: cut */
 	HC_PY_STAT_NO_ROOM,	/* no room left in the record after the native frames: cut */
+	HC_PY_STAT_THREADS_CUT,	/* thread not among the first HC_PY_MAX_THREADS: no Python frames */
 	HC_PY_STAT_WALK_NS,	/* nanoseconds in the walk (thread lookup + frames), recognised processes */
 	HC_PY_STAT_WALKS,	/* walks timed in HC_PY_STAT_WALK_NS */
+	HC_PY_STAT_TS_CACHED,	/* thread states found in the task's storage (no list walk) */
 	HC_PY_STAT_NR,
 };
 

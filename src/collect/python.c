@@ -321,8 +321,10 @@ static const char *const stat_names[HC_PY_STAT_NR] = {
 	[HC_PY_STAT_READ_ERR] = "stacks cut at an unreadable interpreter frame",
 	[HC_PY_STAT_TRUNC] = "stacks deeper than 64 Python frames (cut)",
 	[HC_PY_STAT_NO_ROOM] = "stacks cut at 127 user frames",
+	[HC_PY_STAT_THREADS_CUT] = "samples of threads beyond the 256 searched (no Python frames)",
 	[HC_PY_STAT_WALK_NS] = "ns walking",
 	[HC_PY_STAT_WALKS] = "walks",
+	[HC_PY_STAT_TS_CACHED] = "thread states remembered",
 };
 
 unsigned int python__report(struct python *py, int verbose)
@@ -344,7 +346,7 @@ unsigned int python__report(struct python *py, int verbose)
 		return problems;
 	python_names__stats(py->names, &ns);
 	/* losses, each shown when not zero; the work counters with -v */
-	for (int i = HC_PY_STAT_READ_ERR; i <= HC_PY_STAT_NO_ROOM; i++) {
+	for (int i = HC_PY_STAT_READ_ERR; i <= HC_PY_STAT_THREADS_CUT; i++) {
 		if (st[i]) {
 			pr_warn("python: %llu %s\n", (unsigned long long)st[i], stat_names[i]);
 			problems++;
@@ -371,9 +373,10 @@ unsigned int python__report(struct python *py, int verbose)
 		(unsigned long long)st[HC_PY_STAT_NO_THREAD], stat_names[HC_PY_STAT_NO_THREAD],
 		(unsigned long long)ns.named, (unsigned long long)py->merge.above_partial);
 	if (st[HC_PY_STAT_WALKS])
-		pr_info("python: %.0f ns per walk in BPF (%llu walks, %.1f frames each)\n",
+		pr_info("python: %.0f ns per walk in BPF (%llu walks, %.1f frames each, %llu %s)\n",
 			(double)st[HC_PY_STAT_WALK_NS] / st[HC_PY_STAT_WALKS],
 			(unsigned long long)st[HC_PY_STAT_WALKS],
-			(double)st[HC_PY_STAT_FRAMES] / st[HC_PY_STAT_WALKS]);
+			(double)st[HC_PY_STAT_FRAMES] / st[HC_PY_STAT_WALKS],
+			(unsigned long long)st[HC_PY_STAT_TS_CACHED], stat_names[HC_PY_STAT_TS_CACHED]);
 	return problems;
 }

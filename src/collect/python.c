@@ -279,9 +279,9 @@ void python__forget(struct python *py, uint32_t tgid)
 	bpf_map_delete_elem(py->procs_fd, &tgid);
 }
 
-size_t python__user_frames(struct python *py, uint32_t tgid, const uint64_t *uips, size_t nn,
-			   size_t np, bool native_complete, const struct sym_ufr *f,
-			   struct sym_ufr *out)
+size_t python__user_frames(struct python *py, uint32_t tgid, const uint64_t *nat, size_t nn,
+			   const uint64_t *pyw, size_t np, bool native_complete,
+			   const struct sym_ufr *f, struct sym_ufr *out)
 {
 	uint32_t slots[2 * HC_PY_MAX_FRAMES + 256];
 	struct py_proc *pp;
@@ -296,7 +296,7 @@ size_t python__user_frames(struct python *py, uint32_t tgid, const uint64_t *uip
 		return nn;
 	}
 	pp = (struct py_proc *)(uintptr_t)v;
-	n = python_merge(uips, nn, uips + nn, np, pp->eval_lo, pp->eval_hi, !native_complete,
+	n = python_merge(nat, nn, pyw, np, pp->eval_lo, pp->eval_hi, !native_complete,
 			 slots, &py->merge);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t k = slots[i] & ~PY_SLOT_PY;
@@ -308,7 +308,7 @@ size_t python__user_frames(struct python *py, uint32_t tgid, const uint64_t *uip
 		out[i] = (struct sym_ufr){
 			.obj = SYM_OBJ_PYTHON,
 			.addr = python_names__id(py->names, tgid, pp->gen,
-						 uips[nn + k] & HC_PY_ADDR_MASK, pp->l),
+						 pyw[k] & HC_PY_ADDR_MASK, pp->l),
 		};
 	}
 	return n;

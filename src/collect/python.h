@@ -46,16 +46,17 @@ bool python__known(const struct python *py, uint32_t tgid);
 void python__forget(struct python *py, uint32_t tgid);
 
 /*
- * The user frames of a sample of @tgid: @uips[0..@nn) native (normalized
- * into @f), then @np tagged Python frames. Writes the merged frames, leaf
- * first, into @out (room for @nn + @np, not @f) and returns their count;
- * @f copied when @tgid is not a Python process we know. @native_complete:
- * the native walk reached the outermost frame (else Python frames left
- * over go above its last frame, see python_merge()).
+ * The user frames of a sample of @tgid: @nat[0..@nn) native ips (the ones
+ * kept, normalized into @f), @pyw[0..@np) the tagged Python frames. Writes
+ * the merged frames, leaf first, into @out (room for @nn + @np, not @f)
+ * and returns their count; @f copied when @tgid is not a Python process we
+ * know. @native_complete: the native walk reached the outermost frame
+ * (else Python frames left over go above its last frame, see
+ * python_merge()).
  */
-size_t python__user_frames(struct python *py, uint32_t tgid, const uint64_t *uips, size_t nn,
-			   size_t np, bool native_complete, const struct sym_ufr *f,
-			   struct sym_ufr *out);
+size_t python__user_frames(struct python *py, uint32_t tgid, const uint64_t *nat, size_t nn,
+			   const uint64_t *pyw, size_t np, bool native_complete,
+			   const struct sym_ufr *f, struct sym_ufr *out);
 
 /*
  * Summary lines on stderr: what was degraded or lost (non-zero only), the

@@ -83,14 +83,14 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 	for (size_t i = 0; i < v->nr_kips; i++)
 		w[n++] = v->kips[i];
 	*nr_kernel = n;
+	/* Python frames (tagged) follow the native ones: merged in below */
+	np = nu - (nn = python_native_count(v->uips, nu));
+	nu = nn;
 	/*
 	 * Frames above the leaf are return addresses, normalized as ip - 1: that
 	 * lies in the call instruction, so a call to a noreturn function at the
 	 * very end of a function is not named after the next function.
 	 */
-	/* Python frames (tagged) follow the native ones: merged in below */
-	np = nu - (nn = python_native_count(v->uips, nu));
-	nu = nn;
 	keep = symbolizer__normalize_stack(s->sym, tgid, v->uips, nu, stack_time(v), f);
 	/*
 	 * A frame-pointer walk through code built without them (ld.so, glibc)
@@ -104,8 +104,10 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 		nu = keep;
 	}
 	if (np && s->py) {
-		nu = python__user_frames(s->py, tgid, v->uips, nu, np,
-					 v->unwind_cfi && !v->unwind_partial, f, merged);
+		/* a frame-pointer walk cut above (nu < nn) is partial too */
+		nu = python__user_frames(s->py, tgid, v->uips, nu, v->uips + nn, np,
+					 nu == nn && v->unwind_cfi && !v->unwind_partial, f,
+					 merged);
 		uf = merged;
 	}
 	for (size_t i = 0; i < nu; i++) {

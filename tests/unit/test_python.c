@@ -65,19 +65,29 @@ static void native_count_stops_at_the_first_tagged_word(void **state)
 	assert_int_equal(python_native_count(u + 2, 2), 0);
 }
 
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Merge a complete native walk; the result must be @want; returns the stats. */
+static struct python_merge_stats merge_is(const uint64_t *nat, size_t nn, const uint64_t *py,
+					  size_t np, const uint32_t *want, size_t nw)
+{
+	struct python_merge_stats st = {};
+	uint32_t out[16];
+
+	assert_int_equal(python_merge(nat, nn, py, np, EVAL_LO, EVAL_HI, false, out, &st), nw);
+	assert_memory_equal(out, want, nw * sizeof(*want));
+	return st;
+}
+
 /* leaf: long_add called from hot_a; one eval activation runs hot_a, caller_a, main, <module> */
 static void one_activation_replaces_its_eval_frame(void **state)
 {
-	uint64_t nat[] = { 0x5000, 0x1801, 0x3000, 0x4000 };	/* long_add, eval, EvalCode, main */
-	uint64_t py[] = { PYF(0xa), PYF(0xb), PYF(0xc), PYE(0xd) };
-	uint32_t want[] = { NAT(0), PYS(0), PYS(1), PYS(2), PYS(3), NAT(2), NAT(3) };
-	struct python_merge_stats st = {};
-	uint32_t out[8];
-	size_t n = python_merge(nat, 4, py, 4, EVAL_LO, EVAL_HI, false, out, &st);
+	const uint64_t nat[] = { 0x5000, 0x1801, 0x3000, 0x4000 };	/* long_add, eval, EvalCode, main */
+	const uint64_t py[] = { PYF(0xa), PYF(0xb), PYF(0xc), PYE(0xd) };
+	const uint32_t want[] = { NAT(0), PYS(0), PYS(1), PYS(2), PYS(3), NAT(2), NAT(3) };
+	struct python_merge_stats st = merge_is(nat, N(nat), py, N(py), want, N(want));
 
 	(void)state;
-	assert_int_equal(n, 7);
-	assert_memory_equal(out, want, sizeof(want));
 	assert_int_equal(st.replaced, 1);
 	assert_int_equal(st.unplaced, 0);
 }
@@ -85,47 +95,34 @@ static void one_activation_replaces_its_eval_frame(void **state)
 /* Python -> C (builtin) -> Python: each activation gets the frames down to its entry */
 static void nested_activations_take_frames_up_to_their_entry(void **state)
 {
-	uint64_t nat[] = { 0x1100, 0x6001, 0x1901, 0x3001 };	/* eval (leaf), builtin, eval, caller */
-	uint64_t py[] = { PYF(0xa), PYE(0xb), PYF(0xc), PYE(0xd) };
-	uint32_t want[] = { PYS(0), PYS(1), NAT(1), PYS(2), PYS(3), NAT(3) };
-	struct python_merge_stats st = {};
-	uint32_t out[8];
-	size_t n = python_merge(nat, 4, py, 4, EVAL_LO, EVAL_HI, false, out, &st);
+	const uint64_t nat[] = { 0x1100, 0x6001, 0x1901, 0x3001 };	/* eval, builtin, eval, caller */
+	const uint64_t py[] = { PYF(0xa), PYE(0xb), PYF(0xc), PYE(0xd) };
+	const uint32_t want[] = { PYS(0), PYS(1), NAT(1), PYS(2), PYS(3), NAT(3) };
 
 	(void)state;
-	assert_int_equal(n, 6);
-	assert_memory_equal(out, want, sizeof(want));
-	assert_int_equal(st.replaced, 2);
+	assert_int_equal(merge_is(nat, N(nat), py, N(py), want, N(want)).replaced, 2);
 }
 
 /* a return address just past the function's end still calls from inside it */
 static void return_address_at_the_end_counts_as_inside(void **state)
 {
-	uint64_t nat[] = { 0x5000, EVAL_HI, EVAL_HI + 1 };
-	uint64_t py[] = { PYE(0xa) };
-	uint32_t want[] = { NAT(0), PYS(0), NAT(2) };
-	struct python_merge_stats st = {};
-	uint32_t out[4];
-	size_t n = python_merge(nat, 3, py, 1, EVAL_LO, EVAL_HI, false, out, &st);
+	const uint64_t nat[] = { 0x5000, EVAL_HI, EVAL_HI + 1 };
+	const uint64_t py[] = { PYE(0xa) };
+	const uint32_t want[] = { NAT(0), PYS(0), NAT(2) };
 
 	(void)state;
-	assert_int_equal(n, 3);
-	assert_memory_equal(out, want, sizeof(want));
+	merge_is(nat, N(nat), py, N(py), want, N(want));
 }
 
 /* more eval frames than Python frames (a walk cut short): the rest stay native */
 static void eval_frames_without_python_frames_stay_native(void **state)
 {
-	uint64_t nat[] = { 0x1100, 0x6001, 0x1901 };
-	uint64_t py[] = { PYE(0xa) };
-	uint32_t want[] = { PYS(0), NAT(1), NAT(2) };
-	struct python_merge_stats st = {};
-	uint32_t out[4];
-	size_t n = python_merge(nat, 3, py, 1, EVAL_LO, EVAL_HI, false, out, &st);
+	const uint64_t nat[] = { 0x1100, 0x6001, 0x1901 };
+	const uint64_t py[] = { PYE(0xa) };
+	const uint32_t want[] = { PYS(0), NAT(1), NAT(2) };
 
 	(void)state;
-	assert_int_equal(n, 3);
-	assert_memory_equal(out, want, sizeof(want));
+	merge_is(nat, N(nat), py, N(py), want, N(want));
 }
 
 static void leftover_frames_go_above_a_partial_walk_only(void **state)

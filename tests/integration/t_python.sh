@@ -4,8 +4,9 @@
 # caller_b -> hot_b 30%, each slice timed with time.process_time) under
 # `record -- python3.11` (Debian's, and pyenv's 3.11.7 and 3.12.1 built
 # from source when present), under `record -p` of a running interpreter, off-CPU (a
-# thread in time.sleep), native frames under a Python caller (zlib), and an
-# interpreter of an unsupported version (native frames only, counted).
+# thread in time.sleep), native frames under a Python caller (zlib), the
+# agent, and interpreters of an unsupported version (native frames only,
+# counted). Also checks the offsets table against Debian's debug info.
 . "$(dirname "$0")/lib.sh"
 
 PY=$(realpath "$(dirname "$0")/../workloads/pysplit.py")
@@ -132,19 +133,30 @@ awk -v n="$n" -v a="$all" 'BEGIN { exit !(a >= 50 && n >= 0.9 * a) }' &&
 	ok "agent: $n of $all caller_a samples are main -> caller_a -> hot_a" ||
 	{ bad "agent: $n of $all caller_a samples show the chain"; tail -3 "$TMP/agent.err"; }
 
-# negative control: an interpreter of an unsupported version, native frames only
+# negative controls: interpreters of an unsupported version, native frames
+# only and counted: Debian's binary with its Py_Version patched to 3.13
+# (anywhere), and pyenv's 3.13.0 or 3.10.13 (no Py_Version: from the name)
+unsupported() {
+	local py=$1 ver=$2 what=$3
+	"$HOTCOLD" record -F 999 -o "$TMP/u.folded" -- "$py" "$PY" 0.2 "$TMP/u.truth" 2>"$TMP/u.err"
+	grep -q "python: 1 process of unsupported version $ver: native frames only" "$TMP/u.err" &&
+		ok "unsupported $ver ($what): counted, named on stderr" ||
+		{ bad "unsupported $ver ($what): no counted reason"; cat "$TMP/u.err"; }
+	grep -q ' (.*\.py:[0-9]*)' "$TMP/u.folded" && bad "unsupported $ver ($what): Python frames shown" ||
+		ok "unsupported $ver ($what): native frames only"
+}
+if python3 "$(dirname "$0")"/py_patch_version.py "$DEB" "$TMP/python3.11-as-3.13" 030d00f0; then
+	unsupported "$TMP/python3.11-as-3.13" 3.13 "Debian's with Py_Version patched"
+else
+	bad "could not patch Py_Version of $DEB"
+fi
 other=
 for v in 3.13.0 3.10.13; do
 	[ -x /root/.pyenv/versions/$v/bin/python3 ] && { other=/root/.pyenv/versions/$v/bin/python3; break; }
 done
 if [ -n "$other" ]; then
-	"$HOTCOLD" record -F 999 -o "$TMP/u.folded" -- "$other" "$PY" 0.2 "$TMP/u.truth" 2>"$TMP/u.err"
-	ver=$("$other" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-	grep -q "python: 1 process of unsupported version $ver: native frames only" "$TMP/u.err" &&
-		ok "unsupported $ver: counted, named on stderr" || { bad "unsupported $ver: no counted reason"; cat "$TMP/u.err"; }
-	grep -q ' (.*\.py:[0-9]*)' "$TMP/u.folded" && bad "unsupported $ver: Python frames shown" ||
-		ok "unsupported $ver: native frames only"
+	unsupported "$other" "$("$other" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" pyenv
 else
-	echo "[Skipped unsupported version: no pyenv 3.13.0 or 3.10.13]"
+	echo "[Skipped unsupported version of pyenv: no 3.13.0 or 3.10.13]"
 fi
 finish

@@ -3,6 +3,7 @@
 #include "sym/python_names.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,66 @@ long python_unicode_utf8(const uint8_t *obj, size_t n, const struct python_layou
 		put_utf8(buf, len, &o, c);
 	}
 	buf[o] = '\0';
+	return 0;
+}
+
+/* Objects/locations.md: 6-bit chunks, low first, 0x40 says another follows. */
+static uint32_t lt_varint(const uint8_t *lt, size_t n, size_t *i)
+{
+	uint32_t v = 0;
+	unsigned int shift = 0;
+
+	while (*i < n && shift < 30) {
+		uint8_t b = lt[(*i)++];
+
+		v |= (uint32_t)(b & 0x3f) << shift;
+		shift += 6;
+		if (!(b & 0x40))
+			break;
+	}
+	return v;
+}
+
+static int32_t lt_svarint(const uint8_t *lt, size_t n, size_t *i)
+{
+	uint32_t v = lt_varint(lt, n, i);
+
+	return v & 1 ? -(int32_t)(v >> 1) : (int32_t)(v >> 1);
+}
+
+int python_line_at(const uint8_t *lt, size_t n, int first, uint32_t idx)
+{
+	uint32_t unit = 0;
+	int line = first;
+	size_t i = 0;
+
+	/* entries: 1 (start bit) | code (4 bits) | code units covered - 1 (3 bits), then data */
+	while (i < n) {
+		uint8_t h = lt[i++];
+		uint32_t code = h >> 3 & 15, len = (h & 7) + 1;
+		bool none = false;
+
+		if (!(h & 0x80))
+			return 0;	/* not at an entry: a table we misread */
+		if (code == 15) {
+			none = true;			/* no location */
+		} else if (code == 14) {
+			line += lt_svarint(lt, n, &i);	/* long form */
+			lt_varint(lt, n, &i);		/* end line delta */
+			lt_varint(lt, n, &i);		/* start column + 1 */
+			lt_varint(lt, n, &i);		/* end column + 1 */
+		} else if (code == 13) {
+			line += lt_svarint(lt, n, &i);	/* no columns */
+		} else if (code >= 10) {
+			line += (int)code - 10;		/* one line: two column bytes */
+			i += 2;
+		} else {
+			i += 1;				/* short form: same line, a column byte */
+		}
+		if (idx < unit + len)
+			return none || line < 0 ? 0 : line;
+		unit += len;
+	}
 	return 0;
 }
 

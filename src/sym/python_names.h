@@ -50,4 +50,12 @@ void python_names__stats(const struct python_names *pn, struct python_names_stat
 long python_unicode_utf8(const uint8_t *obj, size_t n, const struct python_layout *l, char *buf,
 			 size_t len);
 
+/*
+ * The line of code unit @idx from a code object's location table
+ * (co_linetable, 3.11/3.12 format) of @n bytes, lines counted from
+ * @first (co_firstlineno). 0 if @idx is past the table or has no line.
+ * Pure: unit-tested.
+ */
+int python_line_at(const uint8_t *lt, size_t n, int first, uint32_t idx);
+
 #endif /* HC_SYM_PYTHON_NAMES_H */

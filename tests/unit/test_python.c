@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 #include <linux/types.h>
 
@@ -200,6 +201,50 @@ static void short_reads_ask_for_the_rest(void **state)
 	assert_true(python_unicode_utf8(obj, sizeof(obj), l, out, sizeof(out)) < 0);
 }
 
+static size_t unhex(const char *h, uint8_t *out)
+{
+	size_t n = 0;
+
+	for (; h[0] && h[1]; h += 2) {
+		unsigned int b;
+
+		sscanf(h, "%2x", &b);
+		out[n++] = (uint8_t)b;
+	}
+	return n;
+}
+
+/*
+ * def f(n):              # line 1
+ *     x = 0
+ *     for i in range(n): # 3
+ *         if i % 3:      # 4
+ *             x += i * i # 5
+ *         else:
+ *             x -= 1     # 7
+ *     return x
+ * f.__code__.co_linetable from Debian's python3.11; the lines per code unit
+ * from f.__code__.co_lines().
+ */
+static void lines_come_from_the_location_table(void **state)
+{
+	static const char hex[] = "8000d808098041dd0d12903189588c58f000040513f0000405138801d80b0c8871"
+				  "8935f000030913d80c0d901190519115894a88418841e00c0d9011894688418841"
+				  "d80b0c8048";
+	static const struct { uint32_t idx; int line; } want[] = {
+		{ 0, 1 }, { 7, 3 }, { 14, 3 }, { 21, 4 }, { 28, 5 }, { 35, 7 },
+	};
+	uint8_t lt[128];
+	size_t n = unhex(hex, lt);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_int_equal(python_line_at(lt, n, 1, want[i].idx), want[i].line);
+	/* past the table, or not a table: unknown */
+	assert_int_equal(python_line_at(lt, n, 1, 1000), 0);
+	assert_int_equal(python_line_at((const uint8_t *)"\x01\x02", 2, 1, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +258,7 @@ int main(void)
 		cmocka_unit_test(leftover_frames_go_above_a_partial_walk_only),
 		cmocka_unit_test(strings_decode_to_utf8),
 		cmocka_unit_test(short_reads_ask_for_the_rest),
+		cmocka_unit_test(lines_come_from_the_location_table),
 	};
 
 	return cmocka_run_group_tests_name("python", tests, NULL, NULL);

@@ -90,6 +90,7 @@ struct py_walk {
 	__u32 n;		/* frames written */
 	__u32 stop;		/* 0 walking, else HC_PY_STAT_* or PY_DONE */
 	__u16 ts_next, ts_tid, fr_code, fr_prev, fr_owner, fr_is_entry, cstack;
+	__u16 fr_instr, co_code;
 };
 
 #define PY_DONE ((__u32)-1)
@@ -131,7 +132,7 @@ static long py_frame_step(__u32 i, void *ctx)
 	struct py_walk *w = ctx;
 	struct py_frame_buf *f;
 	struct uw_scratch *s;
-	__u64 code, word;
+	__u64 code, word, instr;
 	__u32 idx = w->idx;
 
 	if (!w->addr) {
@@ -163,6 +164,10 @@ static long py_frame_step(__u32 i, void *ctx)
 	}
 	code = py_u64(f, w->fr_code);
 	word = HC_PY_TAG | (code & HC_PY_ADDR_MASK);
+	/* where in the code: the line, found by the loader from the code's location table */
+	instr = (py_u64(f, w->fr_instr) - (code + w->co_code)) / 2;
+	if (instr < HC_PY_INSTR_MAX)
+		word |= (instr + 1) << HC_PY_INSTR_SHIFT;
 	/* 3.11: the first frame of an activation says so itself */
 	if (w->fr_is_entry && py_u8(f, w->fr_is_entry))
 		word |= HC_PY_ENTRY;
@@ -263,6 +268,8 @@ static __always_inline void python_walk(struct uw_scratch *s, struct task_struct
 	w.fr_owner = p->fr_owner;
 	w.fr_is_entry = p->fr_is_entry;
 	w.cstack = p->cstack_owner;
+	w.fr_instr = p->fr_prev_instr;
+	w.co_code = p->co_code;
 	bpf_loop(HC_PY_MAX_FRAMES, py_frame_step, &w, 0);
 	if (!w.stop)
 		w.stop = HC_PY_STAT_TRUNC;

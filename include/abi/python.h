@@ -21,10 +21,13 @@
  * frames (counted in nr_ustack): bit 63 set (no user address has it), bit
  * 62 set when the frame is the first its _PyEval_EvalFrameDefault
  * activation ran (the entry frame: the activation's frames end there),
- * the code object's address in the low 48 bits.
+ * bits 48-61 the index + 1 of its last instruction in code units (0:
+ * unknown or past 16382), the code object's address in the low 48 bits.
  */
 #define HC_PY_TAG		(1ull << 63)
 #define HC_PY_ENTRY		(1ull << 62)
+#define HC_PY_INSTR_SHIFT	48
+#define HC_PY_INSTR_MAX		0x3fffull
 #define HC_PY_ADDR_MASK		((1ull << 48) - 1)
 
 /* python_procs value: tgid -> where its interpreter is and how it is laid out */
@@ -42,7 +45,9 @@ struct hc_py_proc {
 	__u16 fr_owner;		/* _PyInterpreterFrame.owner (char) */
 	__u16 fr_is_entry;	/* 3.11: _PyInterpreterFrame.is_entry (bool); 0: none */
 	__u16 cstack_owner;	/* 3.12: owner value of the C-stack shim frame; 0: none */
-	__u16 pad[3];
+	__u16 fr_prev_instr;	/* _PyInterpreterFrame.prev_instr */
+	__u16 co_code;		/* PyCodeObject.co_code_adaptive: the first instruction */
+	__u16 pad;
 };
 
 /* python_stats: PERCPU_ARRAY, one slot of __u64[HC_PY_STAT_NR] */

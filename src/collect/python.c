@@ -229,6 +229,8 @@ static int add_interp(struct python *py, uint32_t tgid, const struct procmap *m,
 	v.fr_owner = l->fr_owner;
 	v.fr_is_entry = l->fr_is_entry;
 	v.cstack_owner = l->cstack_owner;
+	v.fr_prev_instr = l->fr_prev_instr;
+	v.co_code = l->co_code_adaptive;
 	/* a process seen again (exec into another python): the newer entry wins */
 	if (keymap__get(&py->procs, tgid, 0, &old))
 		free((void *)(uintptr_t)old);
@@ -305,10 +307,12 @@ size_t python__user_frames(struct python *py, uint32_t tgid, const uint64_t *nat
 			out[i] = f[k];
 			continue;
 		}
+		/* the name's id, and where in the code for its line (sym/symbolizer.h) */
 		out[i] = (struct sym_ufr){
 			.obj = SYM_OBJ_PYTHON,
 			.addr = python_names__id(py->names, tgid, pp->gen,
-						 pyw[k] & HC_PY_ADDR_MASK, pp->l),
+						 pyw[k] & HC_PY_ADDR_MASK, pp->l) |
+				(pyw[k] >> HC_PY_INSTR_SHIFT & HC_PY_INSTR_MAX) << 32,
 		};
 	}
 	return n;

@@ -52,6 +52,7 @@
 #define LO_LINE		4
 /* Line */
 #define LI_FUNCTION_ID	1
+#define LI_LINE		2
 /* Function */
 #define FU_ID		1
 #define FU_NAME		2
@@ -517,6 +518,8 @@ static void put_locations(struct enc *e, const uint64_t *keys)
 
 			pb_buf__reset(&e->sub);
 			pb_put_uint64(&e->sub, LI_FUNCTION_ID, fid);
+			if (f->line)	/* source lines: Python frames for now */
+				pb_put_int64(&e->sub, LI_LINE, f->line);
 			pb_put_message(&e->msg, LO_LINE, &e->sub);
 		}
 		pb_put_message(&e->out, PF_LOCATION, &e->msg);

@@ -100,6 +100,7 @@ static void user_frame(struct emit_ctx *x, const uint64_t *w, size_t n, unsigned
 	if (sf & SYM_F_PYTHON) {
 		/* a Python function: its name holds its file; no native object */
 		fi->flags |= FRAME_F_PYTHON;
+		fi->line = (uint32_t)symbolizer__python_line(x->sym, &f);
 		return;
 	}
 	if (sf & SYM_F_JIT) {

@@ -12,8 +12,9 @@ static const struct python_layout layouts[] = {
 		.rt_interp_head = 40, .is_threads_head = 16, .ts_next = 8,
 		.ts_native_tid = 160, .ts_cframe = 56, .cf_current = 8,
 		.fr_code = 32, .fr_previous = 48, .fr_owner = 69, .fr_is_entry = 68,
-		.cstack_owner = 0,
+		.cstack_owner = 0, .fr_prev_instr = 56,
 		.co_qualname = 128, .co_filename = 112, .co_firstlineno = 72,
+		.co_linetable = 136, .co_code_adaptive = 184, .bytes_size = 16, .bytes_data = 32,
 		.uni_length = 16, .uni_state = 32, .uni_ascii_data = 48, .uni_compact_data = 72,
 	},
 	{
@@ -26,8 +27,9 @@ static const struct python_layout layouts[] = {
 		.rt_interp_head = 40, .is_threads_head = 72, .ts_next = 8,
 		.ts_native_tid = 144, .ts_cframe = 56, .cf_current = 0,
 		.fr_code = 0, .fr_previous = 8, .fr_owner = 70, .fr_is_entry = 0,
-		.cstack_owner = 3,
+		.cstack_owner = 3, .fr_prev_instr = 56,
 		.co_qualname = 128, .co_filename = 112, .co_firstlineno = 68,
+		.co_linetable = 136, .co_code_adaptive = 192, .bytes_size = 16, .bytes_data = 32,
 		.uni_length = 16, .uni_state = 32, .uni_ascii_data = 40, .uni_compact_data = 56,
 	},
 };

@@ -17,8 +17,10 @@ struct python_layout {
 	/* the thread and frame chain (abi/python.h: struct hc_py_proc) */
 	uint16_t rt_interp_head, is_threads_head, ts_next, ts_native_tid, ts_cframe;
 	uint16_t cf_current, fr_code, fr_previous, fr_owner, fr_is_entry, cstack_owner;
-	/* PyCodeObject */
-	uint16_t co_qualname, co_filename, co_firstlineno;
+	uint16_t fr_prev_instr;
+	/* PyCodeObject; its location table is a bytes object (data at bytes_data) */
+	uint16_t co_qualname, co_filename, co_firstlineno, co_linetable, co_code_adaptive;
+	uint16_t bytes_size, bytes_data;
 	/* PyUnicodeObject: the state bit field, where compact ASCII / other data start */
 	uint16_t uni_length, uni_state, uni_ascii_data, uni_compact_data;
 };

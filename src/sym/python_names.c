@@ -15,9 +15,18 @@
 #define PY_CODE_BYTES 192	/* the head of a PyCodeObject: every field read lies in it */
 #define PY_UNI_HEAD 72		/* sizeof(PyCompactUnicodeObject) in 3.11, the largest */
 
+#define PY_LINETABLE_MAX 4096	/* location table bytes kept per code object */
+
+struct py_code {
+	char *text;		/* "qualname (file:first line)" */
+	uint8_t *lt;		/* co_linetable's bytes, or NULL */
+	uint32_t lt_len;
+	int32_t first;		/* co_firstlineno */
+};
+
 struct python_names {
 	struct keymap ids;	/* (tgid << 32 | gen, code) -> id */
-	char **text;		/* [id - 1] */
+	struct py_code *code;	/* [id - 1] */
 	size_t nr, cap, max;
 	struct python_names_stats st;
 };
@@ -37,9 +46,11 @@ void python_names__free(struct python_names *pn)
 {
 	if (!pn)
 		return;
-	for (size_t i = 0; i < pn->nr; i++)
-		free(pn->text[i]);
-	free(pn->text);
+	for (size_t i = 0; i < pn->nr; i++) {
+		free(pn->code[i].text);
+		free(pn->code[i].lt);
+	}
+	free(pn->code);
 	keymap__release(&pn->ids);
 	free(pn);
 }
@@ -201,31 +212,58 @@ static int read_str(uint32_t tgid, uint64_t addr, const struct python_layout *l,
 	return more ? -EINVAL : 0;
 }
 
-/* "qualname (file:line)" of the code object at @code; NULL + errno. */
-static char *read_code(uint32_t tgid, uint64_t code, const struct python_layout *l)
+/* The location table (a bytes object at @addr) into c->lt; best effort: no lines without. */
+static void read_linetable(uint32_t tgid, uint64_t addr, const struct python_layout *l,
+			   struct py_code *c)
 {
-	char name[PY_NAME_CHARS * 4 + 1], file[PY_NAME_CHARS * 4 + 1], *out = NULL;
+	uint8_t head[64];
+	int64_t size;
+
+	if (!addr || l->bytes_data > sizeof(head) || read_mem(tgid, addr, head, l->bytes_data))
+		return;
+	memcpy(&size, head + l->bytes_size, sizeof(size));
+	if (size <= 0)
+		return;
+	if (size > PY_LINETABLE_MAX)
+		size = PY_LINETABLE_MAX;	/* lines past it are unknown (0) */
+	c->lt = malloc((size_t)size);
+	if (c->lt && !read_mem(tgid, addr + l->bytes_data, c->lt, (size_t)size)) {
+		c->lt_len = (uint32_t)size;
+		return;
+	}
+	free(c->lt);
+	c->lt = NULL;
+}
+
+/* Name and location table of the code object at @code into @c; 0 or -errno. */
+static int read_code(uint32_t tgid, uint64_t code, const struct python_layout *l,
+		     struct py_code *c)
+{
+	char name[PY_NAME_CHARS * 4 + 1], file[PY_NAME_CHARS * 4 + 1];
 	uint8_t co[PY_CODE_BYTES];
-	uint64_t qual, fn;
-	int32_t line;
+	uint64_t qual, fn, lt;
 
 	if (read_mem(tgid, code, co, sizeof(co)))
-		return NULL;
+		return -EFAULT;
 	memcpy(&qual, co + l->co_qualname, sizeof(qual));
 	memcpy(&fn, co + l->co_filename, sizeof(fn));
-	memcpy(&line, co + l->co_firstlineno, sizeof(line));
+	memcpy(&lt, co + l->co_linetable, sizeof(lt));
+	memcpy(&c->first, co + l->co_firstlineno, sizeof(c->first));
 	if (read_str(tgid, qual, l, name, sizeof(name)) || read_str(tgid, fn, l, file, sizeof(file)))
-		return NULL;
-	if (asprintf(&out, "%s (%s:%d)", name, file, line) < 0)
-		return NULL;
-	return out;
+		return -EFAULT;
+	if (asprintf(&c->text, "%s (%s:%d)", name, file, c->first) < 0) {
+		c->text = NULL;
+		return -ENOMEM;
+	}
+	read_linetable(tgid, lt, l, c);
+	return 0;
 }
 
 uint32_t python_names__id(struct python_names *pn, uint32_t tgid, uint32_t gen, uint64_t code,
 			  const struct python_layout *l)
 {
 	uint64_t key = (uint64_t)tgid << 32 | gen, id;
-	char *text, **grown;
+	struct py_code c = {}, *grown;
 
 	if (keymap__get(&pn->ids, key, code, &id))
 		return (uint32_t)id;
@@ -233,38 +271,47 @@ uint32_t python_names__id(struct python_names *pn, uint32_t tgid, uint32_t gen, 
 		pn->st.full++;
 		return 0;
 	}
-	text = read_code(tgid, code, l);
-	if (text) {
+	if (!read_code(tgid, code, l, &c)) {
 		pn->st.named++;
 	} else {
 		pn->st.unreadable++;
-		if (asprintf(&text, "[python code 0x%llx]", (unsigned long long)code) < 0)
+		if (asprintf(&c.text, "[python code 0x%llx]", (unsigned long long)code) < 0)
 			return 0;
 	}
 	if (pn->nr == pn->cap) {
 		size_t cap = pn->cap ? 2 * pn->cap : 256;
 
-		grown = realloc(pn->text, cap * sizeof(*grown));
-		if (!grown) {
-			free(text);
-			return 0;
-		}
-		pn->text = grown;
+		grown = realloc(pn->code, cap * sizeof(*grown));
+		if (!grown)
+			goto err;
+		pn->code = grown;
 		pn->cap = cap;
 	}
-	if (keymap__put(&pn->ids, key, code, pn->nr + 1)) {
-		free(text);
-		return 0;
-	}
-	pn->text[pn->nr++] = text;
+	if (keymap__put(&pn->ids, key, code, pn->nr + 1))
+		goto err;
+	pn->code[pn->nr++] = c;
 	return (uint32_t)pn->nr;
+err:
+	free(c.text);
+	free(c.lt);
+	return 0;
 }
 
 const char *python_names__name(const struct python_names *pn, uint32_t id)
 {
 	if (!pn || !id || id > pn->nr)
 		return NULL;
-	return pn->text[id - 1];
+	return pn->code[id - 1].text;
+}
+
+int python_names__line(const struct python_names *pn, uint32_t id, uint32_t instr)
+{
+	const struct py_code *c;
+
+	if (!pn || !id || id > pn->nr || !instr)
+		return 0;
+	c = &pn->code[id - 1];
+	return c->lt ? python_line_at(c->lt, c->lt_len, c->first, instr - 1) : 0;
 }
 
 void python_names__stats(const struct python_names *pn, struct python_names_stats *st)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Names of Python frames: a code object's qualified name, file and first
- * line, read once from the process's memory (process_vm_readv) when its
+ * Names of Python frames: a code object's qualified name, file, first
+ * line and location table (for the line being run), read once from the process's memory (process_vm_readv) when its
  * first sample is aggregated, while the process lives, and kept for the
  * session: a sample carries only the code object's address.
  */
@@ -38,6 +38,12 @@ uint32_t python_names__id(struct python_names *pn, uint32_t tgid, uint32_t gen, 
 
 /* "qualname (file:line)" of @id; NULL for an unknown id. */
 const char *python_names__name(const struct python_names *pn, uint32_t id);
+
+/*
+ * The line being run in code object @id at instruction @instr (its index
+ * + 1 in code units, abi/python.h; 0 unknown). 0 when unknown.
+ */
+int python_names__line(const struct python_names *pn, uint32_t id, uint32_t instr);
 
 void python_names__stats(const struct python_names *pn, struct python_names_stats *st);
 

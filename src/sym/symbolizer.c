@@ -488,6 +488,13 @@ void symbolizer__set_python(struct symbolizer *s, const struct python_names *pn)
 	s->py = pn;
 }
 
+int symbolizer__python_line(const struct symbolizer *s, const struct sym_ufr *f)
+{
+	if (f->obj != SYM_OBJ_PYTHON)
+		return 0;
+	return python_names__line(s->py, (uint32_t)f->addr, (uint32_t)(f->addr >> 32));
+}
+
 /* A Python frame: f->addr is its id in the session's python_names. */
 static int python_frame_name(const struct symbolizer *s, const struct sym_ufr *f, char *buf,
 			     size_t len, unsigned int *flags)

@@ -33,7 +33,10 @@ struct symbolizer_opts {
 };
 
 /* A user frame normalized at sample time. */
-/* sym_ufr::obj of a Python frame (collect/python.c): addr is its id in python_names */
+/*
+ * sym_ufr::obj of a Python frame (collect/python.c): addr is its id in
+ * python_names, and above bit 32 its instruction + 1 (0: unknown)
+ */
 #define SYM_OBJ_PYTHON	0xffffffffu
 
 struct sym_ufr {
@@ -154,6 +157,8 @@ int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *b
 struct python_names;
 /* Name SYM_OBJ_PYTHON frames from @pn (borrowed; NULL: they are "[unknown]"). */
 void symbolizer__set_python(struct symbolizer *s, const struct python_names *pn);
+/* The line a SYM_OBJ_PYTHON frame was running; 0 unknown (or another frame). */
+int symbolizer__python_line(const struct symbolizer *s, const struct sym_ufr *f);
 
 struct objtab_info;
 /*

@@ -82,6 +82,25 @@ for v in 3.11.7 3.12.1; do
 	else echo "[Skipped pyenv-$v: not installed]"; fi
 done
 
+# the line being run, in pprof (go tool pprof -lines): hot_a's loop, header and body
+if command -v go >/dev/null; then
+	"$HOTCOLD" record -F 999 -o "$TMP/l.pb.gz" -- "$DEB" "$PY" 0.5 "$TMP/l.truth" 2>"$TMP/l.err"
+	body=$(grep -n 'x += i \* i' "$PY" | head -1 | cut -d: -f1)
+	(cd "$TMP" && HOME=$TMP GOCACHE=$TMP/gocache go tool pprof -lines -traces "$TMP/l.pb.gz") \
+		>"$TMP/l.traces" 2>&1
+	# each trace: labels, then its leaf "<value>ms hot_a (file:first) :line", then callers
+	awk -v f="$(pyf hot_a)" '/^-----/ { want = 1; next }
+		want && $1 ~ /^[0-9.]+ms$/ { want = 0; if (index($0, f)) {
+			n = $NF; sub(/^:/, "", n); v = $1; sub(/ms$/, "", v); t[n] += v; all += v } }
+		END { for (l in t) printf "%s %s\n", l, t[l] / all }' "$TMP/l.traces" >"$TMP/l.lines"
+	share=$(awk -v b="$body" '$1 == b || $1 == b - 1 { s += $2 } END { printf "%.3f", s }' "$TMP/l.lines")
+	awk -v s="$share" 'BEGIN { exit !(s >= 0.9) }' &&
+		ok "pprof lines: $share of hot_a's own time on its loop (lines $((body - 1))-$body)" ||
+		{ bad "pprof lines: hot_a's loop has $share of its time"; cat "$TMP/l.lines"; }
+else
+	echo "[Skipped pprof lines: no go]"
+fi
+
 # record -p: an interpreter started before hotcold, recorded until it exits
 # (the last ~2.8 of its 3 s of CPU). The split holds at every moment by
 # design (whichever function is behind its share runs next).

@@ -99,6 +99,7 @@ static __always_inline void scratch_put(void)
 }
 
 #include "lib/unwind_walk.bpf.h"
+#include "python.bpf.h"
 #include "lib/ustack.bpf.h"
 
 /* True if @tgid had no record yet; marks it seen (LRU: an evicted tgid wakes us once more). */

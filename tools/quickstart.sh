@@ -44,6 +44,7 @@ TEST_PKGS=(
 	xz-utils		# MiniDebugInfo fixtures (.gnu_debugdata is xz)
 	debuginfod curl		# t_debuginfod: Debian's server on loopback, readiness probe
 	man-db			# t_install: `man -l` renders each installed man page without warnings
+	python3.11 python3.11-dbg gdb	# t_python: Debian's interpreter; its debug info checks the offsets table (gdb)
 )
 
 install_missing() {

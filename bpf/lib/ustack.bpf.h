@@ -93,6 +93,8 @@ static __always_inline void ustack_capture(void *ctx, struct uw_scratch *s,
 {
 	if (cfg_unwind != HC_UNWIND_CFI || !ustack_cfi(s, task, tgid, nk, stats))
 		ustack_fp(ctx, &s->rec, nk, stats);
+	/* the interpreter's frames after the native ones (bpf/python.bpf.h) */
+	python_capture(s, task, tgid);
 }
 
 /* Used bytes of a record, bounded for the verifier. */

@@ -44,6 +44,7 @@ int profile_kind_from_abi(unsigned int abi_kind, enum profile_kind *kind);
 #define FRAME_F_INLINE	0x4	/* "_[i]" */
 #define FRAME_F_WAKER	0x8	/* "_[w]" */
 #define FRAME_F_UNKNOWN	0x10	/* no symbol: "[unknown]" or "module+0x..." */
+#define FRAME_F_PYTHON	0x20	/* a Python function "qualname (file:line)"; no folded suffix */
 
 /*
  * A frame. Its object is (module, build_id); @addr is where in it: the file

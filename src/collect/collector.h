@@ -23,6 +23,9 @@ struct collector_env {
 	bool unwind_cfi;	/* walk user stacks with the CFI tables below */
 	int unwind_procs_fd;	/* owned by the session's unwind tables */
 	int unwind_objs_fd;
+	bool python;		/* walk Python frames with the maps below (collect/python.h) */
+	int python_procs_fd;	/* owned by the session's struct python */
+	int python_stats_fd;
 	struct locknames *locknames;	/* the session's lock registry (collect/locknames.h) */
 	int nr_cpus;		/* possible CPUs */
 	const bool *online;	/* [nr_cpus] */

@@ -18,6 +18,7 @@
 #include "abi/unwind.h"
 #include "collect/locknames.h"
 #include "collect/proc.h"
+#include "collect/python.h"
 #include "locks.skel.h"
 #include "util/log.h"
 
@@ -62,6 +63,9 @@ static int locks_open(struct collector *c, const struct record_opts *o,
 	err = collector_reuse_maps(env, lk->skel->maps.proc_targets, lk->skel->maps.proc_seen,
 				   lk->skel->maps.proc_events, lk->skel->maps.unwind_procs,
 				   lk->skel->maps.unwind_objs);
+	if (!err)
+		err = python_reuse_maps(env, lk->skel->maps.python_procs,
+					lk->skel->maps.python_stats);
 	if (err) {
 		pr_warn("locks: cannot share the proc maps: %s\n", strerror(-err));
 		goto err_destroy;

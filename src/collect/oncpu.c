@@ -19,6 +19,7 @@
 #include "abi/unwind.h"
 #include "collect/collector.h"
 #include "collect/proc.h"
+#include "collect/python.h"
 #include "pmu/sample_open.h"
 #include "oncpu.skel.h"
 #include "pmu/dither.h"
@@ -129,6 +130,9 @@ static int oncpu_open(struct collector *c, const struct record_opts *o,
 	err = collector_reuse_maps(env, oc->skel->maps.proc_targets, oc->skel->maps.proc_seen,
 				   oc->skel->maps.proc_events, oc->skel->maps.unwind_procs,
 				   oc->skel->maps.unwind_objs);
+	if (!err)
+		err = python_reuse_maps(env, oc->skel->maps.python_procs,
+					oc->skel->maps.python_stats);
 	if (err) {
 		pr_warn("oncpu: cannot share the proc maps: %s\n", strerror(-err));
 		goto err_destroy;

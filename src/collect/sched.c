@@ -18,6 +18,7 @@
 #include "abi/unwind.h"
 #include "collect/collector.h"
 #include "collect/proc.h"
+#include "collect/python.h"
 #include "sched.skel.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -168,6 +169,9 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 	err = collector_reuse_maps(env, oc->skel->maps.proc_targets, oc->skel->maps.proc_seen,
 				   oc->skel->maps.proc_events, oc->skel->maps.unwind_procs,
 				   oc->skel->maps.unwind_objs);
+	if (!err)
+		err = python_reuse_maps(env, oc->skel->maps.python_procs,
+					oc->skel->maps.python_stats);
 	if (err) {
 		pr_warn("offcpu: cannot share the proc maps: %s\n", strerror(-err));
 		goto err_destroy;

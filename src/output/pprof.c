@@ -547,7 +547,7 @@ static void put_lines(struct enc *e, const struct profile_frame *f)
 		put_line(e, fn_id(e, str_idx(e, l[i].func), l[i].file ? str_idx(e, l[i].file) : 0),
 			 l[i].line);
 	put_line(e, fn_id(e, func_name(e, f), n && l[n - 1].file ? str_idx(e, l[n - 1].file) : 0),
-		 n ? l[n - 1].line : 0);
+		 n ? l[n - 1].line : f->line);	/* Python frames: their line, no DWARF */
 }
 
 /*

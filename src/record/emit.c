@@ -113,6 +113,12 @@ static void user_frame(struct emit_ctx *x, const uint64_t *w, size_t n, unsigned
 	*fi = (struct profile_frame_in){ .name = x->names[n], .flags = flags };
 	if (sf & SYM_F_UNKNOWN)
 		fi->flags |= FRAME_F_UNKNOWN;
+	if (sf & SYM_F_PYTHON) {
+		/* a Python function: its name holds its file; no native object */
+		fi->flags |= FRAME_F_PYTHON;
+		fi->line = (uint32_t)symbolizer__python_line(x->sym, &f);
+		return;
+	}
 	if (sf & SYM_F_JIT) {
 		/* a perf-map address is the raw ip of one process: no object to map */
 		fi->flags |= FRAME_F_JIT;

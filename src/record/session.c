@@ -18,6 +18,8 @@
 
 #include "abi/locks.h"
 #include "collect/locknames.h"
+#include "collect/python.h"
+#include "collect/python_stack.h"
 #include "record/labels.h"
 #include "record/reason.h"
 #include "record/session_int.h"
@@ -75,12 +77,16 @@ static uint64_t stack_time(const struct sample_view *v)
 static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_view *v,
 			  uint64_t *w, uint16_t *nr_kernel)
 {
-	struct sym_ufr f[SESSION_MAX_UFRAMES];
+	struct sym_ufr f[SESSION_MAX_UFRAMES], merged[SESSION_MAX_UFRAMES], *uf = f;
 	size_t n = 0, nu = v->nr_uips < SESSION_MAX_UFRAMES ? v->nr_uips : SESSION_MAX_UFRAMES, keep;
+	size_t nn, np;
 
 	for (size_t i = 0; i < v->nr_kips; i++)
 		w[n++] = v->kips[i];
 	*nr_kernel = n;
+	/* Python frames (tagged) follow the native ones: merged in below */
+	np = nu - (nn = python_native_count(v->uips, nu));
+	nu = nn;
 	/*
 	 * Frames above the leaf are return addresses, normalized as ip - 1: that
 	 * lies in the call instruction, so a call to a noreturn function at the
@@ -98,8 +104,15 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 		s->fp_cut++;
 		nu = keep;
 	}
+	if (np && s->py) {
+		/* a frame-pointer walk cut above (nu < nn) is partial too */
+		nu = python__user_frames(s->py, tgid, v->uips, nu, v->uips + nn, np,
+					 nu == nn && v->unwind_cfi && !v->unwind_partial, f,
+					 merged);
+		uf = merged;
+	}
 	for (size_t i = 0; i < nu; i++) {
-		emit_ufr_pack(&f[i], &w[n]);
+		emit_ufr_pack(&uf[i], &w[n]);
 		n += EMIT_UFR_WORDS;
 	}
 	return n;
@@ -325,6 +338,29 @@ static void session_open_targets(struct session *s)
 		unwind_tables__add_process(s->ut, s->o->pids[i]);
 }
 
+/*
+ * Python frames ride on the CFI walk: the interpreter's native frames must
+ * be found to put them in place. Without BPF maps for them, native only.
+ */
+static void session_open_python(struct session *s)
+{
+	const char *env = getenv("HOTCOLD_PYTHON");
+	int err;
+
+	/* HOTCOLD_PYTHON=0: native frames only (the benchmark's control arm) */
+	if (!s->env.unwind_cfi || (env && !strcmp(env, "0")))
+		return;
+	err = python__new(&s->py, s->env.nr_cpus);
+	if (err) {
+		pr_info("record: no Python frames: %s\n", strerror(-err));
+		return;
+	}
+	s->env.python = true;
+	s->env.python_procs_fd = python__procs_fd(s->py);
+	s->env.python_stats_fd = python__stats_fd(s->py);
+	symbolizer__set_python(s->sym, python__names(s->py));
+}
+
 static int session_open(struct session *s)
 {
 	const struct record_opts *o = s->o;
@@ -392,6 +428,7 @@ static int session_open(struct session *s)
 	err = session_open_unwind(s);
 	if (err)
 		return err;
+	session_open_python(s);
 	s->online = calloc(s->env.nr_cpus, sizeof(*s->online));
 	if (!s->online)
 		return -ENOMEM;
@@ -615,6 +652,7 @@ static void session_close(struct session *s)
 	if (s->child.pid > 0 && !s->child_done)
 		target_child_abort(&s->child);
 	symbolizer__free(s->sym);
+	python__free(s->py);
 	/* a build still running owns ut: left to the exit, not freed under it */
 	if (session_unwind_stop(s, SESSION_BUILDER_WAIT_NS)) {
 		unwind_tables__free(s->ut);

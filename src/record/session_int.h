@@ -53,6 +53,7 @@ struct labels;
 struct procmap;
 struct proclife;
 struct session_builder;
+struct python;
 
 struct session {
 	const struct record_opts *o;
@@ -63,6 +64,7 @@ struct session {
 	size_t nr_cols;
 	struct symbolizer *sym;
 	struct unwind_tables *ut;	/* NULL: frame pointers only */
+	struct python *py;		/* Python frames (collect/python.h); NULL: none */
 	pthread_mutex_t ut_lock;	/* every use of ut (session_unwind.c) */
 	struct keymap ut_rm;		/* (tgid, 0): exited while ut was busy; removed at the next lock */
 	struct session_builder *builder;	/* deferred table builds, lazily started */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "collect/python.h"
 #include "record/labels.h"
 #include "record/session.h"
 #include "record/session_int.h"
@@ -49,6 +50,8 @@ int session_add_process(uint32_t tgid, void *arg)
 		return err;
 	}
 	symbolizer__add_process_maps(s->sym, tgid, pm, t);
+	if (s->py)
+		python__add_process(s->py, tgid, pm);
 	/*
 	 * The record that showed it was walked by frame pointer; the next ones
 	 * get CFI. A failure here is counted in the unwind summary. With a
@@ -78,15 +81,38 @@ void session_forget_process(uint32_t tgid, void *arg)
 
 	/* ring order: every sample of @tgid was normalized before this record */
 	symbolizer__forget_process(s->sym, tgid);
+	if (s->py)
+		python__forget(s->py, tgid);
 	session_unwind_remove(s, tgid);
 	if (keymap__del(&s->deferred, tgid, 0, NULL))
 		s->deferred_gone++;
+}
+
+/*
+ * A process whose interpreter was not mapped yet when it was first read
+ * (the first sample came from ld.so, before libpython3.X.so): looked for
+ * again when its walks meet code mapped since.
+ */
+static void python_recheck(struct session *s, uint32_t tgid)
+{
+	struct procmaps *pm;
+	char path[64];
+
+	if (!s->py || python__known(s->py, tgid))
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
+	pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
+	if (pm)
+		python__add_process(s->py, tgid, pm);
+	procmaps__free(pm);
 }
 
 /* Build the tables deferred for processes that have lived long enough by now. */
 void session_refresh_unwind(struct session *s, uint32_t tgid)
 {
 	uint64_t c;
+
+	python_recheck(s, tgid);
 
 	/*
 	 * A deferred process's walks end in the mappings left to frame pointers

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 
 #include "collect/counters.h"
+#include "collect/python.h"
 #include "record/labels.h"
 #include "record/session.h"
 #include "record/session_int.h"
@@ -189,6 +190,8 @@ void session_report_stats(struct session *s, bool final)
 			   ss.dbg_busy_ns / 1e9);
 		problems += bad;
 	}
+	if (final)
+		problems += python__report(s->py, log_get_level() >= LOG_DEBUG);
 	if (final && session_unwind_lock(s)) {
 		report_unwind(s->ut);
 		session_unwind_unlock(s);

@@ -20,6 +20,7 @@
 #include "sym/keymap.h"
 #include "sym/objtab.h"
 #include "sym/procmaps.h"
+#include "sym/python_names.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -74,6 +75,7 @@ struct symbolizer {
 	struct kallsyms *ks;
 	int ks_err;		/* nonzero: kallsyms could not be loaded; not retried */
 	struct symbolizer_stats st;
+	const struct python_names *py;	/* names of SYM_OBJ_PYTHON frames, or NULL */
 };
 
 /* ---- process snapshots -------------------------------------------------- */
@@ -481,6 +483,33 @@ size_t symbolizer__normalize_stack(struct symbolizer *s, uint32_t tgid, const ui
 
 /* ---- naming ------------------------------------------------------------- */
 
+void symbolizer__set_python(struct symbolizer *s, const struct python_names *pn)
+{
+	s->py = pn;
+}
+
+int symbolizer__python_line(const struct symbolizer *s, const struct sym_ufr *f)
+{
+	if (f->obj != SYM_OBJ_PYTHON)
+		return 0;
+	return python_names__line(s->py, (uint32_t)f->addr, (uint32_t)(f->addr >> 32));
+}
+
+/* A Python frame: f->addr is its id in the session's python_names. */
+static int python_frame_name(const struct symbolizer *s, const struct sym_ufr *f, char *buf,
+			     size_t len, unsigned int *flags)
+{
+	const char *name = python_names__name(s->py, (uint32_t)f->addr);
+
+	*flags |= SYM_F_PYTHON;
+	if (!name) {
+		*flags |= SYM_F_UNKNOWN;
+		name = SYM_UNKNOWN;
+	}
+	snprintf(buf, len, "%s", name);
+	return 0;
+}
+
 int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *buf,
 			  size_t len, unsigned int *flags)
 {
@@ -491,12 +520,14 @@ int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *b
 	*flags = 0;
 	if (!buf || !len)
 		return -EINVAL;
+	if (f->obj == SYM_OBJ_PYTHON)
+		return python_frame_name(s, f, buf, len, flags);
 	return objtab__name(s->objs, f->obj, f->addr, buf, len, flags);
 }
 
 int symbolizer__object(struct symbolizer *s, const struct sym_ufr *f, struct objtab_info *out)
 {
-	return f->obj ? objtab__info(s->objs, f->obj, f->addr, out) : -ENOENT;
+	return f->obj && f->obj != SYM_OBJ_PYTHON ? objtab__info(s->objs, f->obj, f->addr, out) : -ENOENT;
 }
 
 int symbolizer__srcline(struct symbolizer *s, const struct sym_ufr *f, struct srcline_frame *out,

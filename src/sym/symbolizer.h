@@ -33,6 +33,12 @@ struct symbolizer_opts {
 };
 
 /* A user frame normalized at sample time. */
+/*
+ * sym_ufr::obj of a Python frame (collect/python.c): addr is its id in
+ * python_names, and above bit 32 its instruction + 1 (0: unknown)
+ */
+#define SYM_OBJ_PYTHON	0xffffffffu
+
 struct sym_ufr {
 	uint32_t obj;		/* 0: no mapping (addr is the raw ip); else object id */
 	uint32_t tgid;		/* for JIT/anon objects: whose perf map; else 0 */
@@ -43,6 +49,7 @@ struct sym_ufr {
 #define SYM_F_UNKNOWN	0x1	/* no symbol: the name is "module+0xOFF" or "[unknown]" */
 #define SYM_F_JIT	0x2	/* anonymous executable memory: named from its perf map,
 				 * or "[unknown]" (with SYM_F_UNKNOWN) if the map lacks it */
+#define SYM_F_PYTHON	0x4	/* a Python function: "qualname (file:line)" */
 
 struct symbolizer_stats {
 	uint64_t procs;		/* processes snapshotted */
@@ -149,6 +156,12 @@ size_t symbolizer__normalize_stack(struct symbolizer *s, uint32_t tgid, const ui
  */
 int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *buf,
 			  size_t len, unsigned int *flags);
+
+struct python_names;
+/* Name SYM_OBJ_PYTHON frames from @pn (borrowed; NULL: they are "[unknown]"). */
+void symbolizer__set_python(struct symbolizer *s, const struct python_names *pn);
+/* The line a SYM_OBJ_PYTHON frame was running; 0 unknown (or another frame). */
+int symbolizer__python_line(const struct symbolizer *s, const struct sym_ufr *f);
 
 struct objtab_info;
 /*

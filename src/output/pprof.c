@@ -253,6 +253,10 @@ static void put_sample(struct enc *e, const struct profile_stack *s, uint64_t *l
 		put_label(e, "thread_name", s->thread, 0);
 	if (s->reason)
 		put_label(e, "reason", s->reason, 0);
+	if (s->cmdline)
+		put_label(e, "cmdline", s->cmdline, 0);
+	if (s->cgroup)
+		put_label(e, "cgroup", s->cgroup, 0);
 	pb_put_message(&e->out, PF_SAMPLE, &e->msg);
 }
 

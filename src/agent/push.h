@@ -187,11 +187,8 @@ struct push_split {
 	struct push_group *g;		/* sorted by service, container, unit */
 	size_t nr;
 	int64_t key[PUSH_L_NR];		/* each label key's string index; -1: absent */
-	uint8_t *str_use;		/* per string: PUSH_STR_* */
 	size_t nr_strs;
 };
-#define PUSH_STR_CMDLINE 1	/* the value of a cmdline label */
-#define PUSH_STR_OTHER 2	/* anything else refers to it */
 
 struct pb_buf;
 
@@ -204,11 +201,13 @@ int push_groups(const void *pb, size_t len, const struct push_rules *r, const ch
 		struct push_split *out);
 void push_split_free(struct push_split *s);
 /*
- * The pprof of group @i: every field of @pb but the samples, then the
- * group's, each with only the labels in @keep (and at most
- * PUSH_MAX_LABEL_VALUES values of each; *@capped counts the labels dropped
- * over it). A command line that is not kept is blanked in the string table
- * too: it may hold secrets. 0 or -errno.
+ * The pprof of group @i (push_prune.c): the group's samples, each with only
+ * the labels in @keep (and at most PUSH_MAX_LABEL_VALUES values of each;
+ * *@capped counts the labels dropped over it), and of the tables only what
+ * they refer to: locations, functions, mappings; strings no kept entry
+ * refers to are blanked (their indices stay), so a command line that is not
+ * pushed is not sent either (it may hold secrets). Every other field as
+ * in @pb. 0 or -errno (-EINVAL: malformed).
  */
 int push_group_encode(const void *pb, size_t len, const struct push_split *s, size_t i,
 		      unsigned keep, struct pb_buf *out, uint64_t *capped);

@@ -12,25 +12,13 @@
 #include <string.h>
 
 #include "agent/push.h"
+#include "agent/push_pb.h"
 #include "output/protobuf.h"
 
 /* profile.proto field numbers */
-#define PF_SAMPLE_TYPE 1
-#define PF_SAMPLE 2
-#define PF_MAPPING 3
-#define PF_FUNCTION 5
-#define PF_STRING_TABLE 6
-#define PF_PERIOD_TYPE 11
-#define SA_LABEL 3
-#define LA_KEY 1
-#define LA_STR 2
 
-struct span {
-	const uint8_t *p;
-	size_t len;
-};
 
-static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+int push_pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
 	uint64_t x = 0;
 
@@ -47,20 +35,20 @@ static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 }
 
 /* The next field: its number, wire type and, for LEN, the bytes; VARINT: @v. */
-static int next_field(const uint8_t **p, const uint8_t *end, uint32_t *field, unsigned *wire,
-		      struct span *s, uint64_t *v)
+int push_pb_next(const uint8_t **p, const uint8_t *end, uint32_t *field, unsigned *wire,
+		 struct span *s, uint64_t *v)
 {
 	uint64_t key, n;
 
-	if (get_varint(p, end, &key))
+	if (push_pb_varint(p, end, &key))
 		return -EINVAL;
 	*field = key >> 3;
 	*wire = key & 7;
 	switch (*wire) {
 	case PB_WIRE_VARINT:
-		return get_varint(p, end, v);
+		return push_pb_varint(p, end, v);
 	case PB_WIRE_LEN:
-		if (get_varint(p, end, &n) || n > (uint64_t)(end - *p))
+		if (push_pb_varint(p, end, &n) || n > (uint64_t)(end - *p))
 			return -EINVAL;
 		s->p = *p;
 		s->len = n;
@@ -93,14 +81,14 @@ static void sample_labels(struct span smp, const int64_t *keys, int64_t *val)
 	for (int i = 0; i < PUSH_L_NR; i++)
 		val[i] = -1;
 	while (p < end) {
-		if (next_field(&p, end, &f, &w, &s, &v))
+		if (push_pb_next(&p, end, &f, &w, &s, &v))
 			return;
 		if (f != SA_LABEL || w != PB_WIRE_LEN)
 			continue;
 		const uint8_t *q = s.p, *qe = s.p + s.len;
 		int64_t key = -1, str = -1;
 
-		while (q < qe && !next_field(&q, qe, &lf, &lw, &ls, &lv)) {
+		while (q < qe && !push_pb_next(&q, qe, &lf, &lw, &ls, &lv)) {
 			if (lw == PB_WIRE_VARINT && lf == LA_KEY)
 				key = lv;
 			else if (lw == PB_WIRE_VARINT && lf == LA_STR)
@@ -127,7 +115,6 @@ void push_split_free(struct push_split *s)
 	for (size_t i = 0; i < s->nr; i++)
 		free(s->g[i].samples);
 	free(s->g);
-	free(s->str_use);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -168,31 +155,6 @@ static struct push_group *group_for(struct push_split *sp, size_t *cap, const ch
 	return g;
 }
 
-static void mark(struct push_split *sp, uint64_t idx, uint8_t use)
-{
-	if (idx < sp->nr_strs)
-		sp->str_use[idx] |= use;
-}
-
-/* Strings a non-sample message refers to (ValueType, Mapping, Function fields). */
-static void mark_refs(struct push_split *sp, uint32_t field, struct span s)
-{
-	const uint8_t *q = s.p, *qe = s.p + s.len;
-	struct span ls;
-	uint32_t f;
-	unsigned w;
-	uint64_t v;
-
-	while (q < qe && !next_field(&q, qe, &f, &w, &ls, &v)) {
-		if (w != PB_WIRE_VARINT)
-			continue;
-		if (((field == PF_SAMPLE_TYPE || field == PF_PERIOD_TYPE) && (f == 1 || f == 2)) ||
-		    (field == PF_MAPPING && (f == 5 || f == 6)) ||
-		    (field == PF_FUNCTION && f >= 2 && f <= 4))
-			mark(sp, v, PUSH_STR_OTHER);
-	}
-}
-
 /* Pass 1: the string table and the label keys' indices. */
 static int read_strings(const uint8_t *pb, size_t len, struct push_split *sp,
 			struct span **strs_out)
@@ -207,7 +169,7 @@ static int read_strings(const uint8_t *pb, size_t len, struct push_split *sp,
 	for (int i = 0; i < PUSH_L_NR; i++)
 		sp->key[i] = -1;
 	while (p < end) {
-		if (next_field(&p, end, &f, &w, &s, &v)) {
+		if (push_pb_next(&p, end, &f, &w, &s, &v)) {
 			free(strs);
 			return -EINVAL;
 		}
@@ -227,11 +189,6 @@ static int read_strings(const uint8_t *pb, size_t len, struct push_split *sp,
 			    !memcmp(s.p, push_label_name(i), s.len))
 				sp->key[i] = sp->nr_strs;
 		strs[sp->nr_strs++] = s;
-	}
-	sp->str_use = calloc(sp->nr_strs ? sp->nr_strs : 1, 1);
-	if (!sp->str_use) {
-		free(strs);
-		return -ENOMEM;
 	}
 	*strs_out = strs;
 	return 0;
@@ -269,21 +226,15 @@ int push_groups(const void *pb, size_t len, const struct push_rules *r, const ch
 
 	/* pass 2: each sample to its series' group */
 	for (p = pb; !err && p < end;) {
-		err = next_field(&p, end, &f, &w, &s, &v);
-		if (err || w != PB_WIRE_LEN || f == PF_STRING_TABLE)
+		err = push_pb_next(&p, end, &f, &w, &s, &v);
+		if (err || w != PB_WIRE_LEN || f != PF_SAMPLE)
 			continue;
-		if (f != PF_SAMPLE) {
-			mark_refs(&sp, f, s);
-			continue;
-		}
 		sample_labels(s, sp.key, val);
 		for (int i = 0; i < PUSH_L_NR; i++) {
 			str[i][0] = '\0';
 			if (val[i] >= 0 && (size_t)val[i] < sp.nr_strs)
 				snprintf(str[i], sizeof(str[i]), "%.*s", (int)strs[val[i]].len,
 					 (const char *)strs[val[i]].p);
-			if (val[i] >= 0)
-				mark(&sp, val[i], i == PUSH_L_CMDLINE ? PUSH_STR_CMDLINE : PUSH_STR_OTHER);
 		}
 		struct push_proc pr = {
 			str[PUSH_L_COMM][0] ? str[PUSH_L_COMM] : NULL,
@@ -294,10 +245,6 @@ int push_groups(const void *pb, size_t len, const struct push_rules *r, const ch
 		grp = group_for(&sp, &cap, push_service_of(r, &pr, fallback), ct, un);
 		err = grp ? add_sample(grp, s.p - (const uint8_t *)pb, s.len) : -ENOMEM;
 	}
-	/* the keys themselves are referred to by every label that is kept */
-	for (int i = 0; i < PUSH_L_NR; i++)
-		if (sp.key[i] >= 0)
-			mark(&sp, sp.key[i], PUSH_STR_OTHER);
 	free(strs);
 	if (err) {
 		push_split_free(&sp);
@@ -309,103 +256,3 @@ int push_groups(const void *pb, size_t len, const struct push_rules *r, const ch
 	return 0;
 }
 
-/* Values seen per label key in one pushed profile, to bound them. */
-struct seen {
-	uint64_t v[PUSH_L_NR][PUSH_MAX_LABEL_VALUES];
-	size_t nr[PUSH_L_NR];
-};
-
-/* May this label (key @k, value @v) go out? Records a new value. */
-static bool admit(struct seen *sn, int k, uint64_t v)
-{
-	for (size_t i = 0; i < sn->nr[k]; i++)
-		if (sn->v[k][i] == v)
-			return true;
-	if (sn->nr[k] == PUSH_MAX_LABEL_VALUES)
-		return false;
-	sn->v[k][sn->nr[k]++] = v;
-	return true;
-}
-
-/* Sample @smp with only the labels @keep admits, into @tmp. */
-static void filter_sample(struct span smp, const struct push_split *sp, unsigned keep,
-			  struct seen *sn, struct pb_buf *tmp, uint64_t *capped)
-{
-	const uint8_t *p = smp.p, *end = smp.p + smp.len, *start;
-	struct span s, ls;
-	uint32_t f, lf;
-	unsigned w, lw;
-	uint64_t v, lv;
-
-	while (p < end) {
-		start = p;
-		if (next_field(&p, end, &f, &w, &s, &v))
-			return;
-		if (f == SA_LABEL && w == PB_WIRE_LEN) {
-			const uint8_t *q = s.p, *qe = s.p + s.len;
-			int64_t key = -1;
-			uint64_t val = 0;
-			int k = -1;
-
-			while (q < qe && !next_field(&q, qe, &lf, &lw, &ls, &lv)) {
-				if (lw == PB_WIRE_VARINT && lf == LA_KEY)
-					key = lv;
-				else if (lw == PB_WIRE_VARINT)
-					val = lv;	/* str or num: either identifies the value */
-			}
-			for (int i = 0; i < PUSH_L_NR; i++)
-				if (key >= 0 && key == sp->key[i])
-					k = i;
-			if (k >= 0 && !(keep & (1u << k)))
-				continue;
-			if (k >= 0 && !admit(sn, k, val)) {
-				(*capped)++;
-				continue;
-			}
-		}
-		pb_put_raw(tmp, start, p - start);
-	}
-}
-
-int push_group_encode(const void *pb, size_t len, const struct push_split *sp, size_t gi,
-		      unsigned keep, struct pb_buf *out, uint64_t *capped)
-{
-	const uint8_t *p = pb, *end = p + len, *start;
-	const struct push_group *grp = &sp->g[gi];
-	struct seen *sn = calloc(1, sizeof(*sn));
-	struct pb_buf tmp;
-	size_t si = 0;
-	struct span s;
-	uint32_t f;
-	unsigned w;
-	uint64_t v;
-	int err = sn ? 0 : -ENOMEM;
-
-	while (!err && p < end) {
-		start = p;
-		if (next_field(&p, end, &f, &w, &s, &v)) {
-			err = -EINVAL;
-			break;
-		}
-		if (f == PF_SAMPLE)
-			continue;
-		if (f == PF_STRING_TABLE && si < sp->nr_strs &&
-		    sp->str_use[si++] == PUSH_STR_CMDLINE && !(keep & (1u << PUSH_L_CMDLINE)))
-			pb_put_bytes(out, PF_STRING_TABLE, "", 0);	/* not sent: may hold secrets */
-		else
-			pb_put_raw(out, start, p - start);
-	}
-	pb_buf__init(&tmp);
-	for (size_t i = 0; !err && i < grp->nr; i++) {
-		struct span smp = { (const uint8_t *)pb + grp->samples[i].off, grp->samples[i].len };
-
-		pb_buf__reset(&tmp);
-		filter_sample(smp, sp, keep, sn, &tmp, capped);
-		pb_put_bytes(out, PF_SAMPLE, tmp.data ? tmp.data : (const uint8_t *)"", tmp.len);
-	}
-	if (!err)
-		err = tmp.err ? tmp.err : out->err;
-	pb_buf__release(&tmp);
-	free(sn);
-	return err;
-}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* agent/push_util.c, push_split.c: URL and labels, backoff, cursor, service rules, splitting. */
+/* agent/push_*.c: URL and labels, backoff, cursor, service rules, splitting, pruning. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "agent/push.h"
+#include "agent/push_pb.h"
 #include "analysis/profile.h"
 #include "output/pprof.h"
 #include "output/protobuf.h"
@@ -312,6 +313,21 @@ static size_t nr_samples(const uint8_t *p, size_t len)
 	return n;
 }
 
+/* Top-level fields numbered @field in a pprof (5: functions, 4: locations). */
+static size_t nr_fields(const uint8_t *p, size_t len, uint32_t field)
+{
+	const uint8_t *end = p + len;
+	struct span s;
+	uint32_t f;
+	unsigned w;
+	uint64_t v;
+	size_t n = 0;
+
+	while (p < end && !push_pb_next(&p, end, &f, &w, &s, &v))
+		n += f == field;
+	return n;
+}
+
 static bool has_bytes(const void *hay, size_t n, const char *needle)
 {
 	return memmem(hay, n, needle, strlen(needle)) != NULL;
@@ -347,6 +363,10 @@ static void a_pprof_splits_by_service_and_loses_no_sample(void **state)
 		pb_buf__reset(&out);
 		assert_int_equal(push_group_encode(pb, len, &sp, i, PUSH_LABELS_DEFAULT, &out,
 						   &capped), 0);
+		/* only its own tables: main and one fn_i per stack */
+		assert_int_equal(nr_fields(out.data, out.len, 5), 1 + sp.g[i].nr);
+		assert_int_equal(nr_fields(out.data, out.len, 4), 1 + sp.g[i].nr);
+		assert_int_equal(nr_fields(out.data, out.len, 6), nr_fields((uint8_t *)pb, len, 6));
 		/* re-split: one group, the same service, the same samples */
 		assert_int_equal(push_groups(out.data, out.len, &r, NULL, &h), 0);
 		assert_int_equal(h.nr, 1);

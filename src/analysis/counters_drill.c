@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "output/json.h"
+
 #define A DRILL_ARM
 #define X DRILL_X86
 
@@ -141,5 +143,41 @@ int drill_write_text(FILE *out, enum drill_mode m, const struct drill_row *rows,
 			fprintf(out, ": %s", r->m->points_at);
 		fputc('\n', out);
 	}
+	return ferror(out) ? -EIO : 0;
+}
+
+int drill_write_json(FILE *out, enum drill_mode m, const struct drill_row *rows, size_t nr,
+		     const char *status)
+{
+	static const char *const keys[DRILL_NR] = { "cache", "branches" };
+
+	fprintf(out, "{\"mode\":\"%s\",\"available\":%s", (unsigned)m < DRILL_NR ? keys[m] : "?",
+		status ? "false" : "true");
+	if (status) {
+		fputs(",\"why\":", out);
+		json_write_string(out, status);
+	}
+	fputs(",\"metrics\":[", out);
+	for (size_t i = 0; i < nr; i++) {
+		const struct drill_row *r = &rows[i];
+
+		fputs(i ? ",{\"name\":" : "{\"name\":", out);
+		json_write_string(out, r->m->name);
+		/* a ratio that could not be computed is null, never 0 */
+		if (r->verdict == DRILL_NA)
+			fputs(",\"value\":null,\"running\":null", out);
+		else
+			fprintf(out, ",\"value\":%.6f,\"running\":%.4f", r->value, r->running);
+		fprintf(out, ",\"healthy_below\":%g,\"investigate_above\":%g,\"verdict\":\"%s\"",
+			r->m->healthy, r->m->investigate, drill_verdict_name(r->verdict));
+		if (r->verdict == DRILL_NA) {
+			fputs(",\"why\":", out);
+			json_write_string(out, r->why ? r->why : "");
+		}
+		fputs(",\"points_at\":", out);
+		json_write_string(out, r->m->points_at);
+		fputc('}', out);
+	}
+	fputs("]}", out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -69,5 +69,13 @@ size_t drill_compute(enum drill_mode m, enum drill_isa isa, drill_lookup look, v
 
 /* "  L1d miss rate   3.20%   healthy < 5%, investigate > 10%   healthy" lines. 0 or -EIO. */
 int drill_write_text(FILE *out, enum drill_mode m, const struct drill_row *rows, size_t nr);
+/*
+ * The same as one JSON object: {"mode" ("cache", "branches"), "available", ["why",] "metrics": [{"name",
+ * "value" (a fraction, null when not available), "running", "healthy_below",
+ * "investigate_above", "verdict", ["why",] "points_at"}]}. @status: NULL, or why
+ * no row could be computed ("no hardware PMU"). 0 or -EIO.
+ */
+int drill_write_json(FILE *out, enum drill_mode m, const struct drill_row *rows, size_t nr,
+		     const char *status);
 
 #endif /* HC_ANALYSIS_COUNTERS_DRILL_H */

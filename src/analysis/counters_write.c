@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "analysis/counters_drill.h"
 #include "output/json.h"
 
 /* @v with thousands separators and @dec decimals: "5,649,595,479", "1,998.42". */
@@ -234,6 +235,10 @@ int counters_write_json(FILE *out, const struct counters_snapshot *s)
 	fprintf(out, "},\"model\":{\"mispredict_penalty\":%g,\"dram_latency\":%g,\"mlp\":%g}",
 		s->model.mispredict_penalty, s->model.dram_latency, s->model.mlp);
 	json_topdown(out, s);
+	if (s->drill) {
+		fputs(",\"drill\":", out);
+		drill_write_json(out, s->drill_mode, s->drill_rows, s->nr_drill, s->drill_status);
+	}
 	fputs("}\n", out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -180,22 +180,30 @@ static bool drill_look(void *ctx, const char *name, double *v, double *running)
 	return false;
 }
 
+/* The --mode rows of @c into @rows; 0 without a PMU. */
+static size_t compute_drill(struct stat_run *r, const struct pmu_count *c, struct drill_row *rows)
+{
+	struct drill_ctx ctx = { r, c };
+
+	if (!r->pmu)
+		return 0;
+#if defined(__aarch64__)
+	return drill_compute(r->o->drill_mode, DRILL_ARM, drill_look, &ctx, rows);
+#else
+	return drill_compute(r->o->drill_mode, DRILL_X86, drill_look, &ctx, rows);
+#endif
+}
+
 static int write_drill(struct stat_run *r, const struct pmu_count *c, FILE *f)
 {
 	struct drill_row rows[DRILL_MAX_METRICS];
-	struct drill_ctx ctx = { r, c };
-	size_t nr;
+	size_t nr = compute_drill(r, c, rows);
 
 	if (!r->pmu) {
 		fprintf(f, "  %s drill-down: not available (no hardware PMU)\n",
 			drill_mode_name(r->o->drill_mode));
 		return ferror(f) ? -EIO : 0;
 	}
-#if defined(__aarch64__)
-	nr = drill_compute(r->o->drill_mode, DRILL_ARM, drill_look, &ctx, rows);
-#else
-	nr = drill_compute(r->o->drill_mode, DRILL_X86, drill_look, &ctx, rows);
-#endif
 	return drill_write_text(f, r->o->drill_mode, rows, nr);
 }
 
@@ -537,8 +545,18 @@ static int write_snapshot(struct stat_run *r, const struct pmu_count *c, double 
 		return 0;
 	}
 	switch (r->o->fmt) {
-	case FMT_JSON:
+	case FMT_JSON: {
+		struct drill_row drows[DRILL_MAX_METRICS];
+
+		if (r->o->drill) {
+			s.drill = true;
+			s.drill_mode = r->o->drill_mode;
+			s.nr_drill = compute_drill(r, c, drows);
+			s.drill_rows = drows;
+			s.drill_status = r->pmu ? NULL : "no hardware PMU";
+		}
 		return counters_write_json(f, &s);
+	}
 	case FMT_CSV: {
 		int err = counters_write_csv(f, &s, !r->csv_header);
 

@@ -223,9 +223,7 @@ static void an_event_header_is_read_back(void **state)
 
 	(void)state;
 	p = read_kind("# hotcold folded v1 kind=oncpu unit=samples event=page-faults "
-		      "event_period=10
-faults;fault_pages 7
-", PROFILE_KIND_ONCPU, &st, &err);
+		      "event_period=10\nfaults;fault_pages 7\n", PROFILE_KIND_ONCPU, &st, &err);
 	assert_int_equal(err, 0);
 	assert_string_equal(profile__event(p), "page-faults");
 	assert_int_equal(profile__event_period(p), 10);
@@ -241,15 +239,11 @@ faults;fault_pages 7
 	free(out);
 	profile__free(p);
 	/* a clock profile has none; a malformed name is refused */
-	p = read_kind("# hotcold folded v1 kind=oncpu unit=samples period_ns=10101010
-a;b 1
-",
+	p = read_kind("# hotcold folded v1 kind=oncpu unit=samples period_ns=10101010\na;b 1\n",
 		      PROFILE_KIND_ONCPU, &st, &err);
 	assert_null(profile__event(p));
 	profile__free(p);
-	p = read_kind("# hotcold folded v1 kind=oncpu unit=samples event=a;b
-a;b 1
-",
+	p = read_kind("# hotcold folded v1 kind=oncpu unit=samples event=a;b\na;b 1\n",
 		      PROFILE_KIND_ONCPU, &st, &err);
 	assert_int_equal(st.bad_header_line, 1);
 	profile__free(p);

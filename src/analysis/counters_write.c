@@ -138,6 +138,15 @@ static void text_topdown(FILE *out, const struct counters_snapshot *s, const cha
 		fprintf(out, ", SMT contention %.1f%%", s->td.smt * 100);
 	fprintf(out, " (%.2f%%)\n%s  verdict: %s\n", s->td_running * 100, pfx,
 		topdown_verdict(&s->td, verdict, sizeof(verdict)));
+	if (s->td2_ok) {
+		const char *f = topdown2_focus(&s->td, &s->td2);
+
+		topdown2_write_text(out, &s->td2, pfx);
+		if (f)
+			fprintf(out, "%s  level 2: mostly %s\n", pfx, f);
+	} else if (s->td2_status) {
+		fprintf(out, "%s  level 2: %s\n", pfx, s->td2_status);
+	}
 }
 
 int counters_write_text(FILE *out, const struct counters_snapshot *s)
@@ -200,6 +209,13 @@ static void json_topdown(FILE *out, const struct counters_snapshot *s)
 		s->td.retiring, s->td.bad_spec, s->td.frontend, s->td.backend, s->td.smt,
 		s->td_running);
 	json_write_string(out, topdown_verdict(&s->td, verdict, sizeof(verdict)));
+	if (s->td2_ok) {
+		fputs(",\"level2\":", out);
+		topdown2_write_json(out, &s->td2);
+	} else if (s->td2_status) {
+		fputs(",\"level2_status\":", out);
+		json_write_string(out, s->td2_status);
+	}
 	fputc('}', out);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Top-down level 2 from recorded counts (topdown2.h). */
 #include "analysis/topdown2.h"
+#include "analysis/counters.h"
 
 #include <errno.h>
 #include <math.h>

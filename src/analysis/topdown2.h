@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "analysis/counters.h"
+struct topdown;	/* level 1: analysis/counters.h */
 
 enum topdown2_method {
 	TOPDOWN2_INTEL_METRICS = 1,

@@ -116,12 +116,15 @@ static void add_topdown_specs(struct stat_run *r)
 		r->td_status = r->td_why;
 		return;
 	}
-	for (size_t i = 0; i < r->plan.nr + r->plan.nr_extra; i++) {
+	for (size_t i = 0; i < r->plan.nr + r->plan.nr_extra + r->plan.nr_l2; i++) {
 		struct pmu_counter_spec *s = &r->specs[r->nr_specs++];
+		bool l2 = i >= r->plan.nr + r->plan.nr_extra;
 
 		memset(s, 0, sizeof(*s));
 		s->ev = r->plan.ev[i];
-		s->group = i < r->plan.nr ? 5 : 6 + (i - r->plan.nr);
+		/* Intel's level-2 metrics read with SLOTS, in its group; others: a group of their own */
+		s->group = i < r->plan.nr || (l2 && r->plan.l2 == PMU_TD2_INTEL_METRICS) ? 5 :
+			   l2 ? 19 : 6 + (unsigned int)(i - r->plan.nr);
 		s->hardware = true;
 	}
 	r->td_on = true;
@@ -457,6 +460,51 @@ static enum topdown_method td_method(enum pmu_topdown_method m)
 	}
 }
 
+/*
+ * Level 2 from the plan's level-2 counts @c[nr + nr_extra ..] and the level-1
+ * counts @l1 (topdown2.h's input orders).
+ */
+static void snapshot_topdown2(struct stat_run *r, const struct pmu_count *c, const double *l1,
+			      struct counters_snapshot *s)
+{
+	const struct pmu_count *e = c + r->plan.nr + r->plan.nr_extra;
+	double v[8], w[6];
+	enum topdown2_method m;
+
+	s->td2_status = r->plan.l2 == PMU_TD2_NONE ? r->plan.l2_why : NULL;
+	if (r->plan.l2 == PMU_TD2_NONE)
+		return;
+	for (size_t i = 0; i < r->plan.nr_l2 && i < 6; i++) {
+		if (!e[i].supported || !e[i].counted) {
+			s->td2_status = "not counted (its group never got the PMU)";
+			return;
+		}
+		w[i] = e[i].value;
+		if (e[i].enabled && (double)e[i].running / e[i].enabled < s->td_running)
+			s->td_running = (double)e[i].running / e[i].enabled;
+	}
+	switch (r->plan.l2) {
+	case PMU_TD2_INTEL_METRICS:	/* the four level-1 metrics, then the four level-2 */
+		m = TOPDOWN2_INTEL_METRICS;
+		memcpy(v, l1 + 1, 4 * sizeof(*v));
+		memcpy(v + 4, w, 4 * sizeof(*v));
+		break;
+	case PMU_TD2_AMD_ZEN:	/* level 1 gave cycles (0) and retired ops (1) */
+		m = TOPDOWN2_AMD_ZEN;
+		v[0] = l1[1], v[1] = w[0], v[2] = w[1], v[3] = w[2], v[4] = w[3], v[5] = l1[0];
+		v[6] = w[4], v[7] = w[5];
+		break;
+	default:
+		m = TOPDOWN2_ARM;
+		memcpy(v, w, 4 * sizeof(*v));
+		break;
+	}
+	if (topdown2_compute(m, &s->td, v, topdown2_nr_inputs(m), r->plan.slots_per_cycle, &s->td2))
+		s->td2_status = "not available (nothing counted)";
+	else
+		s->td2_ok = true;
+}
+
 static void snapshot_topdown(struct stat_run *r, const struct pmu_count *c,
 			     struct counters_snapshot *s)
 {
@@ -487,6 +535,7 @@ static void snapshot_topdown(struct stat_run *r, const struct pmu_count *c,
 	s->topdown_ok = true;
 	s->td_running = run;
 	s->topdown_label = r->plan.label;
+	snapshot_topdown2(r, c + first, v, s);
 }
 
 static void snapshot_build(struct stat_run *r, const struct pmu_count *c, double seconds,

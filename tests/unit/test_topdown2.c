@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/counters.h"
 #include "analysis/topdown2.h"
 
 #define EPS 1e-9

@@ -83,6 +83,34 @@ size_t drill_events(enum drill_mode m, enum drill_isa isa, const char **names)
 	return nr;
 }
 
+/* Index of @name in @names[0..nr), or nr. */
+static size_t name_index(const char *const *names, size_t nr, const char *name)
+{
+	size_t i = 0;
+
+	while (i < nr && strcmp(names[i], name))
+		i++;
+	return i;
+}
+
+size_t drill_pairs(enum drill_mode m, enum drill_isa isa, const char *const *names, size_t nr,
+		   size_t *num, size_t *den)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++) {
+		const struct drill_metric *d = &metrics[i];
+
+		if (d->mode != m || (unsigned int)isa >= DRILL_ISA_NR || !d->num[isa] || !d->den[isa])
+			continue;
+		num[n] = name_index(names, nr, d->num[isa]);
+		den[n] = name_index(names, nr, d->den[isa]);
+		if (num[n] < nr && den[n] < nr)
+			n++;
+	}
+	return n;
+}
+
 size_t drill_compute(enum drill_mode m, enum drill_isa isa, drill_lookup look, void *ctx,
 		     struct drill_row *rows)
 {

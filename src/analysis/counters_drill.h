@@ -58,6 +58,14 @@ const char *drill_verdict_name(enum drill_verdict v);
 size_t drill_events(enum drill_mode m, enum drill_isa isa, const char **names);
 
 /*
+ * Each ratio of @m on @isa as indices into @names[0..nr) (drill_events()'s
+ * list): @num[i] / @den[i], at most DRILL_MAX_METRICS; returns how many.
+ * To put each ratio's two events in one counter group (pmu/groups.h).
+ */
+size_t drill_pairs(enum drill_mode m, enum drill_isa isa, const char *const *names, size_t nr,
+		   size_t *num, size_t *den);
+
+/*
  * Counted (scaled) value of @name and its running fraction; false when it was
  * not counted (unsupported, never ran).
  */

@@ -23,6 +23,7 @@
 #include "output/outfile.h"
 #include "pmu/counters.h"
 #include "pmu/events.h"
+#include "pmu/groups.h"
 #include "pmu/perf_event.h"
 #include "record/target.h"
 #include "util/clock.h"
@@ -47,6 +48,8 @@ struct stat_run {
 	const char *td_status;
 	char td_why[320];
 	size_t drill_first, nr_drill;	/* --mode events: specs[drill_first ..] */
+	struct pmu_nr_counters counters;	/* --mode: the groups' size bound */
+	size_t nr_drill_groups;
 	size_t extra_first;		/* -e events: specs[extra_first .. + o->nr_extra] */
 	struct pmu_counters *pc;
 	struct pmu_count *delta, *total;
@@ -131,18 +134,27 @@ static void add_topdown_specs(struct stat_run *r)
 }
 
 /*
- * --mode: the ratios' events after the others, each its own group (the
- * kernel multiplexes; every ratio shows its running fraction). An event this
+ * --mode: the ratios' events after the others, packed into groups no larger
+ * than the PMU's counters with each ratio's two events together where they
+ * fit (pmu/groups.h: exact ratios under multiplexing; the kernel multiplexes
+ * the groups, every ratio shows its running fraction). An event this
  * machine does not name is left out: its ratios say "not counted".
  */
 static void add_drill_specs(struct stat_run *r)
 {
 	const char *names[DRILL_MAX_EVENTS];
+	size_t num[DRILL_MAX_METRICS], den[DRILL_MAX_METRICS], np;
+	unsigned int group[DRILL_MAX_EVENTS];
 #if defined(__aarch64__)
-	size_t n = drill_events(r->o->drill_mode, DRILL_ARM, names);
+	enum drill_isa isa = DRILL_ARM;
 #else
-	size_t n = drill_events(r->o->drill_mode, DRILL_X86, names);
+	enum drill_isa isa = DRILL_X86;
 #endif
+	size_t n = drill_events(r->o->drill_mode, isa, names);
+
+	pmu_nr_counters(&r->counters);
+	np = drill_pairs(r->o->drill_mode, isa, names, n, num, den);
+	r->nr_drill_groups = pmu_pack_pairs(num, den, np, n, r->counters.n, group);
 
 	r->drill_first = r->nr_specs;
 	for (size_t i = 0; i < n && r->nr_specs < STAT_MAX_SPECS; i++) {
@@ -153,7 +165,7 @@ static void add_drill_specs(struct stat_run *r)
 			pr_debug("stat: --mode: no event %s here\n", names[i]);
 			continue;
 		}
-		s->group = 20 + (unsigned int)i;
+		s->group = 20 + group[i];
 		s->hardware = true;
 		r->nr_specs++;
 	}
@@ -207,7 +219,13 @@ static int write_drill(struct stat_run *r, const struct pmu_count *c, FILE *f)
 			drill_mode_name(r->o->drill_mode));
 		return ferror(f) ? -EIO : 0;
 	}
-	return drill_write_text(f, r->o->drill_mode, rows, nr);
+	if (drill_write_text(f, r->o->drill_mode, rows, nr))
+		return -EIO;
+	fprintf(f, "  (%zu events in %zu groups of at most %u counters: %s%s; a ratio's two "
+		"events share a group where they fit, so it is exact when multiplexed)\n",
+		r->nr_drill, r->nr_drill_groups, r->counters.n, r->counters.source,
+		r->counters.watchdog ? ", one left to the NMI watchdog" : "");
+	return ferror(f) ? -EIO : 0;
 }
 
 /* Every thread of process @pid appended to @ids. 0 or -errno (-ESRCH: gone). */

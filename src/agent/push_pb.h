@@ -6,25 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* profile.proto field numbers */
-#define PF_SAMPLE_TYPE 1
-#define PF_SAMPLE 2
-#define PF_MAPPING 3
-#define PF_LOCATION 4
-#define PF_FUNCTION 5
-#define PF_STRING_TABLE 6
-#define PF_DROP_FRAMES 7
-#define PF_KEEP_FRAMES 8
-#define PF_PERIOD_TYPE 11
-#define PF_COMMENT 13
-#define PF_DEFAULT_SAMPLE_TYPE 14
-#define SA_LOCATION_ID 1
-#define SA_LABEL 3
-#define LA_KEY 1
-#define LA_STR 2
-#define LO_MAPPING_ID 2
-#define LO_LINE 4
-#define LN_FUNCTION_ID 1
+#include "output/pprof_proto.h"
 
 struct span {
 	const uint8_t *p;

@@ -82,7 +82,7 @@ static bool keep_label(struct span s, const struct push_split *sp, unsigned keep
 			key = lv;
 		else
 			val = lv;	/* str or num: either identifies the value */
-		if (lf == LA_KEY || lf == LA_STR || lf == 4 /* num_unit */)
+		if (lf == LA_KEY || lf == LA_STR || lf == LA_NUM_UNIT)
 			strs[lf == LA_KEY ? 0 : lf == LA_STR ? 1 : 2] = lv;
 	}
 	for (int i = 0; i < PUSH_L_NR; i++)
@@ -191,8 +191,10 @@ static int size_tables(const uint8_t *pb, size_t len, struct prune *pr, size_t n
 /* What the kept samples refer to, through locations to functions, mappings and strings. */
 static void mark_tables(const uint8_t *pb, size_t len, struct prune *pr)
 {
-	static const uint32_t vt[] = { 1, 2, 0 }, fn[] = { 2, 3, 4, 0 }, ma[] = { 5, 6, 0 },
-			      lo_map[] = { LO_MAPPING_ID, 0 }, ln_fn[] = { LN_FUNCTION_ID, 0 };
+	static const uint32_t vt[] = { VT_TYPE, VT_UNIT, 0 },
+			      fn[] = { FU_NAME, FU_SYSTEM_NAME, FU_FILENAME, 0 },
+			      ma[] = { MA_FILENAME, MA_BUILD_ID, 0 },
+			      lo_map[] = { LO_MAPPING_ID, 0 }, ln_fn[] = { LI_FUNCTION_ID, 0 };
 	const uint8_t *p, *end = pb + len, *q;
 	struct span s, ls;
 	uint32_t f, lf;

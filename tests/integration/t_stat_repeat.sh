@@ -34,8 +34,7 @@ PY
 echo "  task-clock stddev $sd msec (min $mn, max $mx); page-faults mean $pf"
 awk -v s="$sd" -v a="$mn" -v b="$mx" 'BEGIN { exit !(s > 0 && a < b) }' &&
 	ok "stat -r 3 shows a spread (task-clock sd $sd msec)" || bad "no spread: sd $sd min $mn max $mx"
-if [ ! -e /sys/bus/event_source/devices/cpu ] && [ ! -e /sys/bus/event_source/devices/cpu_core ] &&
-   ! ls -d /sys/bus/event_source/devices/armv8_pmuv3* >/dev/null 2>&1; then
+if ! have_cpu_pmu; then
 	[ "$hw" = 0 ] && grep -q 'no hardware PMU' "$TMP/r.txt" &&
 		ok "no PMU: no hardware rows, says so" || bad "no PMU: cycles row $hw"
 fi

@@ -8,12 +8,7 @@
 # event plans from fake sysfs trees (test_counters_pmu).
 . "$(dirname "$0")/lib.sh"
 
-have_pmu=0
-for d in /sys/bus/event_source/devices/cpu /sys/bus/event_source/devices/cpu_core \
-	 /sys/bus/event_source/devices/armv8_pmuv3*; do
-	[ -e "$d" ] && have_pmu=1
-done
-[ $have_pmu = 1 ] || skip "top-down level 2: no hardware PMU on this machine (unit-tested: test_topdown2, test_counters_pmu)"
+have_cpu_pmu || skip "top-down level 2: no hardware PMU on this machine (unit-tested: test_topdown2, test_counters_pmu)"
 
 "$HOTCOLD" stat --json -- "$WL/split" 1 "$TMP/t" >"$TMP/s.json" 2>"$TMP/err" ||
 	bad "stat: $(cat "$TMP/err")"

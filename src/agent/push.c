@@ -212,6 +212,37 @@ static int gunzip(const char *in, size_t len, char **out, size_t *out_len)
 }
 
 /*
+ * @in gzip'd into a malloc'd *@out (pprof is gzip'd on the wire as on disk:
+ * Pyroscope and go tool pprof read both). 0 or -ENOMEM.
+ */
+static int gzip_buf(const void *in, size_t len, char **out, size_t *out_len)
+{
+	z_stream zs = { 0 };
+	size_t cap = deflateBound(&zs, len) + 64;
+	char *buf = malloc(cap);
+	int rc;
+
+	/* level 1: the request is sent once, the bytes matter more than the ratio */
+	if (!buf || deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(buf);
+		return -ENOMEM;
+	}
+	zs.next_in = (Bytef *)in;
+	zs.avail_in = len;
+	zs.next_out = (Bytef *)buf;
+	zs.avail_out = cap;
+	rc = deflate(&zs, Z_FINISH);
+	*out_len = zs.total_out;
+	deflateEnd(&zs);
+	if (rc != Z_STREAM_END) {
+		free(buf);
+		return -ENOMEM;
+	}
+	*out = buf;
+	return 0;
+}
+
+/*
  * One request. 0: acknowledged; -EAGAIN: retry later; -EPROTO: dropped.
  * Called without mu; @budget_ms bounds it (the flush at stop).
  */
@@ -312,6 +343,7 @@ static int send_file(struct pusher *p, struct push_item *it, size_t i, uint64_t 
 	if (!err)
 		err = gunzip(gz, gz_len, &pb, &pb_len);
 	free(gz);
+	gz = NULL;	/* reused for each request's body */
 	if (!err)
 		err = push_groups(pb, pb_len, &p->rules, p->service, &sp);
 	if (err) {
@@ -337,7 +369,11 @@ static int send_file(struct pusher *p, struct push_item *it, size_t i, uint64_t 
 		if (!err && push_url(url, sizeof(url), p->url, &s) < 0)
 			err = -EPROTO;
 		if (!err)
-			err = post(p, url, out.data, out.len, stc, it->f[i].name, budget_ms);
+			err = gzip_buf(out.data, out.len, &gz, &gz_len) ? -EAGAIN : 0;
+		if (!err)
+			err = post(p, url, gz, gz_len, stc, it->f[i].name, budget_ms);
+		free(gz);
+		gz = NULL;
 		if (!err && capped) {	/* counted once: when the request went out */
 			pthread_mutex_lock(&p->mu);
 			p->stats.labels_capped += capped;

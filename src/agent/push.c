@@ -423,6 +423,7 @@ static void *push_main(void *arg)
 	uint64_t now, budget_ms;
 	int err = 0;
 
+	pthread_setname_np(pthread_self(), "hotcold-push");	/* its CPU apart in top -H */
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		now = clock_mono_ns();

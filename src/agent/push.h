@@ -183,12 +183,23 @@ struct push_group {
 	size_t nr, cap;
 };
 
+struct push_index;
+
 struct push_split {
 	struct push_group *g;		/* sorted by service, container, unit */
 	size_t nr;
 	int64_t key[PUSH_L_NR];		/* each label key's string index; -1: absent */
 	size_t nr_strs;
+	struct push_index *ix;		/* the tables by id, for push_group_encode() */
 };
+
+/*
+ * Index the (uncompressed) pprof @pb once for all its series (push_prune.c):
+ * every top-level field but the samples, table entries by id. 0 or -errno
+ * (-EINVAL: malformed, or ids past 2^24: not ours).
+ */
+int push_index_build(const void *pb, size_t len, struct push_index **out);
+void push_index_free(struct push_index *ix);	/* NULL is a no-op */
 
 struct pb_buf;
 

@@ -157,103 +157,186 @@ static uint64_t entry_id(struct span s)
 	return 0;
 }
 
-/* Sizes the id sets: the largest id of each table. */
-static int size_tables(const uint8_t *pb, size_t len, struct prune *pr, size_t nr_strs)
-{
-	const uint8_t *p = pb, *end = pb + len;
-	uint64_t max[3] = { 0, 0, 0 }, v, id;
-	struct span s;
-	uint32_t f;
-	unsigned w;
-	int err;
+/*
+ * The interval's pprof, walked once for all its series: every top-level
+ * field but the samples, and each table entry by id, so a series costs what
+ * it keeps, not the file's size (the pusher ran a pass per series before).
+ */
+struct ix_field {
+	uint32_t field;
+	unsigned int wire;
+	size_t off, len;	/* the whole field, key included */
+	struct span body;	/* LEN: the message; VARINT: empty */
+	uint64_t v;		/* VARINT: the value */
+};
 
-	while (p < end) {
-		if (push_pb_next(&p, end, &f, &w, &s, &v))
-			return -EINVAL;
-		if (w != PB_WIRE_LEN || f < PF_MAPPING || f > PF_FUNCTION)
+struct push_index {
+	struct ix_field *f;	/* file order */
+	size_t nr, cap;
+	size_t *strs;		/* f[] index of each string, in table order */
+	size_t nr_strs, cap_strs;
+	uint32_t *at[3];	/* mapping, location, function: id -> f[] index + 1 */
+	uint64_t max[3];
+};
+
+void push_index_free(struct push_index *ix)
+{
+	if (!ix)
+		return;
+	free(ix->f);
+	free(ix->strs);
+	for (int t = 0; t < 3; t++)
+		free(ix->at[t]);
+	free(ix);
+}
+
+static int grow(void **v, size_t *cap, size_t nr, size_t size)
+{
+	void *n;
+
+	if (nr < *cap)
+		return 0;
+	n = realloc(*v, (*cap ? 2 * *cap : 256) * size);
+	if (!n)
+		return -ENOMEM;
+	*v = n;
+	*cap = *cap ? 2 * *cap : 256;
+	return 0;
+}
+
+/* Table of @f: 0 mapping, 1 location, 2 function; -1 none. */
+static int table_of(uint32_t f, unsigned int w)
+{
+	return w == PB_WIRE_LEN && f >= PF_MAPPING && f <= PF_FUNCTION ? (int)(f - PF_MAPPING) : -1;
+}
+
+int push_index_build(const void *pb, size_t len, struct push_index **out)
+{
+	const uint8_t *p = pb, *end = p + len, *start;
+	struct push_index *ix = calloc(1, sizeof(*ix));
+	struct ix_field x;
+	int err = ix ? 0 : -ENOMEM;
+
+	while (!err && p < end) {
+		start = p;
+		memset(&x, 0, sizeof(x));
+		if (push_pb_next(&p, end, &x.field, &x.wire, &x.body, &x.v)) {
+			err = -EINVAL;
+			break;
+		}
+		if (x.field == PF_SAMPLE)
 			continue;
-		id = entry_id(s);
-		if (id > PRUNE_MAX_ID)
-			return -EINVAL;
-		if (id > max[f - PF_MAPPING])
-			max[f - PF_MAPPING] = id;
+		x.off = start - (const uint8_t *)pb;
+		x.len = p - start;
+		if (x.field == PF_STRING_TABLE) {
+			err = grow((void **)&ix->strs, &ix->cap_strs, ix->nr_strs, sizeof(size_t));
+			if (!err)
+				ix->strs[ix->nr_strs++] = ix->nr;
+		}
+		if (!err)
+			err = grow((void **)&ix->f, &ix->cap, ix->nr, sizeof(*ix->f));
+		if (!err)
+			ix->f[ix->nr++] = x;
 	}
-	err = bits_init(&pr->map, max[0] + 1);
-	if (!err)
-		err = bits_init(&pr->loc, max[1] + 1);
-	if (!err)
-		err = bits_init(&pr->fn, max[2] + 1);
-	if (!err)
-		err = bits_init(&pr->str, nr_strs + 1);
-	return err;
+	for (size_t i = 0; !err && i < ix->nr; i++) {
+		int t = table_of(ix->f[i].field, ix->f[i].wire);
+		uint64_t id = t < 0 ? 0 : entry_id(ix->f[i].body);
+
+		if (id > PRUNE_MAX_ID)
+			err = -EINVAL;	/* not ours: the encoder numbers from 1 */
+		else if (t >= 0 && id > ix->max[t])
+			ix->max[t] = id;
+	}
+	for (int t = 0; !err && t < 3; t++)
+		if (!(ix->at[t] = calloc(ix->max[t] + 1, sizeof(uint32_t))))
+			err = -ENOMEM;
+	for (size_t i = 0; !err && i < ix->nr; i++) {
+		int t = table_of(ix->f[i].field, ix->f[i].wire);
+
+		if (t >= 0)
+			ix->at[t][entry_id(ix->f[i].body)] = (uint32_t)i + 1;
+	}
+	if (err) {
+		push_index_free(ix);
+		return err;
+	}
+	*out = ix;
+	return 0;
+}
+
+/* The entry of table @t with @id, or NULL. */
+static const struct ix_field *entry(const struct push_index *ix, int t, uint64_t id)
+{
+	return id && id <= ix->max[t] && ix->at[t][id] ? &ix->f[ix->at[t][id] - 1] : NULL;
 }
 
 /* What the kept samples refer to, through locations to functions, mappings and strings. */
-static void mark_tables(const uint8_t *pb, size_t len, struct prune *pr)
+static void mark_tables(const struct push_index *ix, struct prune *pr)
 {
 	static const uint32_t vt[] = { VT_TYPE, VT_UNIT, 0 },
 			      fn[] = { FU_NAME, FU_SYSTEM_NAME, FU_FILENAME, 0 },
 			      ma[] = { MA_FILENAME, MA_BUILD_ID, 0 },
 			      lo_map[] = { LO_MAPPING_ID, 0 }, ln_fn[] = { LI_FUNCTION_ID, 0 };
-	const uint8_t *p, *end = pb + len, *q;
-	struct span s, ls;
-	uint32_t f, lf;
-	unsigned w, lw;
-	uint64_t v, lv;
+	const struct ix_field *e;
+	const uint8_t *q;
+	struct span ls;
+	uint32_t lf;
+	unsigned lw;
+	uint64_t lv;
 
 	/* locations first: they name the functions and mappings kept */
-	for (p = pb; p < end && !push_pb_next(&p, end, &f, &w, &s, &v);) {
-		if (f != PF_LOCATION || w != PB_WIRE_LEN || !bits_get(&pr->loc, entry_id(s)))
+	for (uint64_t id = 1; id <= ix->max[1]; id++) {
+		if (!bits_get(&pr->loc, id) || !(e = entry(ix, 1, id)))
 			continue;
-		mark_fields(s, lo_map, &pr->map);
-		for (q = s.p; q < s.p + s.len && !push_pb_next(&q, s.p + s.len, &lf, &lw, &ls, &lv);)
+		mark_fields(e->body, lo_map, &pr->map);
+		for (q = e->body.p; q < e->body.p + e->body.len &&
+		     !push_pb_next(&q, e->body.p + e->body.len, &lf, &lw, &ls, &lv);)
 			if (lf == LO_LINE && lw == PB_WIRE_LEN)
 				mark_fields(ls, ln_fn, &pr->fn);
 	}
-	for (p = pb; p < end && !push_pb_next(&p, end, &f, &w, &s, &v);) {
-		if (w == PB_WIRE_VARINT && (f == PF_DROP_FRAMES || f == PF_KEEP_FRAMES ||
-					   f == PF_COMMENT || f == PF_DEFAULT_SAMPLE_TYPE))
-			bits_set(&pr->str, v);
-		if (w != PB_WIRE_LEN)
+	for (uint64_t id = 1; id <= ix->max[2]; id++)
+		if (bits_get(&pr->fn, id) && (e = entry(ix, 2, id)))
+			mark_fields(e->body, fn, &pr->str);
+	for (uint64_t id = 1; id <= ix->max[0]; id++)
+		if (bits_get(&pr->map, id) && (e = entry(ix, 0, id)))
+			mark_fields(e->body, ma, &pr->str);
+	for (size_t i = 0; i < ix->nr; i++) {
+		e = &ix->f[i];
+		if (e->wire == PB_WIRE_VARINT && (e->field == PF_DROP_FRAMES ||
+						  e->field == PF_KEEP_FRAMES ||
+						  e->field == PF_COMMENT ||
+						  e->field == PF_DEFAULT_SAMPLE_TYPE))
+			bits_set(&pr->str, e->v);
+		if (e->wire != PB_WIRE_LEN)
 			continue;
-		if (f == PF_SAMPLE_TYPE || f == PF_PERIOD_TYPE)
-			mark_fields(s, vt, &pr->str);
-		else if (f == PF_FUNCTION && bits_get(&pr->fn, entry_id(s)))
-			mark_fields(s, fn, &pr->str);
-		else if (f == PF_MAPPING && bits_get(&pr->map, entry_id(s)))
-			mark_fields(s, ma, &pr->str);
-		else if (f == PF_COMMENT)	/* packed */
-			for (q = s.p; q < s.p + s.len && !push_pb_varint(&q, s.p + s.len, &lv);)
+		if (e->field == PF_SAMPLE_TYPE || e->field == PF_PERIOD_TYPE)
+			mark_fields(e->body, vt, &pr->str);
+		else if (e->field == PF_COMMENT)	/* packed */
+			for (q = e->body.p; q < e->body.p + e->body.len &&
+			     !push_pb_varint(&q, e->body.p + e->body.len, &lv);)
 				bits_set(&pr->str, lv);
 	}
 	bits_set(&pr->str, 0);	/* "": pprof's first string */
 }
 
 /* Every field but the samples, tables pruned, strings not referred to blanked. */
-static int put_tables(const uint8_t *pb, size_t len, const struct prune *pr, struct pb_buf *out)
+static void put_tables(const uint8_t *pb, const struct push_index *ix, const struct prune *pr,
+		       struct pb_buf *out)
 {
-	const uint8_t *p = pb, *end = pb + len, *start;
-	uint64_t si = 0, v;
-	struct span s;
-	uint32_t f;
-	unsigned w;
+	uint64_t si = 0;
 
-	while (p < end) {
-		start = p;
-		if (push_pb_next(&p, end, &f, &w, &s, &v))
-			return -EINVAL;
-		if (f == PF_SAMPLE)
+	for (size_t i = 0; i < ix->nr; i++) {
+		const struct ix_field *e = &ix->f[i];
+		int t = table_of(e->field, e->wire);
+
+		if (t >= 0 && !bits_get(t == 0 ? &pr->map : t == 1 ? &pr->loc : &pr->fn,
+					entry_id(e->body)))
 			continue;
-		if (w == PB_WIRE_LEN && ((f == PF_LOCATION && !bits_get(&pr->loc, entry_id(s))) ||
-					 (f == PF_FUNCTION && !bits_get(&pr->fn, entry_id(s))) ||
-					 (f == PF_MAPPING && !bits_get(&pr->map, entry_id(s)))))
-			continue;
-		if (f == PF_STRING_TABLE && !bits_get(&pr->str, si++))
+		if (e->field == PF_STRING_TABLE && !bits_get(&pr->str, si++))
 			pb_put_bytes(out, PF_STRING_TABLE, "", 0);	/* the indices stay */
 		else
-			pb_put_raw(out, start, p - start);
+			pb_put_raw(out, pb + e->off, e->len);
 	}
-	return 0;
 }
 
 int push_group_encode(const void *pb, size_t len, const struct push_split *sp, size_t gi,
@@ -261,9 +344,19 @@ int push_group_encode(const void *pb, size_t len, const struct push_split *sp, s
 {
 	const struct push_group *grp = &sp->g[gi];
 	struct seen *sn = calloc(1, sizeof(*sn));
+	const struct push_index *ix = sp->ix;
 	struct prune pr = { 0 };
 	struct pb_buf smp, tmp;
-	int err = sn ? size_tables(pb, len, &pr, sp->nr_strs) : -ENOMEM;
+	int err = sn && ix ? 0 : -ENOMEM;
+
+	if (!err)
+		err = bits_init(&pr.map, ix->max[0] + 1);
+	if (!err)
+		err = bits_init(&pr.loc, ix->max[1] + 1);
+	if (!err)
+		err = bits_init(&pr.fn, ix->max[2] + 1);
+	if (!err)
+		err = bits_init(&pr.str, ix->nr_strs + 1);
 
 	pb_buf__init(&smp);
 	pb_buf__init(&tmp);
@@ -275,8 +368,8 @@ int push_group_encode(const void *pb, size_t len, const struct push_split *sp, s
 		pb_put_bytes(&smp, PF_SAMPLE, tmp.data ? tmp.data : (const uint8_t *)"", tmp.len);
 	}
 	if (!err) {
-		mark_tables(pb, len, &pr);
-		err = put_tables(pb, len, &pr, out);
+		mark_tables(ix, &pr);
+		put_tables(pb, ix, &pr, out);
 	}
 	if (!err)
 		pb_put_raw(out, smp.data, smp.len);

@@ -115,6 +115,7 @@ void push_split_free(struct push_split *s)
 	for (size_t i = 0; i < s->nr; i++)
 		free(s->g[i].samples);
 	free(s->g);
+	push_index_free(s->ix);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -252,6 +253,11 @@ int push_groups(const void *pb, size_t len, const struct push_rules *r, const ch
 	}
 	if (sp.nr)	/* qsort(NULL, 0) is undefined (UBSan) */
 		qsort(sp.g, sp.nr, sizeof(*sp.g), cmp_group);
+	err = push_index_build(pb, len, &sp.ix);
+	if (err) {
+		push_split_free(&sp);
+		return err;
+	}
 	*out = sp;
 	return 0;
 }

@@ -139,6 +139,8 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	 */
 	o->snapshot_at_exec = c->maps_at_exec;
 	o->label_cmdline = c->label_cmdline;
+	/* service rules by command line or cgroup, container labels (push.h) */
+	o->proc_labels = c->push != NULL;
 	o->locks = c->locks;
 	o->counters = c->counters;
 	o->pids = c->pids;

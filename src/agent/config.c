@@ -17,7 +17,7 @@
 
 enum key_type { K_PATH, K_DURATION, K_HZ, K_BOOL, K_PIDS, K_COUNT, K_SIZE, K_ADDR, K_CGROUPS,
 		K_COMMS, K_LABEL, K_URL, K_WORD,
-		K_PUSH_RULES };
+		K_PUSH_RULES, K_PUSH_LABELS };
 
 struct key_desc {
 	const char *name;
@@ -53,6 +53,7 @@ static const struct key_desc keys[] = {
 	{ "push", K_URL, F(push), 0, 0 },
 	{ "push_service", K_WORD, F(push_service), 0, 0 },
 	{ "push_rules", K_PUSH_RULES, F(push_rules), 0, 0 },
+	{ "push_labels", K_PUSH_LABELS, F(push_labels), 0, 0 },
 	{ "push_token_file", K_PATH, F(push_token_file), 0, 0 },
 	{ "push_basic_auth_file", K_PATH, F(push_basic_auth_file), 0, 0 },
 	{ "push_tenant", K_WORD, F(push_tenant), 0, 0 },
@@ -92,6 +93,7 @@ void agent_config_release(struct agent_config *c)
 	free(c->push);
 	free(c->push_service);
 	free(c->push_rules);
+	free(c->push_labels);
 	free(c->push_token_file);
 	free(c->push_basic_auth_file);
 	free(c->push_tenant);
@@ -233,7 +235,15 @@ static int set_typed(struct agent_config *c, const struct key_desc *k, const cha
 		struct push_rules r;
 		char why[128];
 
-		return push_rules_parse(v, &r, why, sizeof(why)) ? -EINVAL : replace_str(field, v);
+		err = push_rules_parse(v, &r, why, sizeof(why));
+		push_rules_free(&r);
+		return err ? -EINVAL : replace_str(field, v);
+	}
+	case K_PUSH_LABELS: {
+		unsigned m;
+		char why[160];
+
+		return push_labels_parse(v, &m, why, sizeof(why)) ? -EINVAL : replace_str(field, v);
 	}
 	case K_URL:
 	case K_WORD:
@@ -289,7 +299,10 @@ static const char *type_hint(enum key_type t)
 	case K_ADDR: return "ADDR:PORT, e.g. 127.0.0.1:8080";
 	case K_URL: return "an http:// or https:// URL without query, e.g. http://pyroscope:4040";
 	case K_WORD: return "printable characters without spaces";
-	case K_PUSH_RULES: return "COMM=SERVICE or PREFIX*=SERVICE, comma-separated (at most 16)";
+	case K_PUSH_RULES: return "[comm:]NAME[*]=SERVICE, cmdline:REGEX=SERVICE or cgroup:GLOB=SERVICE, "
+				  "comma-separated (at most 16; \\, is a comma in a pattern)";
+	case K_PUSH_LABELS: return "comma-separated of pid, tid, comm, thread_name, reason, cmdline, "
+				   "cgroup, or none";
 	default: return "a path";
 	}
 }

@@ -49,7 +49,8 @@ struct agent_config {
 	/* push.h: a Pyroscope-compatible back end; all malloc'd, NULL: unset */
 	char *push;		/* base URL, e.g. http://pyroscope:4040; NULL: no push */
 	char *push_service;	/* service_name of what no rule names; NULL: the process name */
-	char *push_rules;	/* "COMM=SERVICE, PREFIX*=SERVICE" (push.h) */
+	char *push_rules;	/* "COMM=SERVICE, PREFIX*=SERVICE, cmdline:RE=SERVICE" (push.h) */
+	char *push_labels;	/* sample labels pushed, "comm,tid"; NULL: PUSH_LABELS_DEFAULT */
 	char *push_token_file;	/* bearer token */
 	char *push_basic_auth_file;	/* "user:password" */
 	char *push_tenant;	/* X-Scope-OrgID */

@@ -100,6 +100,9 @@ static void write_push(const struct push_stats *p, FILE *out)
 		(unsigned long long)p->lost_retention);
 	fprintf(out, "hotcold_push_lost_total{reason=\"unreadable\"} %llu\n",
 		(unsigned long long)p->lost_unreadable);
+	one(out, "push_labels_capped_total", "counter",
+	    "Sample labels not pushed: over the distinct values allowed per profile.",
+	    p->labels_capped);
 	one(out, "push_backlog_intervals", "gauge", "Intervals not yet acknowledged.", p->backlog);
 	one(out, "push_backlog_age_seconds", "gauge",
 	    "Age of the oldest interval not yet acknowledged (0: none).", p->backlog_age_s);

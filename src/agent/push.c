@@ -37,6 +37,7 @@ struct pusher {
 	struct store *st;		/* only its directory fd (immutable) is used here */
 	char *url, *service;		/* service: the fallback service_name or NULL (comm) */
 	struct push_rules rules;
+	unsigned keep_labels;		/* PUSH_L_* bits: sample labels pushed */
 	char *auth;			/* "Authorization: Bearer ..." or NULL */
 	char *userpwd;			/* "user:password" or NULL */
 	char host[HOST_NAME_MAX + 1];
@@ -211,11 +212,42 @@ static int gunzip(const char *in, size_t len, char **out, size_t *out_len)
 }
 
 /*
+ * @in gzip'd into a malloc'd *@out (pprof is gzip'd on the wire as on disk:
+ * Pyroscope and go tool pprof read both). 0 or -ENOMEM.
+ */
+static int gzip_buf(const void *in, size_t len, char **out, size_t *out_len)
+{
+	z_stream zs = { 0 };
+	size_t cap = deflateBound(&zs, len) + 64;
+	char *buf = malloc(cap);
+	int rc;
+
+	/* level 1: the request is sent once, the bytes matter more than the ratio */
+	if (!buf || deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(buf);
+		return -ENOMEM;
+	}
+	zs.next_in = (Bytef *)in;
+	zs.avail_in = len;
+	zs.next_out = (Bytef *)buf;
+	zs.avail_out = cap;
+	rc = deflate(&zs, Z_FINISH);
+	*out_len = zs.total_out;
+	deflateEnd(&zs);
+	if (rc != Z_STREAM_END) {
+		free(buf);
+		return -ENOMEM;
+	}
+	*out = buf;
+	return 0;
+}
+
+/*
  * One request. 0: acknowledged; -EAGAIN: retry later; -EPROTO: dropped.
  * Called without mu; @budget_ms bounds it (the flush at stop).
  */
 static int post(struct pusher *p, const char *url, const void *data, size_t len,
-		const char *what, uint64_t budget_ms)
+		const char *stc, const char *what, uint64_t budget_ms)
 {
 	uint64_t tmo = budget_ms < p->timeout_ms ? budget_ms : p->timeout_ms;
 	enum push_cause cause;
@@ -230,6 +262,11 @@ static int post(struct pusher *p, const char *url, const void *data, size_t len,
 	curl_mime_filename(part, "profile.pprof");
 	curl_mime_type(part, "application/octet-stream");
 	curl_mime_data(part, data, len);
+	part = curl_mime_addpart(mime);
+	curl_mime_name(part, "sample_type_config");
+	curl_mime_filename(part, "sample_type_config.json");
+	curl_mime_type(part, "application/json");
+	curl_mime_data(part, stc, CURL_ZERO_TERMINATED);
 	curl_easy_setopt(p->curl, CURLOPT_URL, url);
 	curl_easy_setopt(p->curl, CURLOPT_MIMEPOST, mime);
 	curl_easy_setopt(p->curl, CURLOPT_TIMEOUT_MS, (long)tmo);
@@ -292,10 +329,11 @@ static int send_file(struct pusher *p, struct push_item *it, size_t i, uint64_t 
 {
 	struct push_series s = { NULL, it->f[i].kind, p->host, HOTCOLD_VERSION,
 				 it->start_ms / 1000, (it->end_ms + 999) / 1000,
-				 strcmp(it->f[i].kind, "oncpu") ? 0 : p->rate_hz };
-	char url[PUSH_URL_MAX], *gz = NULL, *pb = NULL;
-	size_t gz_len = 0, pb_len = 0, nr = 0;
-	struct push_group *g = NULL;
+				 strcmp(it->f[i].kind, "oncpu") ? 0 : p->rate_hz, NULL, NULL };
+	char url[PUSH_URL_MAX], stc[512], *gz = NULL, *pb = NULL;
+	size_t gz_len = 0, pb_len = 0;
+	struct push_split sp = { 0 };
+	uint64_t capped = 0;
 	struct pb_buf out;
 	int err;
 
@@ -305,8 +343,9 @@ static int send_file(struct pusher *p, struct push_item *it, size_t i, uint64_t 
 	if (!err)
 		err = gunzip(gz, gz_len, &pb, &pb_len);
 	free(gz);
+	gz = NULL;	/* reused for each request's body */
 	if (!err)
-		err = push_groups(pb, pb_len, &p->rules, p->service, &g, &nr);
+		err = push_groups(pb, pb_len, &p->rules, p->service, &sp);
 	if (err) {
 		free(pb);
 		if (err == -ENOMEM)
@@ -314,24 +353,39 @@ static int send_file(struct pusher *p, struct push_item *it, size_t i, uint64_t 
 		count_lost(p, it->f[i].name, err);
 		return 0;
 	}
+	push_sample_type_config(it->f[i].kind, stc, sizeof(stc));
 	pb_buf__init(&out);
-	for (; !err && it->next[i] < nr; it->next[i]++) {
-		s.service = g[it->next[i]].service;
+	for (; !err && it->next[i] < sp.nr; it->next[i]++) {
+		const struct push_group *g = &sp.g[it->next[i]];
+
+		s.service = g->service;
+		s.container = g->container;
+		s.unit = g->unit;
 		pb_buf__reset(&out);
-		err = push_group_encode(pb, pb_len, &g[it->next[i]], &out);
+		capped = 0;
+		err = push_group_encode(pb, pb_len, &sp, it->next[i], p->keep_labels, &out, &capped);
 		if (err == -ENOMEM)
 			err = -EAGAIN;
 		if (!err && push_url(url, sizeof(url), p->url, &s) < 0)
 			err = -EPROTO;
 		if (!err)
-			err = post(p, url, out.data, out.len, it->f[i].name, budget_ms);
+			err = gzip_buf(out.data, out.len, &gz, &gz_len) ? -EAGAIN : 0;
+		if (!err)
+			err = post(p, url, gz, gz_len, stc, it->f[i].name, budget_ms);
+		free(gz);
+		gz = NULL;
+		if (!err && capped) {	/* counted once: when the request went out */
+			pthread_mutex_lock(&p->mu);
+			p->stats.labels_capped += capped;
+			pthread_mutex_unlock(&p->mu);
+		}
 		if (err == -EPROTO)	/* dropped and counted: the next service */
 			err = 0;
 		if (err)
 			break;
 	}
 	pb_buf__release(&out);
-	push_groups_free(g, nr);
+	push_split_free(&sp);
 	free(pb);
 	return err;
 }
@@ -369,6 +423,7 @@ static void *push_main(void *arg)
 	uint64_t now, budget_ms;
 	int err = 0;
 
+	pthread_setname_np(pthread_self(), "hotcold-push");	/* its CPU apart in top -H */
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		now = clock_mono_ns();
@@ -476,6 +531,7 @@ static void pusher_free(struct pusher *p)
 	free(p->url);
 	free(p->service);
 	free(p->q);
+	push_rules_free(&p->rules);
 	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->mu);
 	free(p);
@@ -505,6 +561,14 @@ int pusher__start(struct pusher **out, const struct agent_config *c, struct stor
 		char why[128];
 
 		err = push_rules_parse(c->push_rules, &p->rules, why, sizeof(why));
+		if (err)
+			pr_warn("agent: %s\n", why);
+	}
+	p->keep_labels = PUSH_LABELS_DEFAULT;
+	if (!err && c->push_labels) {
+		char why[160];
+
+		err = push_labels_parse(c->push_labels, &p->keep_labels, why, sizeof(why));
 		if (err)
 			pr_warn("agent: %s\n", why);
 	}

@@ -1,30 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * One stored pprof -> one pprof per service (push.h). Samples are grouped by
- * the service their "comm" label maps to; each group's pprof is the input
- * with only that group's samples (tables kept whole: pprof allows entries no
- * sample refers to, and the back end drops them). Pure: bytes in, bytes out.
+ * One stored pprof -> one pprof per series (push.h). Samples are grouped by
+ * the service their process maps to (its comm, cmdline and cgroup labels)
+ * and the container or unit its cgroup names; each group's pprof is the
+ * input with only that group's samples, each with only the labels pushed
+ * (tables kept whole: pprof allows entries no sample refers to, and the back
+ * end drops them). Pure: bytes in, bytes out.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/push.h"
+#include "agent/push_pb.h"
 #include "output/protobuf.h"
 
 /* profile.proto field numbers */
-#define PF_SAMPLE 2
-#define PF_STRING_TABLE 6
-#define SA_LABEL 3
-#define LA_KEY 1
-#define LA_STR 2
 
-struct span {
-	const uint8_t *p;
-	size_t len;
-};
 
-static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+int push_pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
 	uint64_t x = 0;
 
@@ -41,20 +35,20 @@ static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 }
 
 /* The next field: its number, wire type and, for LEN, the bytes; VARINT: @v. */
-static int next_field(const uint8_t **p, const uint8_t *end, uint32_t *field, unsigned *wire,
-		      struct span *s, uint64_t *v)
+int push_pb_next(const uint8_t **p, const uint8_t *end, uint32_t *field, unsigned *wire,
+		 struct span *s, uint64_t *v)
 {
 	uint64_t key, n;
 
-	if (get_varint(p, end, &key))
+	if (push_pb_varint(p, end, &key))
 		return -EINVAL;
 	*field = key >> 3;
 	*wire = key & 7;
 	switch (*wire) {
 	case PB_WIRE_VARINT:
-		return get_varint(p, end, v);
+		return push_pb_varint(p, end, v);
 	case PB_WIRE_LEN:
-		if (get_varint(p, end, &n) || n > (uint64_t)(end - *p))
+		if (push_pb_varint(p, end, &n) || n > (uint64_t)(end - *p))
 			return -EINVAL;
 		s->p = *p;
 		s->len = n;
@@ -75,63 +69,8 @@ static int next_field(const uint8_t **p, const uint8_t *end, uint32_t *field, un
 	}
 }
 
-bool push_rule_match(const char *pattern, const char *comm)
-{
-	size_t n = strlen(pattern);
-
-	if (n && pattern[n - 1] == '*')
-		return !strncmp(pattern, comm, n - 1);
-	return !strcmp(pattern, comm);
-}
-
-const char *push_service_of(const struct push_rules *r, const char *comm, const char *fallback)
-{
-	for (size_t i = 0; i < r->nr; i++)
-		if (push_rule_match(r->rule[i].comm, comm ? comm : ""))
-			return r->rule[i].service;
-	if (fallback)
-		return fallback;
-	return comm && *comm ? comm : "unknown";
-}
-
-int push_rules_parse(const char *text, struct push_rules *r, char *err, size_t errlen)
-{
-	const char *p = text;
-
-	r->nr = 0;
-	while (*p) {
-		const char *end = strchr(p, ','), *eq;
-		size_t len;
-
-		while (*p == ' ')
-			p++;
-		len = end ? (size_t)(end - p) : strlen(p);
-		while (len && p[len - 1] == ' ')
-			len--;
-		eq = memchr(p, '=', len);
-		if (!eq || eq == p || eq == p + len - 1) {
-			snprintf(err, errlen, "push rule '%.*s': want COMM=SERVICE", (int)len, p);
-			return -EINVAL;
-		}
-		if (r->nr == PUSH_MAX_RULES || (size_t)(eq - p) >= sizeof(r->rule[0].comm) ||
-		    (size_t)(p + len - eq - 1) >= sizeof(r->rule[0].service)) {
-			snprintf(err, errlen, "push rules: at most %d, names of at most 63 bytes",
-				 PUSH_MAX_RULES);
-			return -E2BIG;
-		}
-		snprintf(r->rule[r->nr].comm, sizeof(r->rule[0].comm), "%.*s", (int)(eq - p), p);
-		snprintf(r->rule[r->nr].service, sizeof(r->rule[0].service), "%.*s",
-			 (int)(p + len - eq - 1), eq + 1);
-		r->nr++;
-		if (!end)
-			break;
-		p = end + 1;
-	}
-	return 0;
-}
-
-/* The "comm" label's string index of a sample, or -1. */
-static int64_t comm_of(struct span smp, int64_t comm_key)
+/* The string index of each label key's value in sample @smp (-1: none). */
+static void sample_labels(struct span smp, const int64_t *keys, int64_t *val)
 {
 	const uint8_t *p = smp.p, *end = smp.p + smp.len;
 	struct span s, ls;
@@ -139,154 +78,187 @@ static int64_t comm_of(struct span smp, int64_t comm_key)
 	unsigned w, lw;
 	uint64_t v, lv;
 
+	for (int i = 0; i < PUSH_L_NR; i++)
+		val[i] = -1;
 	while (p < end) {
-		if (next_field(&p, end, &f, &w, &s, &v))
-			return -1;
+		if (push_pb_next(&p, end, &f, &w, &s, &v))
+			return;
 		if (f != SA_LABEL || w != PB_WIRE_LEN)
 			continue;
 		const uint8_t *q = s.p, *qe = s.p + s.len;
 		int64_t key = -1, str = -1;
 
-		while (q < qe && !next_field(&q, qe, &lf, &lw, &ls, &lv)) {
+		while (q < qe && !push_pb_next(&q, qe, &lf, &lw, &ls, &lv)) {
 			if (lw == PB_WIRE_VARINT && lf == LA_KEY)
 				key = lv;
 			else if (lw == PB_WIRE_VARINT && lf == LA_STR)
 				str = lv;
 		}
-		if (key == comm_key)
-			return str;
+		for (int i = 0; i < PUSH_L_NR; i++)
+			if (key >= 0 && key == keys[i])
+				val[i] = str;
 	}
-	return -1;
 }
 
 static int cmp_group(const void *a, const void *b)
 {
-	return strcmp(((const struct push_group *)a)->service,
-		      ((const struct push_group *)b)->service);
+	const struct push_group *x = a, *y = b;
+	int c = strcmp(x->service, y->service);
+
+	if (!c)
+		c = strcmp(x->container, y->container);
+	return c ? c : strcmp(x->unit, y->unit);
 }
 
-void push_groups_free(struct push_group *g, size_t nr)
+void push_split_free(struct push_split *s)
 {
-	for (size_t i = 0; i < nr; i++)
-		free(g[i].samples);
-	free(g);
+	for (size_t i = 0; i < s->nr; i++)
+		free(s->g[i].samples);
+	free(s->g);
+	push_index_free(s->ix);
+	memset(s, 0, sizeof(*s));
 }
 
-static struct push_group *group_for(struct push_group **g, size_t *nr, size_t *cap,
-				    const char *svc)
+static struct push_group *group_for(struct push_split *sp, size_t *cap, const char *svc,
+				    const char *container, const char *unit)
 {
-	char name[64];
+	struct push_group *g;
+	char name[PUSH_SVC_LEN], ct[72], un[128];
 
 	push_label_value(svc, name, sizeof(name));
-	for (size_t i = 0; i < *nr; i++)
-		if (!strcmp((*g)[i].service, name))
-			return &(*g)[i];
-	if (*nr >= PUSH_MAX_GROUPS - 1 && strcmp(name, "other"))
-		return group_for(g, nr, cap, "other");	/* the last slot: everything else */
-	if (*nr == *cap) {
+	push_label_value(container, ct, sizeof(ct));
+	push_label_value(unit, un, sizeof(un));
+	if (!*container)
+		ct[0] = '\0';	/* push_label_value() names an empty value "unknown" */
+	if (!*unit)
+		un[0] = '\0';
+	for (size_t i = 0; i < sp->nr; i++) {
+		g = &sp->g[i];
+		if (!strcmp(g->service, name) && !strcmp(g->container, ct) && !strcmp(g->unit, un))
+			return g;
+	}
+	if (sp->nr >= PUSH_MAX_GROUPS - 1 && (strcmp(name, "other") || *ct || *un))
+		return group_for(sp, cap, "other", "", "");	/* the last slot: everything else */
+	if (sp->nr == *cap) {
 		size_t c = *cap ? 2 * *cap : 8;
-		struct push_group *n = realloc(*g, c * sizeof(*n));
+		struct push_group *n = realloc(sp->g, c * sizeof(*n));
 
 		if (!n)
 			return NULL;
-		*g = n;
+		sp->g = n;
 		*cap = c;
 	}
-	memset(&(*g)[*nr], 0, sizeof(**g));
-	strcpy((*g)[*nr].service, name);
-	return &(*g)[(*nr)++];
+	g = &sp->g[sp->nr++];
+	memset(g, 0, sizeof(*g));
+	strcpy(g->service, name);
+	strcpy(g->container, ct);
+	strcpy(g->unit, un);
+	return g;
 }
 
-int push_groups(const void *pb, size_t len, const struct push_rules *r, const char *fallback,
-		struct push_group **out, size_t *nr_out)
+/* Pass 1: the string table and the label keys' indices. */
+static int read_strings(const uint8_t *pb, size_t len, struct push_split *sp,
+			struct span **strs_out)
 {
-	const uint8_t *p = pb, *end = p + len;
+	const uint8_t *p = pb, *end = pb + len;
 	struct span *strs = NULL, s;
-	size_t nr_strs = 0, cap_strs = 0, nr = 0, cap = 0;
-	struct push_group *g = NULL, *grp;
-	int64_t comm_key = -1, ci;
-	char comm[64];
+	size_t cap = 0;
 	uint32_t f;
 	unsigned w;
 	uint64_t v;
-	int err = 0;
 
-	/* pass 1: the string table (anywhere in the message) */
-	while (!err && p < end) {
-		err = next_field(&p, end, &f, &w, &s, &v);
-		if (err || f != PF_STRING_TABLE || w != PB_WIRE_LEN)
+	for (int i = 0; i < PUSH_L_NR; i++)
+		sp->key[i] = -1;
+	while (p < end) {
+		if (push_pb_next(&p, end, &f, &w, &s, &v)) {
+			free(strs);
+			return -EINVAL;
+		}
+		if (f != PF_STRING_TABLE || w != PB_WIRE_LEN)
 			continue;
-		if (nr_strs == cap_strs) {
-			struct span *n = realloc(strs, (cap_strs = cap_strs ? 2 * cap_strs : 256) *
-							       sizeof(*n));
+		if (sp->nr_strs == cap) {
+			struct span *n = realloc(strs, (cap = cap ? 2 * cap : 256) * sizeof(*n));
+
 			if (!n) {
-				err = -ENOMEM;
-				break;
+				free(strs);
+				return -ENOMEM;
 			}
 			strs = n;
 		}
-		if (s.len == 4 && !memcmp(s.p, "comm", 4))
-			comm_key = nr_strs;
-		strs[nr_strs++] = s;
+		for (int i = 0; i < PUSH_L_NR; i++)
+			if (s.len == strlen(push_label_name(i)) &&
+			    !memcmp(s.p, push_label_name(i), s.len))
+				sp->key[i] = sp->nr_strs;
+		strs[sp->nr_strs++] = s;
 	}
-	/* pass 2: each sample to its service's group */
-	for (p = pb; !err && p < end;) {
-		err = next_field(&p, end, &f, &w, &s, &v);
-		if (err || f != PF_SAMPLE || w != PB_WIRE_LEN)
-			continue;
-		ci = comm_key >= 0 ? comm_of(s, comm_key) : -1;
-		comm[0] = '\0';
-		if (ci >= 0 && (size_t)ci < nr_strs)
-			snprintf(comm, sizeof(comm), "%.*s", (int)strs[ci].len, (const char *)strs[ci].p);
-		grp = group_for(&g, &nr, &cap, push_service_of(r, comm, fallback));
-		if (!grp) {
-			err = -ENOMEM;
-			break;
-		}
-		if (grp->nr == grp->cap) {
-			size_t c = grp->cap ? 2 * grp->cap : 16;
-			struct push_sample *n = realloc(grp->samples, c * sizeof(*n));
-
-			if (!n) {
-				err = -ENOMEM;
-				break;
-			}
-			grp->samples = n;
-			grp->cap = c;
-		}
-		/* the whole field: key, length and message */
-		grp->samples[grp->nr++] = (struct push_sample){ s.p - (const uint8_t *)pb, s.len };
-	}
-	free(strs);
-	if (err) {
-		push_groups_free(g, nr);
-		return err;
-	}
-	if (nr)		/* qsort(NULL, 0) is undefined (UBSan) */
-		qsort(g, nr, sizeof(*g), cmp_group);
-	*out = g;
-	*nr_out = nr;
+	*strs_out = strs;
 	return 0;
 }
 
-int push_group_encode(const void *pb, size_t len, const struct push_group *grp,
-		      struct pb_buf *out)
+static int add_sample(struct push_group *grp, size_t off, size_t len)
 {
-	const uint8_t *p = pb, *end = p + len, *start;
-	struct span s;
+	if (grp->nr == grp->cap) {
+		size_t c = grp->cap ? 2 * grp->cap : 16;
+		struct push_sample *n = realloc(grp->samples, c * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		grp->samples = n;
+		grp->cap = c;
+	}
+	grp->samples[grp->nr++] = (struct push_sample){ off, len };
+	return 0;
+}
+
+int push_groups(const void *pb, size_t len, const struct push_rules *r, const char *fallback,
+		struct push_split *out)
+{
+	const uint8_t *p = pb, *end = p + len;
+	struct push_split sp = { 0 };
+	struct span *strs = NULL, s;
+	size_t cap = 0;
+	struct push_group *grp;
+	char str[PUSH_L_NR][PUSH_RULE_LEN + 1], ct[72], un[128];
+	int64_t val[PUSH_L_NR];
 	uint32_t f;
 	unsigned w;
 	uint64_t v;
+	int err = read_strings(pb, len, &sp, &strs);
 
-	while (p < end) {
-		start = p;
-		if (next_field(&p, end, &f, &w, &s, &v))
-			return -EINVAL;
-		if (f != PF_SAMPLE)
-			pb_put_raw(out, start, p - start);
+	/* pass 2: each sample to its series' group */
+	for (p = pb; !err && p < end;) {
+		err = push_pb_next(&p, end, &f, &w, &s, &v);
+		if (err || w != PB_WIRE_LEN || f != PF_SAMPLE)
+			continue;
+		sample_labels(s, sp.key, val);
+		for (int i = 0; i < PUSH_L_NR; i++) {
+			str[i][0] = '\0';
+			if (val[i] >= 0 && (size_t)val[i] < sp.nr_strs)
+				snprintf(str[i], sizeof(str[i]), "%.*s", (int)strs[val[i]].len,
+					 (const char *)strs[val[i]].p);
+		}
+		struct push_proc pr = {
+			str[PUSH_L_COMM][0] ? str[PUSH_L_COMM] : NULL,
+			str[PUSH_L_CMDLINE][0] ? str[PUSH_L_CMDLINE] : NULL,
+			str[PUSH_L_CGROUP][0] ? str[PUSH_L_CGROUP] : NULL,
+		};
+		push_container_of(pr.cgroup, ct, sizeof(ct), un, sizeof(un));
+		grp = group_for(&sp, &cap, push_service_of(r, &pr, fallback), ct, un);
+		err = grp ? add_sample(grp, s.p - (const uint8_t *)pb, s.len) : -ENOMEM;
 	}
-	for (size_t i = 0; i < grp->nr; i++)
-		pb_put_bytes(out, PF_SAMPLE, (const uint8_t *)pb + grp->samples[i].off,
-			     grp->samples[i].len);
-	return out->err;
+	free(strs);
+	if (err) {
+		push_split_free(&sp);
+		return err;
+	}
+	if (sp.nr)	/* qsort(NULL, 0) is undefined (UBSan) */
+		qsort(sp.g, sp.nr, sizeof(*sp.g), cmp_group);
+	err = push_index_build(pb, len, &sp.ix);
+	if (err) {
+		push_split_free(&sp);
+		return err;
+	}
+	*out = sp;
+	return 0;
 }
+

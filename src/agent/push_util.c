@@ -76,7 +76,7 @@ static void put_encoded(char *buf, size_t len, size_t *n, const char *s)
 
 int push_url(char *buf, size_t len, const char *base, const struct push_series *s)
 {
-	char svc[128], kind[32], host[128], ver[32], name[768];
+	char svc[128], kind[32], host[128], ver[32], ct[80], un[136], name[1024];
 	size_t blen = strlen(base), n;
 	int w;
 
@@ -84,8 +84,18 @@ int push_url(char *buf, size_t len, const char *base, const struct push_series *
 	push_label_value(s->kind, kind, sizeof(kind));
 	push_label_value(s->host, host, sizeof(host));
 	push_label_value(s->version, ver, sizeof(ver));
-	snprintf(name, sizeof(name), "%s.%s{service_name=%s,hostname=%s,hotcold_version=%s,kind=%s}",
-		 svc, kind, svc, host, ver, kind);
+	ct[0] = un[0] = '\0';
+	if (s->container && *s->container) {
+		strcpy(ct, ",container_id=");
+		push_label_value(s->container, ct + strlen(ct), sizeof(ct) - strlen(ct));
+	}
+	if (s->unit && *s->unit) {
+		strcpy(un, ",systemd_unit=");
+		push_label_value(s->unit, un + strlen(un), sizeof(un) - strlen(un));
+	}
+	snprintf(name, sizeof(name),
+		 "%s.%s{service_name=%s,hostname=%s,hotcold_version=%s,kind=%s%s%s}", svc, kind, svc,
+		 host, ver, kind, ct, un);
 	while (blen && base[blen - 1] == '/')
 		blen--;
 	w = snprintf(buf, len, "%.*s/ingest?name=", (int)blen, base);
@@ -135,4 +145,39 @@ int push_cursor_parse(const char *text, size_t len, int64_t *start_ms)
 int push_cursor_format(int64_t start_ms, char *buf, size_t len)
 {
 	return snprintf(buf, len, "%" PRId64 "\n", start_ms);
+}
+
+/*
+ * Pyroscope's sample type settings (its SampleTypeConfig: units from its
+ * fixed set, "lock_nanoseconds" being its one unit of time; aggregation
+ * "sum"; "sampled": a count of samples to scale by sampleRate). The display
+ * name decides the profile's __name__: "cpu" -> process_cpu, "block_" ->
+ * block, "mutex_" -> mutex; without it "off_cpu" would count as process_cpu.
+ */
+int push_sample_type_config(const char *kind, char *buf, size_t len)
+{
+	static const struct {
+		const char *kind, *json;
+	} cfg[] = {
+		{ "oncpu", "{\"samples\":{\"units\":\"samples\",\"aggregation\":\"sum\","
+			   "\"display-name\":\"cpu\",\"sampled\":true},"
+			   "\"cpu\":{\"units\":\"lock_nanoseconds\",\"aggregation\":\"sum\","
+			   "\"display-name\":\"cpu_time\"}}" },
+		{ "offcpu", "{\"off_cpu\":{\"units\":\"lock_nanoseconds\",\"aggregation\":\"sum\","
+			    "\"display-name\":\"block_duration\"}}" },
+		{ "runq", "{\"runq_wait\":{\"units\":\"lock_nanoseconds\",\"aggregation\":\"sum\","
+			  "\"display-name\":\"runq_wait\"}}" },
+		{ "lock", "{\"lock_wait\":{\"units\":\"lock_nanoseconds\",\"aggregation\":\"sum\","
+			  "\"display-name\":\"mutex_duration\"}}" },
+	};
+
+	for (size_t i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++) {
+		if (strcmp(cfg[i].kind, kind))
+			continue;
+		if (strlen(cfg[i].json) >= len)
+			return -ENAMETOOLONG;
+		strcpy(buf, cfg[i].json);
+		return (int)strlen(buf);
+	}
+	return snprintf(buf, len, "{}");
 }

@@ -164,6 +164,11 @@ out:
 void annotate_sel_release(struct annotate_sel *s)
 {
 	free(s->v);
+	free(s->owned_file);
+	free(s->owned_bid);
+	free(s->owned_type);
+	free(s->owned_unit);
+	s->owned_file = s->owned_bid = s->owned_type = s->owned_unit = NULL;
 	s->v = NULL;
 	s->nr = 0;
 }

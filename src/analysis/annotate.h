@@ -37,6 +37,8 @@ struct annotate_sel {
 	uint64_t profile_total;
 	const char *unit;	/* what one unit of weight is (the sample type) */
 	const char *type;
+	/* annotate_sel_merge(): copies the fields above point to (freed by release) */
+	char *owned_file, *owned_bid, *owned_type, *owned_unit;
 };
 
 /*
@@ -48,6 +50,27 @@ struct annotate_sel {
  */
 int annotate_select(const struct pprof_data *d, const char *func, struct annotate_sel *s);
 void annotate_sel_release(struct annotate_sel *s);
+
+/*
+ * The agent's history (annotate_hist.c). "20250102T030405.678Z" -> Unix ms;
+ * 0 or -EINVAL.
+ */
+int annotate_stamp_ms(const char *stamp, int64_t *ms);
+/*
+ * DIR/<stamp>-<kind>.pb.gz files of intervals that started at @since_ms or
+ * later (0: all), oldest first: *@out malloc'd, free with
+ * annotate_history_free(). 0 or -errno (opendir's).
+ */
+int annotate_history_files(const char *dir, const char *kind, int64_t since_ms, char ***out,
+			   size_t *nr);
+void annotate_history_free(char **files, size_t nr);
+/*
+ * Add @s (one interval's selection) to @into (zeroed before the first):
+ * the first sets the object and build ID, later ones must have the same
+ * (-EXDEV: another object or another build of it, whose offsets are other
+ * code: not added). Weights at the same offset add. 0 or -errno.
+ */
+int annotate_sel_merge(struct annotate_sel *into, const struct annotate_sel *s);
 
 /* --source-dir OLD=NEW, tried in order; at most this many. */
 #define ANNOTATE_MAX_SRCMAP 8

@@ -150,6 +150,10 @@ struct counters_row {
 };
 
 /* Everything one snapshot line set shows. Writers compute nothing. */
+#include "analysis/topdown2.h"
+
+struct drill_row;
+
 struct counters_snapshot {
 	const char *target;		/* "'make -j2'", "pid 1234", "system-wide" */
 	double seconds;			/* wall time the counts cover */
@@ -164,6 +168,15 @@ struct counters_snapshot {
 	double td_running;		/* running fraction of the top-down group */
 	const char *topdown_label;	/* method, when ok */
 	const char *topdown_status;	/* why not, when !ok: "not available (no PMU)" */
+	bool td2_ok;			/* level 2 (topdown2.h), when topdown_ok */
+	struct topdown2 td2;
+	const char *td2_status;		/* why not, when topdown_ok && !td2_ok; NULL: unsaid */
+	/* stat --mode: its rows (counters_drill.h), written into the JSON as "drill" */
+	bool drill;
+	int drill_mode;			/* enum drill_mode */
+	const struct drill_row *drill_rows;
+	size_t nr_drill;
+	const char *drill_status;	/* NULL: computed; else why not ("no hardware PMU") */
 };
 
 /*

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "output/json.h"
+
 #define A DRILL_ARM
 #define X DRILL_X86
 
@@ -81,6 +83,34 @@ size_t drill_events(enum drill_mode m, enum drill_isa isa, const char **names)
 	return nr;
 }
 
+/* Index of @name in @names[0..nr), or nr. */
+static size_t name_index(const char *const *names, size_t nr, const char *name)
+{
+	size_t i = 0;
+
+	while (i < nr && strcmp(names[i], name))
+		i++;
+	return i;
+}
+
+size_t drill_pairs(enum drill_mode m, enum drill_isa isa, const char *const *names, size_t nr,
+		   size_t *num, size_t *den)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++) {
+		const struct drill_metric *d = &metrics[i];
+
+		if (d->mode != m || (unsigned int)isa >= DRILL_ISA_NR || !d->num[isa] || !d->den[isa])
+			continue;
+		num[n] = name_index(names, nr, d->num[isa]);
+		den[n] = name_index(names, nr, d->den[isa]);
+		if (num[n] < nr && den[n] < nr)
+			n++;
+	}
+	return n;
+}
+
 size_t drill_compute(enum drill_mode m, enum drill_isa isa, drill_lookup look, void *ctx,
 		     struct drill_row *rows)
 {
@@ -141,5 +171,41 @@ int drill_write_text(FILE *out, enum drill_mode m, const struct drill_row *rows,
 			fprintf(out, ": %s", r->m->points_at);
 		fputc('\n', out);
 	}
+	return ferror(out) ? -EIO : 0;
+}
+
+int drill_write_json(FILE *out, enum drill_mode m, const struct drill_row *rows, size_t nr,
+		     const char *status)
+{
+	static const char *const keys[DRILL_NR] = { "cache", "branches" };
+
+	fprintf(out, "{\"mode\":\"%s\",\"available\":%s", (unsigned)m < DRILL_NR ? keys[m] : "?",
+		status ? "false" : "true");
+	if (status) {
+		fputs(",\"why\":", out);
+		json_write_string(out, status);
+	}
+	fputs(",\"metrics\":[", out);
+	for (size_t i = 0; i < nr; i++) {
+		const struct drill_row *r = &rows[i];
+
+		fputs(i ? ",{\"name\":" : "{\"name\":", out);
+		json_write_string(out, r->m->name);
+		/* a ratio that could not be computed is null, never 0 */
+		if (r->verdict == DRILL_NA)
+			fputs(",\"value\":null,\"running\":null", out);
+		else
+			fprintf(out, ",\"value\":%.6f,\"running\":%.4f", r->value, r->running);
+		fprintf(out, ",\"healthy_below\":%g,\"investigate_above\":%g,\"verdict\":\"%s\"",
+			r->m->healthy, r->m->investigate, drill_verdict_name(r->verdict));
+		if (r->verdict == DRILL_NA) {
+			fputs(",\"why\":", out);
+			json_write_string(out, r->why ? r->why : "");
+		}
+		fputs(",\"points_at\":", out);
+		json_write_string(out, r->m->points_at);
+		fputc('}', out);
+	}
+	fputs("]}", out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -58,6 +58,14 @@ const char *drill_verdict_name(enum drill_verdict v);
 size_t drill_events(enum drill_mode m, enum drill_isa isa, const char **names);
 
 /*
+ * Each ratio of @m on @isa as indices into @names[0..nr) (drill_events()'s
+ * list): @num[i] / @den[i], at most DRILL_MAX_METRICS; returns how many.
+ * To put each ratio's two events in one counter group (pmu/groups.h).
+ */
+size_t drill_pairs(enum drill_mode m, enum drill_isa isa, const char *const *names, size_t nr,
+		   size_t *num, size_t *den);
+
+/*
  * Counted (scaled) value of @name and its running fraction; false when it was
  * not counted (unsupported, never ran).
  */
@@ -69,5 +77,13 @@ size_t drill_compute(enum drill_mode m, enum drill_isa isa, drill_lookup look, v
 
 /* "  L1d miss rate   3.20%   healthy < 5%, investigate > 10%   healthy" lines. 0 or -EIO. */
 int drill_write_text(FILE *out, enum drill_mode m, const struct drill_row *rows, size_t nr);
+/*
+ * The same as one JSON object: {"mode" ("cache", "branches"), "available", ["why",] "metrics": [{"name",
+ * "value" (a fraction, null when not available), "running", "healthy_below",
+ * "investigate_above", "verdict", ["why",] "points_at"}]}. @status: NULL, or why
+ * no row could be computed ("no hardware PMU"). 0 or -EIO.
+ */
+int drill_write_json(FILE *out, enum drill_mode m, const struct drill_row *rows, size_t nr,
+		     const char *status);
 
 #endif /* HC_ANALYSIS_COUNTERS_DRILL_H */

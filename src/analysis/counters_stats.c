@@ -334,3 +334,43 @@ int cstats_write_compare(FILE *out, const struct cstats_cmp *c, const char *name
 		     "\n%s", c->verdict);
 	return ferror(out) ? -EIO : 0;
 }
+
+int cstats_write_compare_json(FILE *out, const struct cstats_cmp *c, const char *name_a,
+			      const char *name_b)
+{
+	const char *v = c->verdict;
+
+	fputs("{\"a\":", out);
+	json_write_string(out, name_a);
+	fputs(",\"b\":", out);
+	json_write_string(out, name_b);
+	fputs(",\"counters\":[", out);
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct cstats_delta *d = &c->d[i];
+
+		fputs(i ? ",{\"event\":" : "{\"event\":", out);
+		json_write_string(out, d->name);
+		/* clocks in nanoseconds here: scripts get the unit the counts have */
+		fprintf(out, ",\"unit\":\"%s\",\"a\":%.6g,\"b\":%.6g,\"delta_pct\":%.4f",
+			d->clock ? "ns" : "", d->a, d->b, d->pct);
+		if (d->spread_known)
+			fprintf(out, ",\"noise\":%.6g", d->noise);
+		else
+			fputs(",\"noise\":null", out);
+		fprintf(out, ",\"significant\":%s}", d->significant ? "true" : "false");
+	}
+	/* the reasoning, one step per line as the text shows it */
+	fputs("],\"verdict\":[", out);
+	for (int first = 1; *v; first = 0) {
+		size_t n = strcspn(v, "\n");
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, v);
+		if (!first)
+			fputc(',', out);
+		json_write_string(out, line);
+		v += n + (v[n] == '\n');
+	}
+	fputs("]}\n", out);
+	return ferror(out) ? -EIO : 0;
+}

@@ -76,5 +76,12 @@ void cstats_compare(const struct cstats *a, const struct cstats *b, const struct
 		    struct cstats_cmp *out);
 int cstats_write_compare(FILE *out, const struct cstats_cmp *c, const char *name_a,
 			 const char *name_b);
+/*
+ * The same for scripts: {"a", "b", "counters": [{"event", "unit" ("ns" for
+ * clocks, else ""), "a", "b" (means), "delta_pct", "noise" (null: a side ran
+ * once), "significant"}], "verdict": [the reasoning's lines]}. 0 or -EIO.
+ */
+int cstats_write_compare_json(FILE *out, const struct cstats_cmp *c, const char *name_a,
+			      const char *name_b);
 
 #endif /* HC_ANALYSIS_COUNTERS_STATS_H */

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "analysis/counters_drill.h"
 #include "output/json.h"
 
 /* @v with thousands separators and @dec decimals: "5,649,595,479", "1,998.42". */
@@ -137,6 +138,15 @@ static void text_topdown(FILE *out, const struct counters_snapshot *s, const cha
 		fprintf(out, ", SMT contention %.1f%%", s->td.smt * 100);
 	fprintf(out, " (%.2f%%)\n%s  verdict: %s\n", s->td_running * 100, pfx,
 		topdown_verdict(&s->td, verdict, sizeof(verdict)));
+	if (s->td2_ok) {
+		const char *f = topdown2_focus(&s->td, &s->td2);
+
+		topdown2_write_text(out, &s->td2, pfx);
+		if (f)
+			fprintf(out, "%s  level 2: mostly %s\n", pfx, f);
+	} else if (s->td2_status) {
+		fprintf(out, "%s  level 2: %s\n", pfx, s->td2_status);
+	}
 }
 
 int counters_write_text(FILE *out, const struct counters_snapshot *s)
@@ -199,6 +209,13 @@ static void json_topdown(FILE *out, const struct counters_snapshot *s)
 		s->td.retiring, s->td.bad_spec, s->td.frontend, s->td.backend, s->td.smt,
 		s->td_running);
 	json_write_string(out, topdown_verdict(&s->td, verdict, sizeof(verdict)));
+	if (s->td2_ok) {
+		fputs(",\"level2\":", out);
+		topdown2_write_json(out, &s->td2);
+	} else if (s->td2_status) {
+		fputs(",\"level2_status\":", out);
+		json_write_string(out, s->td2_status);
+	}
 	fputc('}', out);
 }
 
@@ -234,6 +251,10 @@ int counters_write_json(FILE *out, const struct counters_snapshot *s)
 	fprintf(out, "},\"model\":{\"mispredict_penalty\":%g,\"dram_latency\":%g,\"mlp\":%g}",
 		s->model.mispredict_penalty, s->model.dram_latency, s->model.mlp);
 	json_topdown(out, s);
+	if (s->drill) {
+		fputs(",\"drill\":", out);
+		drill_write_json(out, s->drill_mode, s->drill_rows, s->nr_drill, s->drill_status);
+	}
 	fputs("}\n", out);
 	return ferror(out) ? -EIO : 0;
 }

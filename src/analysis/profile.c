@@ -38,6 +38,7 @@ struct stack_key {
 	enum profile_kind kind;
 	uint32_t pid, tid;
 	const char *comm, *reason, *thread;
+	const char *cmdline, *cgroup;
 };
 
 struct profile {
@@ -369,7 +370,7 @@ static bool stack_eq(const struct profile *p, uint32_t id, const void *key)
 
 	return s->nr_frames == k->nr_frames && s->kind == k->kind && s->pid == k->pid &&
 	       s->tid == k->tid && s->comm == k->comm && s->reason == k->reason &&
-	       s->thread == k->thread &&
+	       s->thread == k->thread && s->cmdline == k->cmdline && s->cgroup == k->cgroup &&
 	       !memcmp(s->frames, k->frames, k->nr_frames * sizeof(*k->frames));
 }
 
@@ -379,6 +380,7 @@ static uint32_t stack_hash(const struct stack_key *k)
 	size_t i;
 
 	h = hash_ptr(hash_ptr(hash_ptr(h, k->comm), k->reason), k->thread);
+	h = hash_ptr(hash_ptr(h, k->cmdline), k->cgroup);
 	for (i = 0; i < k->nr_frames; i++)
 		h = mix(h, k->frames[i]);
 	return (uint32_t)mix(h, k->nr_frames);
@@ -405,7 +407,8 @@ static int stack_insert(struct profile *p, const struct stack_key *k, uint32_t h
 	s = &p->stacks[p->nr_stacks++];
 	*s = (struct profile_stack){ .frames = frames, .nr_frames = k->nr_frames, .weight = weight,
 				     .kind = k->kind, .pid = k->pid, .tid = k->tid,
-				     .comm = k->comm, .reason = k->reason, .thread = k->thread };
+				     .comm = k->comm, .reason = k->reason, .thread = k->thread,
+				     .cmdline = k->cmdline, .cgroup = k->cgroup };
 	return 0;
 }
 
@@ -438,7 +441,8 @@ int profile__add_at(struct profile *p, const struct profile_stack_in *s, size_t 
 			return err;
 	}
 	if (intern_opt(p, s->comm, &k.comm) || intern_opt(p, s->reason, &k.reason) ||
-	    intern_opt(p, s->thread, &k.thread))
+	    intern_opt(p, s->thread, &k.thread) || intern_opt(p, s->cmdline, &k.cmdline) ||
+	    intern_opt(p, s->cgroup, &k.cgroup))
 		return -ENOMEM;
 	k.frames = p->ids;
 	h = stack_hash(&k);
@@ -465,7 +469,8 @@ int profile__copy_stack(struct profile *dst, const struct profile *src,
 	struct profile_stack_in si = { .nr_frames = s->nr_frames, .weight = s->weight,
 				       .kind = s->kind, .pid = s->pid, .tid = s->tid,
 				       .comm = s->comm, .reason = s->reason,
-				       .thread = s->thread };
+				       .thread = s->thread, .cmdline = s->cmdline,
+				       .cgroup = s->cgroup };
 	struct profile_frame_in *fr = calloc(s->nr_frames ? s->nr_frames : 1, sizeof(*fr));
 	int err;
 

@@ -92,6 +92,8 @@ struct profile_stack {
 	const char *comm;	/* process name, interned, or NULL */
 	const char *reason;	/* off-CPU reason label, interned, or NULL */
 	const char *thread;	/* thread name, interned, or NULL */
+	const char *cmdline;	/* the process's command line (labels_format), interned, or NULL */
+	const char *cgroup;	/* its cgroup v2 path ("/system.slice/x.service"), or NULL */
 };
 
 /* Input to profile__add(); strings are copied. */
@@ -115,6 +117,7 @@ struct profile_stack_in {
 	uint32_t pid, tid;
 	const char *comm, *reason;		/* may be NULL */
 	const char *thread;			/* may be NULL */
+	const char *cmdline, *cgroup;		/* may be NULL */
 };
 
 struct profile;

@@ -248,7 +248,23 @@ struct folded_reader {
 	uint64_t div;		/* on-CPU nanoseconds -> samples: the period */
 	struct profile_frame_in *frames;
 	size_t cap_frames;
+	char event[64];		/* the section's event= (record -e), "" for none */
+	uint64_t event_period;
 };
+
+/* An event name as record writes it: [A-Za-z0-9_.:/-], 1 to 63 bytes. */
+static bool event_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > 63)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("_.:/-", *s)))
+			return false;
+	return true;
+}
 
 /* "key=N" with a decimal N; false when @tok is another key. -EINVAL: a bad number. */
 static int header_num(const char *tok, const char *key, uint64_t *v, bool *hit)
@@ -274,7 +290,15 @@ static int header_token(struct folded_reader *r, const char *tok, const char **u
 		*unit = tok + 5;
 		return 0;
 	}
-	err = header_num(tok, "period_ns", period, &hit);
+	if (!strncmp(tok, "event=", 6)) {
+		if (!event_name_ok(tok + 6))
+			return -EPROTO;
+		strcpy(r->event, tok + 6);
+		return 0;
+	}
+	err = header_num(tok, "event_period", &r->event_period, &hit);
+	if (!hit)
+		err = header_num(tok, "period_ns", period, &hit);
 	if (!hit)
 		err = header_num(tok, "start_ns", start, &hit);
 	if (!hit)
@@ -316,6 +340,8 @@ static int parse_header(struct folded_reader *r, char *line, unsigned int *kinds
 	int err = 0, nr = 0;
 
 	r->kind = PROFILE_KIND_NR;
+	r->event[0] = '\0';
+	r->event_period = 0;
 	for (tok = strtok_r(line + strlen(FOLDED_HEADER_MAGIC), " \t\r\n", &save); tok && !err;
 	     tok = strtok_r(NULL, " \t\r\n", &save)) {
 		if (!nr++)
@@ -332,6 +358,9 @@ static int parse_header(struct folded_reader *r, char *line, unsigned int *kinds
 	*kinds |= 1u << r->kind;
 	if (period && r->kind == PROFILE_KIND_ONCPU)
 		profile__set_period_ns(r->p, period);
+	/* an event section: one sample is event_period events, no amount of time */
+	if (r->event[0] && r->kind == PROFILE_KIND_ONCPU)
+		profile__set_event(r->p, r->event, r->event_period ? r->event_period : 1);
 	if (start || dur)
 		profile__set_time(r->p, start, dur);
 	return 0;

@@ -93,6 +93,23 @@ static size_t stacks_shown(const struct report *r)
 	return n;
 }
 
+/* The sampling event of on-CPU samples (record -e page-faults), or NULL: a clock. */
+static const char *event_of(const struct report *r)
+{
+	return r->o.kind == PROFILE_KIND_ONCPU ? profile__event(r->p) : NULL;
+}
+
+/* "on-CPU", or "page-faults (one sample per 10)" for an event profile. */
+static void put_title(const struct report *r, FILE *out)
+{
+	if (!event_of(r)) {
+		fputs(kind_titles[r->o.kind], out);
+		return;
+	}
+	termsafe_put(event_of(r), out);
+	fprintf(out, " (one sample per %" PRIu64 ")", profile__event_period(r->p));
+}
+
 static void header(const struct report *r, FILE *out)
 {
 	const struct folded_read_stats *in = r->o.input;
@@ -101,7 +118,9 @@ static void header(const struct report *r, FILE *out)
 
 	fputs("profile: ", out);
 	termsafe_put(r->o.source ? r->o.source : "-", out);
-	fprintf(out, ", %s, %" PRIu64 " %s in %zu stack%s, %zu frame%s\n", kind_titles[r->o.kind], r->total,
+	fputs(", ", out);
+	put_title(r, out);
+	fprintf(out, ", %" PRIu64 " %s in %zu stack%s, %zu frame%s\n", r->total,
 		profile_kind_unit(r->o.kind), ns, ns == 1 ? "" : "s", r->nr_frames,
 		r->nr_frames == 1 ? "" : "s");
 	if (in && in->malformed)
@@ -225,6 +244,11 @@ static void json_header(const struct report *r, FILE *out)
 		profile_kind_name(r->o.kind), profile_kind_unit(r->o.kind), r->total,
 		r->o.unfiltered_total ? r->o.unfiltered_total : r->total,
 		stacks_shown(r), r->nr_frames);
+	if (event_of(r)) {
+		fputs("  \"event\": ", out);
+		json_write_string(out, event_of(r));
+		fprintf(out, ",\n  \"event_period\": %" PRIu64 ",\n", profile__event_period(r->p));
+	}
 	if (in)
 		fprintf(out, "  \"input\": {\"lines\": %" PRIu64 ", \"malformed\": %" PRIu64
 			     ", \"first_bad_line\": %" PRIu64 "},\n",

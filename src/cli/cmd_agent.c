@@ -44,6 +44,7 @@ enum {
 	OPT_PUSH_CA_FILE,
 	OPT_PUSH_TIMEOUT,
 	OPT_PUSH_FLUSH,
+	OPT_PUSH_LABELS,
 };
 
 static const struct cli_opt opts[] = {
@@ -94,7 +95,11 @@ static const struct cli_opt opts[] = {
 	{ { "push-service", required_argument, NULL, OPT_PUSH_SERVICE }, 0, "NAME",
 	  "service_name of processes no rule names (default: each process's name)" },
 	{ { "push-rules", required_argument, NULL, OPT_PUSH_RULES }, 0, "COMM=SVC[,...]",
-	  "service_name by process name, e.g. 'postgres*=db,nginx=web' (NAME*: a prefix)" },
+	  "service_name by process name, e.g. 'postgres*=db,nginx=web' (NAME*: a prefix); "
+	  "also cmdline:REGEX=SVC, cgroup:GLOB=SVC" },
+	{ { "push-labels", required_argument, NULL, OPT_PUSH_LABELS }, 0, "LIST",
+	  "sample labels pushed (default comm,thread_name,reason; also pid, tid, cmdline, cgroup; "
+	  "each a series in Pyroscope)" },
 	{ { "push-token-file", required_argument, NULL, OPT_PUSH_TOKEN_FILE }, 0, "FILE",
 	  "send the token in FILE as Authorization: Bearer" },
 	{ { "push-basic-auth-file", required_argument, NULL, OPT_PUSH_BASIC_AUTH_FILE }, 0, "FILE",
@@ -152,6 +157,7 @@ static const char *key_of(int c)
 	case OPT_PUSH_CA_FILE: return "push_ca_file";
 	case OPT_PUSH_TIMEOUT: return "push_timeout";
 	case OPT_PUSH_FLUSH: return "push_flush";
+	case OPT_PUSH_LABELS: return "push_labels";
 	default: return NULL;
 	}
 }

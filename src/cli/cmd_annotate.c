@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analysis/annotate.h"
 #include "cli/cmd.h"
@@ -22,6 +23,8 @@ enum {
 	OPT_SRCDIR,
 	OPT_DEBUG_ROOT,
 	OPT_ROOT,
+	OPT_HISTORY,
+	OPT_SINCE,
 };
 
 static const struct cli_opt opts[] = {
@@ -33,6 +36,10 @@ static const struct cli_opt opts[] = {
 	  "where build-id debug files live (default /usr/lib/debug)" },
 	{ { "root", required_argument, NULL, OPT_ROOT }, 0, "DIR",
 	  "prefix for the profile's object paths (a container's or another machine's tree)" },
+	{ { "history", required_argument, NULL, OPT_HISTORY }, 0, "DIR",
+	  "the agent's history instead of PROFILE: its on-CPU intervals summed" },
+	{ { "since", required_argument, NULL, OPT_SINCE }, 0, "DUR",
+	  "with --history: only intervals that started in the last DUR (30m, 2h, 48h)" },
 	{ { "json", no_argument, NULL, OPT_JSON }, 0, NULL, "one JSON object instead of text" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "debug messages" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
@@ -40,6 +47,8 @@ static const struct cli_opt opts[] = {
 
 struct annotate_args {
 	const char *input, *func;
+	const char *history;	/* --history DIR, or NULL */
+	uint64_t since_ns;	/* --since: 0 all */
 	struct annotate_opts o;
 	uint64_t top;
 	bool json;
@@ -47,7 +56,8 @@ struct annotate_args {
 
 static void annotate_usage(FILE *f)
 {
-	fprintf(f, "usage: hotcold annotate [options] PROFILE FUNCTION\n\n"
+	fprintf(f, "usage: hotcold annotate [options] PROFILE FUNCTION\n"
+		   "       hotcold annotate [options] --history DIR [--since DUR] FUNCTION\n\n"
 		   "Per source line and per instruction, the share of FUNCTION's own samples\n"
 		   "(self, as perf annotate) in PROFILE, a pprof file from `record -o x.pb.gz`\n"
 		   "or the agent: the hottest lines first, then the function in address order\n"
@@ -104,6 +114,17 @@ static int parse_args(int argc, char **argv, struct annotate_args *a)
 		case OPT_JSON:
 			a->json = true;
 			break;
+		case OPT_HISTORY:
+			a->history = optarg;
+			break;
+		case OPT_SINCE:
+			if (parse_duration_ns(optarg, 1000000000ull, 1000000000ull,
+					      3660ull * 86400 * 1000000000ull, &a->since_ns)) {
+				pr_warn("annotate: invalid value '%s' for --since (1s to 87840h)\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'v':
 			log_set_level(LOG_DEBUG);
 			break;
@@ -119,13 +140,18 @@ static int parse_args(int argc, char **argv, struct annotate_args *a)
 			return EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 2) {
-		pr_warn("annotate: wants a PROFILE and a FUNCTION\n");
+	if (a->since_ns && !a->history) {
+		pr_warn("annotate: --since goes with --history\n");
+		return EXIT_USAGE;
+	}
+	if (argc - optind != (a->history ? 1 : 2)) {
+		pr_warn("annotate: wants %s\n", a->history ? "a FUNCTION (with --history DIR)" :
+			"a PROFILE and a FUNCTION");
 		annotate_usage(stderr);
 		return EXIT_USAGE;
 	}
-	a->input = argv[optind];
-	a->func = argv[optind + 1];
+	a->input = a->history ? a->history : argv[optind];
+	a->func = argv[optind + !a->history];
 	return -1;
 }
 
@@ -157,31 +183,118 @@ static int select_error(const struct annotate_args *a, const struct annotate_sel
 	}
 }
 
-static int run(const struct annotate_args *a, const struct pprof_data *d)
+/* The view of @s (released here). An exit status. */
+static int show(const struct annotate_args *a, struct annotate_sel *s)
 {
-	struct annotate_sel s;
 	struct annotate_result r;
-	int err = annotate_select(d, a->func, &s);
+	int err = annotate_object(s, a->func, &a->o, &r);
 
-	if (err)
-		return select_error(a, &s, err);
-	err = annotate_object(&s, a->func, &a->o, &r);
 	if (err == -ENOENT || err == -ESRCH) {
 		pr_warn("annotate: %s\n", r.missing);
 		annotate_result_release(&r);
-		annotate_sel_release(&s);
+		annotate_sel_release(s);
 		return EXIT_USAGE;
 	}
 	if (!err)
-		err = a->json ? annotate_write_json(stdout, &s, &r) :
-				annotate_write_text(stdout, &s, &r, (size_t)a->top);
+		err = a->json ? annotate_write_json(stdout, s, &r) :
+				annotate_write_text(stdout, s, &r, (size_t)a->top);
 	if (!err && fflush(stdout) == EOF)
 		err = -EIO;
 	if (err)
 		pr_warn("annotate: %s\n", strerror(-err));
 	annotate_result_release(&r);
-	annotate_sel_release(&s);
+	annotate_sel_release(s);
 	return err ? EXIT_RUNTIME : EXIT_OK;
+}
+
+static int run(const struct annotate_args *a, const struct pprof_data *d)
+{
+	struct annotate_sel s;
+	int err = annotate_select(d, a->func, &s);
+
+	return err ? select_error(a, &s, err) : show(a, &s);
+}
+
+/* What the intervals held, for the message when none had FUNCTION's own samples. */
+struct hist_counts {
+	size_t files, with, caller_only, no_addr, other_build, unreadable;
+};
+
+/* One interval file into @m. 0, or -ENOMEM. */
+static int hist_add(const struct annotate_args *a, const char *path, struct annotate_sel *m,
+		    struct hist_counts *c)
+{
+	struct annotate_sel s;
+	struct pprof_data d;
+	int err = pprof_read_file(path, &d);
+
+	if (err) {
+		c->unreadable++;	/* deleted by retention meanwhile, or not ours */
+		pr_debug("annotate: %s: %s\n", path, strerror(-err));
+		return 0;
+	}
+	err = annotate_select(&d, a->func, &s);
+	if (!err) {
+		err = annotate_sel_merge(m, &s);
+		if (err == -EXDEV) {
+			c->other_build++;
+			pr_debug("annotate: %s: '%s' in %s (build %s), not %s (build %s)\n", path,
+				 a->func, s.file, s.build_id, m->file, m->build_id);
+			err = 0;
+		} else if (!err) {
+			c->with++;
+		}
+		annotate_sel_release(&s);
+	} else {
+		c->caller_only += err == -ESRCH;
+		c->no_addr += err == -ENODATA;
+		err = err == -ENOMEM ? err : 0;
+	}
+	pprof_data_release(&d);
+	return err;
+}
+
+/* --history DIR [--since DUR]: the intervals' selections summed. An exit status. */
+static int run_history(const struct annotate_args *a)
+{
+	struct annotate_sel m = { 0 };
+	struct hist_counts c = { 0 };
+	struct timespec now;
+	char **files = NULL;
+	int64_t since_ms = 0;
+	int err;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (a->since_ns)
+		since_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 -
+			   (int64_t)(a->since_ns / 1000000);
+	err = annotate_history_files(a->history, "oncpu", since_ms, &files, &c.files);
+	if (err) {
+		pr_warn("annotate: cannot read the history %s: %s\n", a->history, strerror(-err));
+		return err == -ENOENT || err == -ENOTDIR ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	for (size_t i = 0; !err && i < c.files; i++)
+		err = hist_add(a, files[i], &m, &c);
+	annotate_history_free(files, c.files);
+	if (err) {
+		annotate_sel_release(&m);
+		pr_warn("annotate: %s\n", strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	if (!c.with) {
+		pr_warn("annotate: no own samples of '%s' in %zu on-CPU intervals of %s%s "
+			"(%zu with it only as a caller, %zu without addresses, %zu unreadable)\n",
+			a->func, c.files, a->history, a->since_ns ? " in that time" : "",
+			c.caller_only, c.no_addr, c.unreadable);
+		annotate_sel_release(&m);
+		return EXIT_USAGE;
+	}
+	pr_info("annotate: %zu of %zu on-CPU intervals of %s hold '%s' in %s%s\n", c.with, c.files,
+		a->history, a->func, m.file, c.other_build ? "" : "; every one the same build");
+	if (c.other_build)
+		pr_warn("annotate: %zu intervals left out: '%s' there is in another build or object "
+			"(its offsets are other code; -v names them)\n", c.other_build, a->func);
+	return show(a, &m);
 }
 
 int cmd_annotate(int argc, char **argv)
@@ -194,6 +307,8 @@ int cmd_annotate(int argc, char **argv)
 	ret = parse_args(argc, argv, &a);
 	if (ret >= 0)
 		return ret;
+	if (a.history)
+		return run_history(&a);
 	err = pprof_read_file(a.input, &d);
 	if (err == -EBADMSG || err == -EFBIG) {
 		pr_warn("annotate: %s is not a pprof profile (%s)\n", a.input,

@@ -196,15 +196,29 @@ static int parse_args(int argc, char **argv, struct fg_opts *o)
 
 static int render(const struct fg_opts *o, const struct profile *p)
 {
+	struct svg_opts so = o->svg;
+	char title[96], unit[96];
 	struct outfile of;
 	int err;
+
+	/* an event profile (record -e page-faults): named after its event, not "on-CPU" */
+	if (profile__event(p) && !so.title) {
+		snprintf(title, sizeof(title), "%s %s", profile__event(p),
+			 so.inverted ? "Icicle Graph" : "Flame Graph");
+		so.title = title;
+	}
+	if (profile__event(p) && !so.unit) {
+		snprintf(unit, sizeof(unit), "samples (one per %llu %s)",
+			 (unsigned long long)profile__event_period(p), profile__event(p));
+		so.unit = unit;
+	}
 
 	err = outfile_open(&of, o->out, 0644);
 	if (err) {
 		pr_warn("flamegraph: cannot create '%s': %s\n", o->out, strerror(-err));
 		return EXIT_RUNTIME;
 	}
-	err = svg_write(p, &o->svg, of.f);
+	err = svg_write(p, &so, of.f);
 	if (err) {
 		outfile_discard(&of);
 		pr_warn("flamegraph: cannot render '%s': %s\n", o->out, strerror(-err));

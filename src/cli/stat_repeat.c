@@ -130,20 +130,22 @@ static int load(const char *path, struct cstats *s)
 struct cmp_out {
 	const struct cstats_cmp *c;
 	const char *a, *b;
+	bool json;
 };
 
 static int put_cmp(FILE *f, const void *arg)
 {
 	const struct cmp_out *c = arg;
 
-	return cstats_write_compare(f, c->c, c->a, c->b);
+	return c->json ? cstats_write_compare_json(f, c->c, c->a, c->b) :
+			 cstats_write_compare(f, c->c, c->a, c->b);
 }
 
 int stat_compare(const struct stat_opts *o, const char *path_a, const char *path_b)
 {
 	struct cstats *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
 	struct cstats_cmp *c = calloc(1, sizeof(*c));
-	struct cmp_out co = { c, path_a, path_b };
+	struct cmp_out co = { c, path_a, path_b, o->fmt == FMT_JSON };
 	int ret = a && b && c ? EXIT_OK : EXIT_RUNTIME;
 
 	if (ret == EXIT_OK)

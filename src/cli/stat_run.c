@@ -23,6 +23,7 @@
 #include "output/outfile.h"
 #include "pmu/counters.h"
 #include "pmu/events.h"
+#include "pmu/groups.h"
 #include "pmu/perf_event.h"
 #include "record/target.h"
 #include "util/clock.h"
@@ -47,6 +48,8 @@ struct stat_run {
 	const char *td_status;
 	char td_why[320];
 	size_t drill_first, nr_drill;	/* --mode events: specs[drill_first ..] */
+	struct pmu_nr_counters counters;	/* --mode: the groups' size bound */
+	size_t nr_drill_groups;
 	size_t extra_first;		/* -e events: specs[extra_first .. + o->nr_extra] */
 	struct pmu_counters *pc;
 	struct pmu_count *delta, *total;
@@ -116,30 +119,42 @@ static void add_topdown_specs(struct stat_run *r)
 		r->td_status = r->td_why;
 		return;
 	}
-	for (size_t i = 0; i < r->plan.nr + r->plan.nr_extra; i++) {
+	for (size_t i = 0; i < r->plan.nr + r->plan.nr_extra + r->plan.nr_l2; i++) {
 		struct pmu_counter_spec *s = &r->specs[r->nr_specs++];
+		bool l2 = i >= r->plan.nr + r->plan.nr_extra;
 
 		memset(s, 0, sizeof(*s));
 		s->ev = r->plan.ev[i];
-		s->group = i < r->plan.nr ? 5 : 6 + (i - r->plan.nr);
+		/* Intel's level-2 metrics read with SLOTS, in its group; others: a group of their own */
+		s->group = i < r->plan.nr || (l2 && r->plan.l2 == PMU_TD2_INTEL_METRICS) ? 5 :
+			   l2 ? 19 : 6 + (unsigned int)(i - r->plan.nr);
 		s->hardware = true;
 	}
 	r->td_on = true;
 }
 
 /*
- * --mode: the ratios' events after the others, each its own group (the
- * kernel multiplexes; every ratio shows its running fraction). An event this
+ * --mode: the ratios' events after the others, packed into groups no larger
+ * than the PMU's counters with each ratio's two events together where they
+ * fit (pmu/groups.h: exact ratios under multiplexing; the kernel multiplexes
+ * the groups, every ratio shows its running fraction). An event this
  * machine does not name is left out: its ratios say "not counted".
  */
 static void add_drill_specs(struct stat_run *r)
 {
 	const char *names[DRILL_MAX_EVENTS];
+	size_t num[DRILL_MAX_METRICS], den[DRILL_MAX_METRICS], np;
+	unsigned int group[DRILL_MAX_EVENTS];
 #if defined(__aarch64__)
-	size_t n = drill_events(r->o->drill_mode, DRILL_ARM, names);
+	enum drill_isa isa = DRILL_ARM;
 #else
-	size_t n = drill_events(r->o->drill_mode, DRILL_X86, names);
+	enum drill_isa isa = DRILL_X86;
 #endif
+	size_t n = drill_events(r->o->drill_mode, isa, names);
+
+	pmu_nr_counters(&r->counters);
+	np = drill_pairs(r->o->drill_mode, isa, names, n, num, den);
+	r->nr_drill_groups = pmu_pack_pairs(num, den, np, n, r->counters.n, group);
 
 	r->drill_first = r->nr_specs;
 	for (size_t i = 0; i < n && r->nr_specs < STAT_MAX_SPECS; i++) {
@@ -150,7 +165,7 @@ static void add_drill_specs(struct stat_run *r)
 			pr_debug("stat: --mode: no event %s here\n", names[i]);
 			continue;
 		}
-		s->group = 20 + (unsigned int)i;
+		s->group = 20 + group[i];
 		s->hardware = true;
 		r->nr_specs++;
 	}
@@ -180,23 +195,37 @@ static bool drill_look(void *ctx, const char *name, double *v, double *running)
 	return false;
 }
 
+/* The --mode rows of @c into @rows; 0 without a PMU. */
+static size_t compute_drill(struct stat_run *r, const struct pmu_count *c, struct drill_row *rows)
+{
+	struct drill_ctx ctx = { r, c };
+
+	if (!r->pmu)
+		return 0;
+#if defined(__aarch64__)
+	return drill_compute(r->o->drill_mode, DRILL_ARM, drill_look, &ctx, rows);
+#else
+	return drill_compute(r->o->drill_mode, DRILL_X86, drill_look, &ctx, rows);
+#endif
+}
+
 static int write_drill(struct stat_run *r, const struct pmu_count *c, FILE *f)
 {
 	struct drill_row rows[DRILL_MAX_METRICS];
-	struct drill_ctx ctx = { r, c };
-	size_t nr;
+	size_t nr = compute_drill(r, c, rows);
 
 	if (!r->pmu) {
 		fprintf(f, "  %s drill-down: not available (no hardware PMU)\n",
 			drill_mode_name(r->o->drill_mode));
 		return ferror(f) ? -EIO : 0;
 	}
-#if defined(__aarch64__)
-	nr = drill_compute(r->o->drill_mode, DRILL_ARM, drill_look, &ctx, rows);
-#else
-	nr = drill_compute(r->o->drill_mode, DRILL_X86, drill_look, &ctx, rows);
-#endif
-	return drill_write_text(f, r->o->drill_mode, rows, nr);
+	if (drill_write_text(f, r->o->drill_mode, rows, nr))
+		return -EIO;
+	fprintf(f, "  (%zu events in %zu groups of at most %u counters: %s%s; a ratio's two "
+		"events share a group where they fit, so it is exact when multiplexed)\n",
+		r->nr_drill, r->nr_drill_groups, r->counters.n, r->counters.source,
+		r->counters.watchdog ? ", one left to the NMI watchdog" : "");
+	return ferror(f) ? -EIO : 0;
 }
 
 /* Every thread of process @pid appended to @ids. 0 or -errno (-ESRCH: gone). */
@@ -449,6 +478,51 @@ static enum topdown_method td_method(enum pmu_topdown_method m)
 	}
 }
 
+/*
+ * Level 2 from the plan's level-2 counts @c[nr + nr_extra ..] and the level-1
+ * counts @l1 (topdown2.h's input orders).
+ */
+static void snapshot_topdown2(struct stat_run *r, const struct pmu_count *c, const double *l1,
+			      struct counters_snapshot *s)
+{
+	const struct pmu_count *e = c + r->plan.nr + r->plan.nr_extra;
+	double v[8], w[6];
+	enum topdown2_method m;
+
+	s->td2_status = r->plan.l2 == PMU_TD2_NONE ? r->plan.l2_why : NULL;
+	if (r->plan.l2 == PMU_TD2_NONE)
+		return;
+	for (size_t i = 0; i < r->plan.nr_l2 && i < 6; i++) {
+		if (!e[i].supported || !e[i].counted) {
+			s->td2_status = "not counted (its group never got the PMU)";
+			return;
+		}
+		w[i] = e[i].value;
+		if (e[i].enabled && (double)e[i].running / e[i].enabled < s->td_running)
+			s->td_running = (double)e[i].running / e[i].enabled;
+	}
+	switch (r->plan.l2) {
+	case PMU_TD2_INTEL_METRICS:	/* the four level-1 metrics, then the four level-2 */
+		m = TOPDOWN2_INTEL_METRICS;
+		memcpy(v, l1 + 1, 4 * sizeof(*v));
+		memcpy(v + 4, w, 4 * sizeof(*v));
+		break;
+	case PMU_TD2_AMD_ZEN:	/* level 1 gave cycles (0) and retired ops (1) */
+		m = TOPDOWN2_AMD_ZEN;
+		v[0] = l1[1], v[1] = w[0], v[2] = w[1], v[3] = w[2], v[4] = w[3], v[5] = l1[0];
+		v[6] = w[4], v[7] = w[5];
+		break;
+	default:
+		m = TOPDOWN2_ARM;
+		memcpy(v, w, 4 * sizeof(*v));
+		break;
+	}
+	if (topdown2_compute(m, &s->td, v, topdown2_nr_inputs(m), r->plan.slots_per_cycle, &s->td2))
+		s->td2_status = "not available (nothing counted)";
+	else
+		s->td2_ok = true;
+}
+
 static void snapshot_topdown(struct stat_run *r, const struct pmu_count *c,
 			     struct counters_snapshot *s)
 {
@@ -479,6 +553,7 @@ static void snapshot_topdown(struct stat_run *r, const struct pmu_count *c,
 	s->topdown_ok = true;
 	s->td_running = run;
 	s->topdown_label = r->plan.label;
+	snapshot_topdown2(r, c + first, v, s);
 }
 
 static void snapshot_build(struct stat_run *r, const struct pmu_count *c, double seconds,
@@ -537,8 +612,18 @@ static int write_snapshot(struct stat_run *r, const struct pmu_count *c, double 
 		return 0;
 	}
 	switch (r->o->fmt) {
-	case FMT_JSON:
+	case FMT_JSON: {
+		struct drill_row drows[DRILL_MAX_METRICS];
+
+		if (r->o->drill) {
+			s.drill = true;
+			s.drill_mode = r->o->drill_mode;
+			s.nr_drill = compute_drill(r, c, drows);
+			s.drill_rows = drows;
+			s.drill_status = r->pmu ? NULL : "no hardware PMU";
+		}
 		return counters_write_json(f, &s);
+	}
 	case FMT_CSV: {
 		int err = counters_write_csv(f, &s, !r->csv_header);
 

@@ -479,6 +479,67 @@ static int plan_arm_slots(const char *root, const char *pmu, struct pmu_topdown_
 	return err;
 }
 
+static const char *const intel_l2[] = { "topdown-heavy-ops", "topdown-br-mispredict",
+				       "topdown-fetch-lat", "topdown-mem-bound" };
+static const char *const arm_l2[] = { "stall_frontend", "stall_frontend_mem", "stall_backend",
+				      "stall_backend_mem" };
+/*
+ * AMD Zen 4/5 level-2 events (perf's amdzen4/amdzen5 pipeline.json); the
+ * frontend latency count's cmask is the dispatch width (set below).
+ * Not verified on hardware here (no PMU on the machine this was written on).
+ */
+static const char *const amd_l2_names[] = {
+	"ex_ret_ucode_ops", "ex_ret_brn_misp", "resyncs_or_nc_redirects",
+	"de_no_dispatch_per_slot.no_ops_from_frontend.cmask", "ex_no_retire.not_complete",
+	"ex_no_retire.load_not_complete",
+};
+static const char *const amd_l2_terms[] = {
+	"event=0x1c1", "event=0xc3", "event=0x96", NULL /* cmask */, "event=0xd6,umask=0x1",
+	"event=0xd6,umask=0x2",
+};
+
+/* The level-2 events after the level-1 plan's, when this machine names them all. */
+static void plan_l2(const char *root, const char *pmu, struct pmu_topdown_plan *plan)
+{
+	size_t at = plan->nr + plan->nr_extra, n = 0;
+	const char *const *names = NULL;
+	char cm[64];
+	int err = 0;
+
+	if (plan->method == PMU_TD_INTEL_METRICS && has_all(root, pmu, intel_l2, 4)) {
+		names = intel_l2;
+		n = 4;
+		plan->l2 = PMU_TD2_INTEL_METRICS;
+	} else if ((plan->method == PMU_TD_ARM_SLOTS || plan->method == PMU_TD_ARM_CYCLES) &&
+		   has_all(root, pmu, arm_l2, 4)) {
+		names = arm_l2;
+		n = 4;
+		plan->l2 = PMU_TD2_ARM;
+	} else if (plan->method == PMU_TD_AMD_ZEN) {
+		snprintf(cm, sizeof(cm), "event=0x1a0,umask=0x1,cmask=0x%x",
+			 (unsigned int)plan->slots_per_cycle);
+		for (size_t i = 0; !err && i < ARRAY_SIZE(amd_l2_names); i++)
+			err = pmu_sysfs_raw(root, pmu, amd_l2_names[i],
+					    amd_l2_terms[i] ? amd_l2_terms[i] : cm, &plan->ev[at + i]);
+		if (!err) {
+			plan->l2 = PMU_TD2_AMD_ZEN;
+			plan->nr_l2 = ARRAY_SIZE(amd_l2_names);
+			return;
+		}
+	}
+	for (size_t i = 0; !err && i < n; i++)
+		err = pmu_sysfs_event(root, pmu, names[i], &plan->ev[at + i]);
+	if (names && !err) {
+		plan->nr_l2 = n;
+		return;
+	}
+	plan->l2 = PMU_TD2_NONE;
+	snprintf(plan->l2_why, sizeof(plan->l2_why),
+		 plan->method == PMU_TD_INTEL_4WIDE ? "not available (4-wide Intel: model-specific "
+		 "events, not built in)" : err ? "not available (its events cannot be encoded)" :
+		 "not available (this CPU does not name the level-2 events)");
+}
+
 int pmu_topdown_plan(const char *root, const struct pmu_cpu_id *cpu,
 		     struct pmu_topdown_plan *plan)
 {
@@ -516,8 +577,10 @@ int pmu_topdown_plan(const char *root, const struct pmu_cpu_id *cpu,
 			 plan->label, pmu, strerror(-err));
 		plan->method = PMU_TD_NONE;
 		plan->nr = plan->nr_extra = 0;
+		return err;
 	}
-	return err;
+	plan_l2(root, pmu, plan);
+	return 0;
 }
 
 /* ---- sampling events (record -e) ------------------------------------------ */

@@ -129,7 +129,19 @@ enum pmu_topdown_method {
 				 * stall_backend */
 };
 
-#define PMU_TD_MAX_EVENTS 6
+#define PMU_TD_MAX_EVENTS 16	/* level 1 (6), extras, level 2 (up to 6) */
+
+/* Level-2 methods (analysis/topdown2.h) and where their events go. */
+enum pmu_td2_method {
+	PMU_TD2_NONE = 0,
+	PMU_TD2_INTEL_METRICS,	/* topdown-heavy-ops, -br-mispredict, -fetch-lat, -mem-bound:
+				 * in the leading (PERF_METRICS) group */
+	PMU_TD2_AMD_ZEN,	/* ex_ret_ucode_ops, ex_ret_brn_misp, resyncs_or_nc_redirects,
+				 * no_ops_from_frontend cmask=width, ex_no_retire.not_complete,
+				 * .load_not_complete: a group of their own */
+	PMU_TD2_ARM,		/* stall_frontend, stall_frontend_mem, stall_backend,
+				 * stall_backend_mem: a group of their own */
+};
 
 struct pmu_topdown_plan {
 	enum pmu_topdown_method method;
@@ -137,6 +149,9 @@ struct pmu_topdown_plan {
 	double slots_per_cycle;		/* AMD: dispatch width; Arm slots: caps/slots */
 	size_t nr;			/* events in the leading group */
 	size_t nr_extra;		/* events after it, each in its own group (AMD SMT) */
+	enum pmu_td2_method l2;		/* level 2, its events after the extras */
+	size_t nr_l2;
+	char l2_why[128];		/* why no level 2 (l2 NONE with a level 1) */
 	struct pmu_event_desc ev[PMU_TD_MAX_EVENTS];
 	char why[256];			/* why there is no plan (method NONE) */
 };

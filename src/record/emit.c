@@ -52,7 +52,7 @@ static void name_root(struct emit_ctx *x, const struct stack_entry *e, char *buf
 	comm[STACK_AGG_COMM_LEN] = '\0';
 	memcpy(pcomm, e->key.pcomm, STACK_AGG_COMM_LEN);
 	pcomm[STACK_AGG_COMM_LEN] = '\0';
-	const char *label = labels__get(x->o->labels, e->key.tgid);
+	const char *label = x->o->root_label ? labels__get(x->o->labels, e->key.tgid) : NULL;
 
 	/* the idle task and kernel threads may have no group-leader name */
 	if (!pcomm[0])
@@ -349,6 +349,8 @@ static int profile_one(const struct stack_entry *e, void *arg)
 	in.pid = e->key.tgid;
 	in.tid = e->key.pid;
 	in.comm = comm;
+	in.cmdline = labels__get(pc->x->o->labels, e->key.tgid);
+	in.cgroup = labels__cgroup(pc->x->o->labels, e->key.tgid);
 	if (e->key.kind == SAMPLE_OFFCPU)
 		in.reason = e->key.aux2 == EMIT_AUX2_SHORT ? "short blocks" :
 			    offcpu_reason_name(e->key.aux);

@@ -53,7 +53,8 @@ struct labels;
 
 struct emit_opts {
 	enum frame_root root;
-	const struct labels *labels;	/* --label cmdline: root names by tgid; NULL: comm */
+	const struct labels *labels;	/* per tgid: command line, cgroup; NULL: none */
+	bool root_label;	/* --label cmdline: the root is named by @labels' command line */
 	const struct locknames *locknames;	/* names "[lock X]" frames; may be NULL */
 	uint64_t period_ns;	/* on-CPU sample period */
 	const char *event;	/* sampling event when not a clock (-e page-faults), or NULL */

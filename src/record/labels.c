@@ -18,10 +18,12 @@ struct label {
 	uint64_t young_ns;	/* first read (CLOCK_MONOTONIC), 0 once settled */
 	bool dead;		/* exited: kept for the profile still to be written */
 	char s[LABELS_LEN + 1];
+	char *cg;		/* cgroup v2 path, malloc'd; NULL: unknown */
 };
 
 struct labels {
 	struct keymap m;	/* (tgid, 0) -> struct label * */
+	bool cgroups;		/* read /proc/PID/cgroup too */
 	struct labels_stats st;
 };
 
@@ -76,6 +78,62 @@ size_t labels_format(const char *raw, size_t n, char *out, size_t outsz)
 	return len;
 }
 
+size_t labels_cgroup_parse(const char *text, size_t n, char *out, size_t outsz)
+{
+	const char *p = text, *end = text + n, *nl, *path = NULL;
+	size_t len = 0;
+
+	/* "0::PATH" is the v2 hierarchy; on a v1-only host, name=systemd's path */
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		if (nl - p > 3 && !memcmp(p, "0::", 3)) {
+			path = p + 3;
+			len = nl - path;
+			break;
+		}
+		const char *c = memchr(p, ':', nl - p);
+		if (!path && c && nl - c > 14 && !memcmp(c + 1, "name=systemd:", 13)) {
+			path = c + 14;
+			len = nl - path;
+		}
+	}
+	if (!path || !len || *path != '/' || !outsz)
+		return 0;
+	if (len > outsz - 1)
+		len = outsz - 1;
+	for (size_t i = 0; i < len; i++)	/* one label value, one line */
+		out[i] = (unsigned char)path[i] < 0x20 || path[i] == ';' ? '?' : path[i];
+	out[len] = '\0';
+	return len;
+}
+
+static void label_free(struct label *lb)
+{
+	if (lb)
+		free(lb->cg);
+	free(lb);
+}
+
+/* @tgid's cgroup path, malloc'd, or NULL. */
+static char *read_cgroup(uint32_t tgid)
+{
+	char raw[1024], path[32], out[LABELS_CG_LEN + 1];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/cgroup", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, raw, sizeof(raw));
+	close(fd);
+	if (n <= 0 || !labels_cgroup_parse(raw, (size_t)n, out, sizeof(out)))
+		return NULL;
+	return strdup(out);
+}
+
 struct labels *labels__new(void)
 {
 	struct labels *l = calloc(1, sizeof(*l));
@@ -93,7 +151,7 @@ void labels__free(struct labels *l)
 	if (!l)
 		return;
 	while (keymap__next(&l->m, &it, &v))
-		free((void *)(uintptr_t)v);
+		label_free((struct label *)(uintptr_t)v);
 	keymap__release(&l->m);
 	free(l);
 }
@@ -152,6 +210,15 @@ void labels__read(struct labels *l, uint32_t tgid)
 		memcpy(lb->s, buf, sizeof(buf));
 	else if (fresh)
 		l->st.missed++;
+	if (l->cgroups) {
+		char *cg = read_cgroup(tgid);
+
+		/* a failed re-read keeps what was read (the process is going) */
+		if (cg || fresh) {
+			free(lb->cg);
+			lb->cg = cg;
+		}
+	}
 }
 
 void labels__ensure(struct labels *l, uint32_t tgid)
@@ -168,13 +235,13 @@ void labels__exit(struct labels *l, uint32_t tgid)
 	if (!keymap__get(&l->m, tgid, 0, &v))
 		return;
 	lb = (struct label *)(uintptr_t)v;
-	if (lb->s[0]) {
+	if (lb->s[0] || lb->cg) {
 		lb->dead = true;
 		return;
 	}
 	/* never read: nothing to show, the room goes (a recording under churn) */
 	keymap__del(&l->m, tgid, 0, NULL);
-	free(lb);
+	label_free(lb);
 }
 
 /* Re-read live labels (young ones only, at least LABELS_SETTLE_NS old: @settle). */
@@ -234,7 +301,7 @@ void labels__purge(struct labels *l)
 		}
 		for (size_t i = 0; i < nr; i++) {
 			keymap__del(&l->m, dead[i], 0, &v);
-			free((void *)(uintptr_t)v);
+			label_free((struct label *)(uintptr_t)v);
 		}
 	} while (nr);	/* bounded: each pass removes what it found */
 }
@@ -246,6 +313,20 @@ const char *labels__get(const struct labels *l, uint32_t tgid)
 	if (!l || !tgid || !keymap__get(&l->m, tgid, 0, &v))
 		return NULL;
 	return ((struct label *)(uintptr_t)v)->s[0] ? ((struct label *)(uintptr_t)v)->s : NULL;
+}
+
+void labels__set_cgroups(struct labels *l, bool on)
+{
+	l->cgroups = on;
+}
+
+const char *labels__cgroup(const struct labels *l, uint32_t tgid)
+{
+	uint64_t v;
+
+	if (!l || !tgid || !keymap__get(&l->m, tgid, 0, &v))
+		return NULL;
+	return ((struct label *)(uintptr_t)v)->cg;
 }
 
 void labels__stats(const struct labels *l, struct labels_stats *st)

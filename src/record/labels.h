@@ -26,6 +26,7 @@
 #define LABELS_MAX 16384		/* processes with a label at once (about 2.3 MiB) */
 #define LABELS_REFRESH_MAX 4096		/* re-reads per call, ~10 us each */
 #define LABELS_SETTLE_NS 100000000ull	/* 100 ms: a new process's title is set by then */
+#define LABELS_CG_LEN 255		/* bytes of a cgroup path kept */
 
 /*
  * @raw[0..@n): a cmdline (NUL-separated argv, maybe NUL-padded after a
@@ -35,6 +36,13 @@
  * UTF-8 sequence. Returns the length (0: nothing printable).
  */
 size_t labels_format(const char *raw, size_t n, char *out, size_t outsz);
+
+/*
+ * @text[0..@n): /proc/PID/cgroup -> @out: the cgroup v2 path (the "0::"
+ * line; on a v1-only host the name=systemd hierarchy's), control bytes and
+ * ';' replaced by '?', cut at @outsz - 1. Its length; 0: none found.
+ */
+size_t labels_cgroup_parse(const char *text, size_t n, char *out, size_t outsz);
 
 struct labels_stats {
 	uint64_t reads;		/* cmdline reads (first sight and refresh) */
@@ -73,5 +81,12 @@ void labels__purge(struct labels *l);
 /* @tgid's label or NULL (none: name the root by its comm). */
 const char *labels__get(const struct labels *l, uint32_t tgid);
 void labels__stats(const struct labels *l, struct labels_stats *st);
+/*
+ * Read each process's cgroup (/proc/PID/cgroup) with its command line from
+ * now on (the agent's --push: service rules and container labels).
+ */
+void labels__set_cgroups(struct labels *l, bool on);
+/* @tgid's cgroup path or NULL (not read, or unreadable). */
+const char *labels__cgroup(const struct labels *l, uint32_t tgid);
 
 #endif /* HC_RECORD_LABELS_H */

@@ -93,6 +93,7 @@ struct record_opts {
 	enum out_format format;
 	enum frame_root root;
 	bool label_cmdline;	/* --label cmdline: root at the command line (record/labels.h) */
+	bool proc_labels;	/* pprof labels cmdline and cgroup per sample (agent --push) */
 	bool no_demangle;
 };
 

@@ -385,10 +385,11 @@ static int session_open(struct session *s)
 	s->life = proclife__new(&host, o->snapshot_at_exec);
 	if (!s->words || !s->sym || !s->agg || !s->life)
 		return -ENOMEM;
-	if (o->label_cmdline) {
+	if (o->label_cmdline || o->proc_labels) {
 		s->labels = labels__new();
 		if (!s->labels)
 			return -ENOMEM;
+		labels__set_cgroups(s->labels, o->proc_labels);
 	}
 	if (o->wakers) {
 		s->wakers = wakers__new(SESSION_WAKER_SLOTS);

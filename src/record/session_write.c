@@ -122,6 +122,7 @@ struct emit_opts session_emit_opts(const struct session *s)
 	struct emit_opts eo = {
 		.root = s->o->root,
 		.labels = s->labels,
+		.root_label = s->o->label_cmdline,
 		.period_ns = 1000000000ull / s->o->freq_hz,
 		.mixed = s->o->oncpu && (s->o->offcpu || s->o->runq || s->o->locks),
 		.locknames = s->locknames,

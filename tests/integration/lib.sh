@@ -45,3 +45,12 @@ wait_log() {
 	for _ in $(seq 1 $(($2 * 10))); do grep -q "$1" "$3" && return 0; sleep 0.1; done
 	return 1
 }
+# A hardware core PMU (x86 "cpu"/"cpu_core", Arm PMUv3)? Exit status.
+have_cpu_pmu() {
+	local d
+	for d in /sys/bus/event_source/devices/cpu /sys/bus/event_source/devices/cpu_core \
+		 /sys/bus/event_source/devices/armv8_pmuv3*; do
+		[ -e "$d" ] && return 0
+	done
+	return 1
+}

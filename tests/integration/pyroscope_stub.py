@@ -10,9 +10,14 @@
 #
 # OUTDIR/mode (re-read per request): "200", or "CODE N" = answer CODE to the
 # next N valid requests, then 200 (the count is kept in OUTDIR/mode).
+# OUTDIR/marker: optional, a string looked for in the profile's string table.
 # OUTDIR/require: optional lines "Header: value" every request must carry (else 401).
 # OUTDIR/log.jsonl: one line per request: status, name, app, labels, from,
-# until, params, bytes, file (the profile as received), error.
+# until, params, bytes, file (the profile as received), error; from the
+# pprof: sample_types, label_keys (of the samples), tids (distinct), and
+# whether a "sample_type_config" part came (stc: its JSON, checked against
+# Pyroscope's SampleTypeConfig: keys are sample types of the profile, fields
+# units/display-name/aggregation/cumulative/sampled, units from its fixed set).
 import email.parser
 import gzip
 import threading
@@ -29,6 +34,76 @@ NAME = re.compile(r"^([A-Za-z0-9_.:/-]+)\{((?:[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_
                   r"(?:,[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_.:/-]+)*)?\}$")
 seq = 0
 seq_lock = threading.Lock()
+STC_FIELDS = {"units", "display-name", "aggregation", "cumulative", "sampled"}
+STC_UNITS = {"samples", "objects", "goroutines", "bytes", "lock_nanoseconds", "lock_samples"}
+
+
+def pb_fields(b):
+    """(field, wire, value) of one protobuf message: value is int or bytes."""
+    i, out = 0, []
+
+    def varint():
+        nonlocal i
+        x = s = 0
+        while True:
+            c = b[i]
+            i += 1
+            x |= (c & 0x7f) << s
+            s += 7
+            if not c & 0x80:
+                return x
+    while i < len(b):
+        key = varint()
+        f, w = key >> 3, key & 7
+        if w == 0:
+            out.append((f, w, varint()))
+        elif w == 2:
+            n = varint()
+            out.append((f, w, b[i:i + n]))
+            i += n
+        elif w == 1:
+            i += 8
+        elif w == 5:
+            i += 4
+        else:
+            raise ValueError("wire type %d" % w)
+    return out
+
+
+def pprof_summary(raw):
+    top = pb_fields(raw)
+    strs = [v.decode("utf-8", "replace") for f, w, v in top if f == 6]
+    types, keys, tids, n = [], set(), set(), 0
+    for f, w, v in top:
+        if f == 1:
+            t = dict((ff, vv) for ff, ww, vv in pb_fields(v))
+            types.append(strs[t.get(1, 0)])
+        elif f == 2:
+            n += 1
+            for ff, ww, vv in pb_fields(v):
+                if ff != 3:
+                    continue
+                lab = dict((a, c) for a, bb, c in pb_fields(vv))
+                k = strs[lab.get(1, 0)]
+                keys.add(k)
+                if k == "tid":
+                    tids.add(lab.get(4, 0))
+    return {"sample_types": types, "label_keys": sorted(keys), "tids": len(tids), "samples": n,
+            "strings": strs}
+
+
+def check_stc(text, types):
+    cfg = json.loads(text)
+    if not isinstance(cfg, dict) or not cfg:
+        return "sample_type_config: not an object"
+    for k, v in cfg.items():
+        if k not in types:
+            return "sample_type_config: %r is no sample type of the profile %s" % (k, types)
+        if not isinstance(v, dict) or set(v) - STC_FIELDS:
+            return "sample_type_config[%r]: fields %s" % (k, sorted(v))
+        if v.get("units") not in STC_UNITS or v.get("aggregation", "sum") not in ("sum", "average"):
+            return "sample_type_config[%r]: units/aggregation %r" % (k, v)
+    return None
 
 
 def mode_answer():
@@ -113,6 +188,25 @@ class H(http.server.BaseHTTPRequestHandler):
         # a pprof Profile starts with field 1 (sample_type, length-delimited): tag 0x0a
         if raw[:1] != b"\x0a":
             return self.answer(400, dict(rec, error="not a pprof"))
+        try:
+            summ = pprof_summary(raw)
+        except (ValueError, IndexError) as e:
+            return self.answer(400, dict(rec, error="pprof: %s" % e))
+        strings = summ.pop("strings")
+        rec.update(summ)
+        try:	# OUTDIR/marker: a string no pushed profile may hold (a command line)
+            marker = open(os.path.join(OUT, "marker")).read().strip()
+            rec["marker_in_strings"] = any(marker in x for x in strings)
+        except FileNotFoundError:
+            pass
+        if "sample_type_config" in parts:
+            try:
+                err = check_stc(parts["sample_type_config"].decode(), summ["sample_types"])
+            except ValueError as e:
+                err = "sample_type_config: %s" % e
+            if err:
+                return self.answer(400, dict(rec, error=err))
+            rec["stc"] = json.loads(parts["sample_type_config"].decode())
         status = mode_answer()
         # unique across restarts of this stub (the test restarts it) and
         # across its request threads: a later run must not overwrite a

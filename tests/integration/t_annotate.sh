@@ -10,6 +10,8 @@
 #    --source-dir OLD=NEW finds it again;
 #  - the same binary stripped, with its debug file under --debug-root,
 #    annotates the same lines; without the debug file it exits 2;
+#  - the agent's history (--history DIR, --since): its intervals summed,
+#    equal to annotating each file and adding up;
 #  - an unknown function, a profile without addresses: exit 2.
 . "$(dirname "$0")/lib.sh"
 
@@ -106,6 +108,48 @@ rc=$?
 [ $rc -eq 2 ] && grep -q 'no symbol hot_loop' "$TMP/err" &&
 	ok "stripped without its debug file: exit 2, says so" ||
 	bad "stripped, no debug file: rc $rc: $(cat "$TMP/err")"
+
+# 5. the agent's history: 1 s intervals of hotloop (3 and the partial one at
+# the stop), summed (--history), or the last ones (--since)
+# hotloop runs until stopped: a loaded machine's slow agent start costs no interval
+"$WL/hotloop" 60 >/dev/null &
+hl=$!
+cleanup_hooks+=("kill $hl 2>/dev/null")
+"$HOTCOLD" agent -o "$TMP/hist" --interval 1s -F 499 -p $hl 2>"$TMP/ag.err" &
+ag=$!
+cleanup_hooks+=("kill $ag 2>/dev/null")
+wait_log 'agent: interval 3:' 40 "$TMP/ag.err" || bad "agent: $(tail -3 "$TMP/ag.err")"
+kill -TERM $ag 2>/dev/null; wait $ag
+kill $hl 2>/dev/null; wait $hl 2>/dev/null
+# the sum of the intervals one by one is what --history gives
+sum1=0; nf=0
+for f in "$TMP"/hist/*-oncpu.pb.gz; do
+	n=$("$HOTCOLD" annotate --json "$f" hot_loop 2>/dev/null | python3 -c 'import json,sys
+print(json.load(sys.stdin)["samples"])' 2>/dev/null)
+	sum1=$((sum1 + ${n:-0})); nf=$((nf + 1))
+done
+"$HOTCOLD" annotate --json --history "$TMP/hist" hot_loop >"$TMP/h.json" 2>"$TMP/err"
+rc=$?
+read -r loopH hotH mixH topH isumH inlH srcH dbgH nH < <(summ "$TMP/h.json" "$HOT" "$MIX")
+echo "  history: $nf intervals, $nH samples summed ($sum1 one by one); loop lines $loopH%"
+[ $rc -eq 0 ] && [ "$nH" -eq "$sum1" ] && [ "$nH" -gt 0 ] && [ "$isumH" = 1 ] &&
+	awk -v l="$loopH" 'BEGIN { exit !(l >= 50) }' &&
+	ok "annotate --history: $nf intervals summed ($nH samples = the files' sum), loop $loopH%" ||
+	bad "annotate --history: rc $rc, $nH vs $sum1 samples, loop $loopH%: $(cat "$TMP/err")"
+grep -q "every one the same build" "$TMP/err" && ok "--history: one build in every interval, said" ||
+	bad "--history message: $(cat "$TMP/err")"
+"$HOTCOLD" annotate --json --history "$TMP/hist" --since 72000h hot_loop >"$TMP/h2.json" 2>/dev/null &&
+	[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples"])' "$TMP/h2.json")" -eq "$nH" ] &&
+	ok "--since 72000h: all of it" || bad "--since 72000h differs"
+sleep 1.1	# every interval then started more than 1 s ago
+"$HOTCOLD" annotate --history "$TMP/hist" --since 1s hot_loop >/dev/null 2>"$TMP/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "no own samples of 'hot_loop' in 0 on-CPU intervals" "$TMP/err" &&
+	ok "--since 1s after the agent stopped: no interval, exit 2" || bad "--since 1s: rc $rc $(cat "$TMP/err")"
+"$HOTCOLD" annotate --history "$TMP/nonexistent" hot_loop >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && ok "--history of a missing directory: exit 2" || bad "missing history: $(cat "$TMP/err")"
+"$HOTCOLD" annotate --since 1h "$TMP/h.pb.gz" hot_loop >/dev/null 2>&1
+[ $? -eq 2 ] && ok "--since without --history: exit 2" || bad "--since alone accepted"
 
 # 4. bad input
 "$HOTCOLD" annotate "$TMP/h.pb.gz" no_such_function >/dev/null 2>"$TMP/err"

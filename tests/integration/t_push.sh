@@ -6,6 +6,10 @@
 # order; 500s are retried; 400s are dropped without stalling the rest; the
 # cursor survives restarts (nothing sent twice, a backlog left at exit is sent
 # at the next start); exit stays within the signal budget plus push_flush.
+# Services by cgroup and command line rules; container_id / systemd_unit
+# series labels from the cgroup (test cgroups named like Docker's scope and
+# a systemd service); sample_type_config accepted; no tid, pid or command
+# line label (nor the command line in the string table) unless asked for.
 . "$(dirname "$0")/lib.sh"
 
 D=$TMP/hist
@@ -19,9 +23,23 @@ wl=$!
 "$WL/deep" 20 120 >/dev/null 2>&1 &
 wl2=$!
 cleanup_hooks+=("kill $wl $wl2 2>/dev/null")
+# cgroups shaped like a Docker container's scope and a systemd service
+CID=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+RULES='spli*=test-svc,cmdline:/deep 20 [0-9]+$=deep-svc'
+if [ -n "$cg2" ] && mkdir -p "$cg2/hc-push-$$/docker-$CID.scope" "$cg2/hc-push-$$/deep.service" 2>/dev/null &&
+	echo $wl > "$cg2/hc-push-$$/docker-$CID.scope/cgroup.procs" &&
+	echo $wl2 > "$cg2/hc-push-$$/deep.service/cgroup.procs"; then
+	RULES='cgroup:/hc-push-*/docker-*.scope=test-svc,cmdline:/deep 20 [0-9]+$=deep-svc'
+	cleanup_hooks+=("sleep 0.3; rmdir '$cg2/hc-push-$$/docker-$CID.scope' '$cg2/hc-push-$$/deep.service' '$cg2/hc-push-$$'")
+else
+	CID=
+	echo "[Note: no writable cgroup2 mount: cgroup rules and container labels not tested]"
+fi
 echo 's3cret-token' > "$TMP/token"
 chmod 600 "$TMP/token"
 printf 'Authorization: Bearer s3cret-token\nX-Scope-OrgID: team-a\n' > "$R/require"
+echo "deep 20 120" > "$R/marker"	# deep's command line: never pushed by default
 
 start_stub() {
 	python3 "$STUB" $PORT "$R" &
@@ -36,7 +54,7 @@ start_stub() {
 }
 start_agent() {	# $1: log file
 	"$HOTCOLD" agent -o "$D" --interval 1s -F 49 --off-cpu -p $wl,$wl2 --http 127.0.0.1:$HP \
-		--push http://127.0.0.1:$PORT/ --push-rules 'spli*=test-svc' --push-token-file "$TMP/token" \
+		--push http://127.0.0.1:$PORT/ --push-rules "$RULES" --push-token-file "$TMP/token" \
 		--push-tenant team-a --push-timeout 2s 2>"$1" &
 	ag=$!
 	cleanup_hooks+=("kill $ag 2>/dev/null")
@@ -105,8 +123,10 @@ wait_log 'agent: interval 2:' 20 "$TMP/a3.err"
 stop_agent
 
 # ---- everything in the history arrived once, in order, labelled
-python3 - "$D/index.jsonl" "$R/log.jsonl" "$(hostname)" > "$TMP/check" <<'PY'
+python3 - "$D/index.jsonl" "$R/log.jsonl" "$(hostname)" "$CID" > "$TMP/check" <<'PY'
 import json, math, re, sys
+cid = sys.argv[4]
+want_stc = {"oncpu": "samples", "offcpu": "off_cpu"}
 idx = [json.loads(l) for l in open(sys.argv[1])]
 log = [json.loads(l) for l in open(sys.argv[2])]
 host = re.sub(r"[^A-Za-z0-9_.:/-]", "_", sys.argv[3])
@@ -123,9 +143,20 @@ for r in log:
     l, k = r["labels"], r["labels"].get("kind")
     froms.append(r["from"])
     svc = l.get("service_name")
-    if svc not in ("test-svc", "deep") or r["app"] != "%s.%s" % (svc, k) or \
+    if svc not in ("test-svc", "deep-svc") or r["app"] != "%s.%s" % (svc, k) or \
        l.get("hostname") != host or l.get("hotcold_version") != "0.1.0":
         errs.append("labels %s" % r["name"])
+    # series labels from the cgroup: the container's ID, else the service unit
+    if cid and (svc == "test-svc") != (l.get("container_id") == cid):
+        errs.append("container_id %s" % r["name"])
+    if cid and (svc == "deep-svc") != (l.get("systemd_unit") == "deep.service"):
+        errs.append("systemd_unit %s" % r["name"])
+    if want_stc.get(k) not in (r.get("stc") or {}) or r["stc"][want_stc[k]]["units"] not in \
+       ("samples", "lock_nanoseconds"):
+        errs.append("sample_type_config %s: %s" % (k, r.get("stc")))
+    if set(r["label_keys"]) & {"tid", "pid", "cmdline", "cgroup"} or r.get("marker_in_strings"):
+        errs.append("labels not asked for: %s%s" % (r["label_keys"],
+                    ", the command line in the strings" if r.get("marker_in_strings") else ""))
     services.add(svc)
     if r["headers"].get("X-Scope-OrgID") != "team-a":
         errs.append("tenant")
@@ -147,9 +178,10 @@ for e in errs[:5] + ["missing %s" % (m,) for m in missing[:5]] + ["twice %s" % (
     print(e)
 PY
 read nw na ntw nmiss order nerr nsvc < <(head -1 "$TMP/check")
-[ "$nsvc" -eq 2 ] && ok "one series per service: test-svc (rule 'spli*'), deep (its name)" ||
+[ "$nsvc" -eq 2 ] && ok "one series per service: test-svc (rule ${RULES%%=*}), deep-svc (cmdline rule)" ||
 	bad "$nsvc services"
-[ "$nerr" -eq 0 ] && ok "every request valid: name, labels, tenant, until" || bad "$(tail -n +2 "$TMP/check")"
+[ "$nerr" -eq 0 ] && ok "every request valid: name, labels${CID:+ (container_id, systemd_unit)}, tenant, until, sample_type_config, no tid/pid/cmdline labels" ||
+	bad "$(tail -n +2 "$TMP/check")"
 [ "$ntw" -eq 0 ] && ok "no profile acknowledged twice across 3 runs ($na requests)" || bad "twice: $(tail -n +2 "$TMP/check")"
 [ "$nmiss" -eq 0 ] && ok "all $nw profiles of the history arrived" || bad "missing: $(tail -n +2 "$TMP/check")"
 [ "$order" -eq 1 ] && ok "requests oldest first" || bad "out of order"
@@ -159,7 +191,7 @@ if command -v go >/dev/null; then
 	# every acknowledged oncpu profile of each service: only its own
 	# process's samples (the last one, a partial interval, may be too short
 	# to hold spin_alpha: all of them are read)
-	for svc in test-svc deep; do
+	for svc in test-svc deep-svc; do
 		: > "$TMP/$svc.raw"
 		i=0
 		for f in $(python3 -c 'import json,sys
@@ -175,17 +207,18 @@ print("\n".join(r["file"] for r in map(json.loads, open(sys.argv[1])) if r["stat
 		! grep -q 'comm:\[deep\]' "$TMP/test-svc.raw" &&
 		ok "go tool pprof -raw: test-svc has spin_alpha and mappings, no deep samples" ||
 		bad "test-svc pprof: $(head -5 "$TMP/test-svc.raw")"
-	grep -q 'comm:\[deep\]' "$TMP/deep.raw" && ! grep -q 'comm:\[split\]' "$TMP/deep.raw" &&
-		ok "go tool pprof -raw: deep has only deep's samples" ||
-		bad "deep pprof: $(grep -m3 'comm:\[split\]' "$TMP/deep.raw" || grep -m3 comm "$TMP/deep.raw")"
+	grep -q 'comm:\[deep\]' "$TMP/deep-svc.raw" && ! grep -q 'comm:\[split\]' "$TMP/deep-svc.raw" &&
+		ok "go tool pprof -raw: deep-svc has only deep's samples" ||
+		bad "deep pprof: $(grep -m3 'comm:\[split\]' "$TMP/deep-svc.raw" || grep -m3 comm "$TMP/deep-svc.raw")"
 fi
 
 # ---- retention deletes intervals not yet sent: counted as lost, the rest go
 kill $stub; wait $stub 2>/dev/null
 R2=$TMP/recv2
 mkdir -p "$R2"
+echo "split 120" > "$R2/marker"	# asked for below: the command line goes out
 "$HOTCOLD" agent -o "$TMP/hist2" --interval 1s -F 49 -p $wl --max-intervals 2 --http 127.0.0.1:$HP \
-	--push http://127.0.0.1:$PORT --push-timeout 1s 2>"$TMP/a4.err" &
+	--push http://127.0.0.1:$PORT --push-timeout 1s --push-labels comm,tid,cmdline 2>"$TMP/a4.err" &
 ag=$!
 cleanup_hooks+=("kill $ag 2>/dev/null")
 wait_log 'agent: interval 5:' 30 "$TMP/a4.err" || bad "retention run: no 5 intervals"
@@ -203,4 +236,13 @@ deleted=$(awk '/^hotcold_store_deleted_total/ { print $2 }' "$TMP/metrics2")
 	bad "lost ${lost:-none}, deleted ${deleted:-none}: $(grep push_ "$TMP/metrics2" | grep -v '#')"
 sent=$(grep -c '"status": 200' "$R2/log.jsonl" 2>/dev/null)
 [ "${sent:-0}" -ge 2 ] && ok "retention: the $sent kept ones still arrived" || bad "retention: sent ${sent:-0}"
+# --push-labels comm,tid: the tid label goes out, bounded per profile (PUSH_MAX_LABEL_VALUES)
+# (the negative control of the default run's "no tid, no command line")
+read ntid maxtid ncmd < <(python3 -c 'import json,sys
+rs = [r for r in map(json.loads, open(sys.argv[1])) if r["status"] == 200]
+print(sum("tid" in r["label_keys"] for r in rs), max([r["tids"] for r in rs] or [0]),
+      sum(bool(r.get("marker_in_strings")) and "cmdline" in r["label_keys"] for r in rs))' "$R2/log.jsonl")
+[ "${ntid:-0}" -ge 1 ] && [ "${maxtid:-99}" -le 64 ] && [ "${ncmd:-0}" -ge 1 ] &&
+	ok "--push-labels comm,tid,cmdline: tid and cmdline sent ($ntid profiles, at most $maxtid tids each)" ||
+	bad "--push-labels comm,tid,cmdline: $ntid profiles with tid, $maxtid tids at most, $ncmd with the command line"
 finish

@@ -39,6 +39,14 @@ head -1 "$TMP/pf.folded" | grep -q 'event=page-faults event_period=1' &&
 	bad "header: $(head -1 "$TMP/pf.folded")"
 grep -q 'page-faults samples (one per 1 page-faults)' "$TMP/err" &&
 	ok "summary names the event" || bad "summary: $(tail -1 "$TMP/err")"
+# readers take the event from the header: report, its JSON, the flame graph's title
+"$HOTCOLD" report "$TMP/pf.folded" 2>&1 | head -1 | grep -q '^profile: .*, page-faults (one sample per 1), ' &&
+	"$HOTCOLD" report --json "$TMP/pf.folded" 2>/dev/null | python3 -c 'import json,sys
+j = json.load(sys.stdin); sys.exit(not (j.get("event") == "page-faults" and j.get("event_period") == 1))' &&
+	"$HOTCOLD" flamegraph "$TMP/pf.folded" -o "$TMP/pf.svg" 2>/dev/null &&
+	grep -q '>page-faults Flame Graph<' "$TMP/pf.svg" &&
+	ok "report, report --json and flamegraph name the event read from the header" ||
+	bad "readers: $("$HOTCOLD" report "$TMP/pf.folded" 2>&1 | head -1); $(grep -o '<text id="title"[^<]*' "$TMP/pf.svg")"
 [ "$(sum "$TMP/pf.folded" 'schedule_\[k\] ')" -eq 0 ] &&
 	ok "negative control: no switch site among page faults" || bad "schedule in the fault profile"
 

@@ -10,6 +10,7 @@
 #    reasoning; negative control: a file compared with itself flags nothing;
 #  - -e minor-faults: counted beside the fixed list (>= the 20000 faults, <= page-faults);
 #  - --mode cache: the drill-down ratios with their bands, or "no hardware PMU";
+#  - --compare --json and --mode --json: the same for scripts;
 #  - bad input: -r without a command, -r 1, --compare of a non-JSON file, an
 #    unknown --mode: exit 2.
 . "$(dirname "$0")/lib.sh"
@@ -33,8 +34,7 @@ PY
 echo "  task-clock stddev $sd msec (min $mn, max $mx); page-faults mean $pf"
 awk -v s="$sd" -v a="$mn" -v b="$mx" 'BEGIN { exit !(s > 0 && a < b) }' &&
 	ok "stat -r 3 shows a spread (task-clock sd $sd msec)" || bad "no spread: sd $sd min $mn max $mx"
-if [ ! -e /sys/bus/event_source/devices/cpu ] && [ ! -e /sys/bus/event_source/devices/cpu_core ] &&
-   ! ls -d /sys/bus/event_source/devices/armv8_pmuv3* >/dev/null 2>&1; then
+if ! have_cpu_pmu; then
 	[ "$hw" = 0 ] && grep -q 'no hardware PMU' "$TMP/r.txt" &&
 		ok "no PMU: no hardware rows, says so" || bad "no PMU: cycles row $hw"
 fi
@@ -49,6 +49,19 @@ echo "  page-faults delta: $d%"
 	bad "--compare: rc $rc delta '$d': $(cat "$TMP/c.txt" "$TMP/err")"
 grep -q '^2\. beyond the spread' "$TMP/c.txt" && grep -q '^   page-faults +' "$TMP/c.txt" &&
 	ok "--compare: reasoning names page-faults" || bad "reasoning: $(tail -4 "$TMP/c.txt")"
+# --compare --json: the same numbers for scripts, the reasoning as lines
+"$HOTCOLD" stat --compare --json "$TMP/a.json" "$TMP/b.json" >"$TMP/c.json" 2>"$TMP/err"
+python3 - "$TMP/c.json" "$d" <<'PY' && ok "--compare --json: page-faults delta, significant, the reasoning" ||
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = {x["event"]: x for x in j["counters"]}
+pf = c["page-faults"]
+ok = abs(pf["delta_pct"] - float(sys.argv[2])) < 0.1 and pf["significant"] and \
+     pf["b"] - pf["a"] > 19000 and any("page-faults +" in l for l in j["verdict"]) and \
+     c["task-clock"]["unit"] == "ns"
+sys.exit(not ok)
+PY
+	bad "--compare --json: $(head -c 600 "$TMP/c.json") $(cat "$TMP/err")"
 "$HOTCOLD" stat --compare "$TMP/a.json" "$TMP/a.json" >"$TMP/s.txt" 2>&1
 ! grep -q '  \*$' "$TMP/s.txt" && ok "negative control: A vs A flags nothing" ||
 	bad "A vs A: $(cat "$TMP/s.txt")"
@@ -63,6 +76,17 @@ else
 	[ $rc -eq 0 ] && grep -q 'L1d miss rate .*healthy < 5%, investigate > 10%' "$TMP/m.txt" &&
 		ok "--mode cache: ratios with bands" || bad "--mode cache: $(tail -8 "$TMP/m.txt")"
 fi
+# --mode --json: the drill-down in the snapshot's JSON; without a PMU unavailable, no zeros
+"$HOTCOLD" stat --mode branches --json -- "$WL/faults" 100 1 >"$TMP/m.json" 2>"$TMP/err"
+python3 - "$TMP/m.json" <<'PY' && ok "--mode --json: \"drill\" present, no ratio given as 0 without its events" ||
+import json, sys
+d = json.load(open(sys.argv[1]))["drill"]
+ok = d["mode"] == "branches" and (
+    (not d["available"] and d["why"] == "no hardware PMU" and d["metrics"] == []) or
+    (d["available"] and all(m["value"] is not None or m["why"] for m in d["metrics"])))
+sys.exit(not ok)
+PY
+	bad "--mode --json: $(cat "$TMP/m.json" "$TMP/err" | tail -c 600)"
 # -e: a named software event beside the fixed list; minor faults = page faults here
 # (fresh anonymous pages are never read from disk)
 "$HOTCOLD" stat --json -e minor-faults,major-faults -- "$WL/faults" 20000 0 >"$TMP/e.json" 2>"$TMP/err"

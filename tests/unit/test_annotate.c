@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,6 +167,73 @@ static void test_select(void **state)
 	profile__free(p);
 }
 
+/* Two intervals' selections of one build add up by offset; another build is refused. */
+static void test_history_merge(void **state)
+{
+	struct annotate_sample a[] = { { 0x10, 5 }, { 0x20, 7 } }, b[] = { { 0x18, 1 }, { 0x20, 3 } };
+	struct annotate_sel s1 = { .file = "/bin/app", .build_id = "ab", .v = a, .nr = 2, .total = 12,
+				   .profile_total = 20, .type = "samples", .unit = "count" };
+	struct annotate_sel s2 = s1, other = s1, m = { 0 };
+
+	(void)state;
+	s2.v = b;
+	s2.total = 4;
+	s2.in_stacks = 9;
+	assert_int_equal(annotate_sel_merge(&m, &s1), 0);
+	assert_int_equal(annotate_sel_merge(&m, &s2), 0);
+	assert_string_equal(m.file, "/bin/app");
+	assert_int_equal(m.nr, 3);
+	assert_int_equal(m.v[0].off, 0x10);
+	assert_int_equal(m.v[1].off, 0x18);
+	assert_int_equal(m.v[2].weight, 10);
+	assert_int_equal(m.total, 16);
+	assert_int_equal(m.profile_total, 40);
+	assert_int_equal(m.in_stacks, 9);
+	/* a rebuilt binary: the same offsets are other code */
+	other.build_id = "cd";
+	assert_int_equal(annotate_sel_merge(&m, &other), -EXDEV);
+	assert_int_equal(m.total, 16);
+	annotate_sel_release(&m);
+}
+
+static void test_history_files(void **state)
+{
+	char dir[] = "/tmp/hc-annot-XXXXXX", path[256], **f;
+	static const char *const names[] = {
+		"20250102T030405.678Z-oncpu.pb.gz", "20250102T030305.000Z-oncpu.pb.gz",
+		"20250102T030405.678Z-offcpu.pb.gz", "20250102T030405.678Z-oncpu.folded.gz",
+		"garbage-oncpu.pb.gz", "index.jsonl",
+	};
+	int64_t ms;
+	size_t nr;
+
+	(void)state;
+	assert_int_equal(annotate_stamp_ms("20250102T030405.678Z", &ms), 0);
+	assert_true(ms == 1735787045678LL);
+	assert_int_equal(annotate_stamp_ms("20251302T030405.678Z", &ms), -EINVAL);
+	assert_int_equal(annotate_stamp_ms("20250102T030405.678", &ms), -EINVAL);
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		fclose(fopen(path, "w"));
+	}
+	assert_int_equal(annotate_history_files(dir, "oncpu", 0, &f, &nr), 0);
+	assert_int_equal(nr, 2);	/* on-CPU pprof files only, oldest first */
+	assert_non_null(strstr(f[0], "/20250102T030305.000Z-oncpu.pb.gz"));
+	assert_non_null(strstr(f[1], "/20250102T030405.678Z-oncpu.pb.gz"));
+	annotate_history_free(f, nr);
+	/* --since: only what started at or after it */
+	assert_int_equal(annotate_history_files(dir, "oncpu", 1735787045000LL, &f, &nr), 0);
+	assert_int_equal(nr, 1);
+	annotate_history_free(f, nr);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+	assert_int_equal(annotate_history_files(dir, "oncpu", 0, &f, &nr), -ENOENT);
+}
+
 /* A profile read from folded text has no addresses: said so, not a silent empty view. */
 static void test_select_no_addresses(void **state)
 {
@@ -247,6 +316,8 @@ int main(void)
 		cmocka_unit_test(test_select_no_addresses),
 		cmocka_unit_test(test_event_period_type),
 		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_history_merge),
+		cmocka_unit_test(test_history_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

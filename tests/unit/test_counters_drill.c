@@ -161,12 +161,43 @@ static void text_output(void **state)
 	free(buf);
 }
 
+static void json_output(void **state)
+{
+	struct drill_row rows[DRILL_MAX_METRICS];
+	static const struct rec partial[] = {	/* x86 without the dTLB events */
+		{ "L1-dcache-loads", 1e9, 1 }, { "L1-dcache-load-misses", 2e7, 0.5 }, { NULL, 0, 0 },
+	};
+	size_t nr = drill_compute(DRILL_CACHE, DRILL_X86, look, (void *)partial, rows), len = 0;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(drill_write_json(f, DRILL_CACHE, rows, nr, NULL), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "{\"mode\":\"cache\",\"available\":true,\"metrics\":[{\"name\":"
+				    "\"L1d miss rate\",\"value\":0.020000,\"running\":0.5000,"
+				    "\"healthy_below\":0.05,\"investigate_above\":0.1,"
+				    "\"verdict\":\"healthy\""));
+	/* a ratio whose events were not counted is null with its reason, never 0 */
+	assert_non_null(strstr(buf, "\"name\":\"dTLB miss\",\"value\":null,\"running\":null"));
+	assert_non_null(strstr(buf, "\"verdict\":\"not available\",\"why\":\""));
+	assert_int_equal(buf[len - 1], '}');
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(drill_write_json(f, DRILL_BRANCHES, rows, 0, "no hardware PMU"), 0);
+	fclose(f);
+	assert_string_equal(buf, "{\"mode\":\"branches\",\"available\":false,\"why\":\"no hardware "
+				 "PMU\",\"metrics\":[]}");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(arm_cache),	cmocka_unit_test(arm_branches),
 		cmocka_unit_test(x86),		cmocka_unit_test(band_edges),
 		cmocka_unit_test(names_and_events), cmocka_unit_test(text_output),
+		cmocka_unit_test(json_output),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

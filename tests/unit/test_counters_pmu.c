@@ -241,6 +241,28 @@ static void icelake_gets_the_slots_group(void **state)
 	assert_true(plan.ev[0].config[0] == 0x400);
 	assert_true(plan.ev[1].config[0] == 0x8000);
 	assert_true(plan.ev[4].config[0] == 0x8300);
+	/* Ice Lake has no level-2 metrics: said, not zeros */
+	assert_int_equal(plan.l2, PMU_TD2_NONE);
+	assert_int_equal(plan.nr_l2, 0);
+	assert_non_null(strstr(plan.l2_why, "does not name"));
+}
+
+static void sapphire_rapids_adds_level_two_to_the_slots_group(void **state)
+{
+	struct pmu_cpu_id cpu = { PMU_VENDOR_INTEL, 6, 143, 0 };
+	struct pmu_topdown_plan plan;
+
+	(void)state;
+	icelake_gets_the_slots_group(state);
+	put("cpu/events/topdown-heavy-ops", "event=0x00,umask=0x84");
+	put("cpu/events/topdown-br-mispredict", "event=0x00,umask=0x85");
+	put("cpu/events/topdown-fetch-lat", "event=0x00,umask=0x86");
+	put("cpu/events/topdown-mem-bound", "event=0x00,umask=0x87");
+	assert_int_equal(pmu_topdown_plan(root, &cpu, &plan), 0);
+	assert_int_equal(plan.l2, PMU_TD2_INTEL_METRICS);
+	assert_int_equal(plan.nr_l2, 4);
+	assert_string_equal(plan.ev[5].name, "topdown-heavy-ops");
+	assert_true(plan.ev[8].config[0] == 0x8700);
 }
 
 static void skylake_gets_the_4wide_events_with_their_scale(void **state)
@@ -289,9 +311,21 @@ static void zen4_gets_dispatch_slot_events_from_builtin_codes(void **state)
 	assert_true(plan.ev[2].config[0] == 0x7aa);
 	assert_true(plan.ev[4].config[0] == 0x100001ea0ull);
 	assert_true(plan.ev[5].config[0] == 0x1000060a0ull);
+	/* level 2 needs cmask, which this fake PMU's format does not have */
+	assert_int_equal(plan.l2, PMU_TD2_NONE);
+	assert_non_null(strstr(plan.l2_why, "cannot be encoded"));
+	put("cpu/format/cmask", "config:24-31");
+	assert_int_equal(pmu_topdown_plan(root, &cpu, &plan), 0);
+	assert_int_equal(plan.l2, PMU_TD2_AMD_ZEN);
+	assert_int_equal(plan.nr_l2, 6);
+	assert_true(plan.ev[6].config[0] == 0x1000000c1ull);		/* ex_ret_ucode_ops */
+	/* no op from the frontend in a whole cycle: cmask = the dispatch width */
+	assert_true(plan.ev[9].config[0] == (0x1000001a0ull & ~0xf00ull) + 0x100 + (6u << 24));
+	assert_true(plan.ev[11].config[0] == 0x2d6);
 	cpu.family = 0x1a;	/* Zen 5: 8 slots */
 	assert_int_equal(pmu_topdown_plan(root, &cpu, &plan), 0);
 	assert_true(plan.slots_per_cycle == 8);
+	assert_true((plan.ev[9].config[0] >> 24 & 0xff) == 8);
 }
 
 static void zen3_has_no_level_one(void **state)
@@ -351,6 +385,13 @@ static void neoverse_v1_uses_stall_slots_and_caps(void **state)
 	assert_true(plan.slots_per_cycle == 8);
 	assert_int_equal(plan.nr, 6);
 	assert_true(plan.ev[5].config[0] == 0x3d);
+	assert_int_equal(plan.l2, PMU_TD2_NONE);	/* no STALL_*_MEM named */
+	put("armv8_pmuv3_0/events/stall_frontend_mem", "event=0x4004");
+	put("armv8_pmuv3_0/events/stall_backend_mem", "event=0x4005");
+	assert_int_equal(pmu_topdown_plan(root, &cpu, &plan), 0);
+	assert_int_equal(plan.l2, PMU_TD2_ARM);
+	assert_int_equal(plan.nr_l2, 4);
+	assert_true(plan.ev[6].config[0] == 0x23 && plan.ev[9].config[0] == 0x4005);
 }
 
 static void unknown_pmu_events_say_why(void **state)
@@ -409,6 +450,8 @@ int main(void)
 		cmocka_unit_test(terms_encode_through_split_fields),
 		cmocka_unit_test(generic_table_names_perf_events),
 		cmocka_unit_test_setup_teardown(no_pmu_directory_means_no_topdown, tree_setup,
+						tree_teardown),
+		cmocka_unit_test_setup_teardown(sapphire_rapids_adds_level_two_to_the_slots_group, tree_setup,
 						tree_teardown),
 		cmocka_unit_test_setup_teardown(icelake_gets_the_slots_group, tree_setup,
 						tree_teardown),

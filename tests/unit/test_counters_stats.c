@@ -129,24 +129,54 @@ static void compare_no_pmu(void **state)
 }
 
 /* Recorded shape of a pointer-chasing regression: same instructions, LLC misses x4. */
+/* B: 60% more cycles, same instructions, 4x the LLC misses (3 runs each). */
+static void memory_ab(struct cstats *a, struct cstats *b, struct counters_model *m,
+		      struct cstats_cmp *c)
+{
+	counters_model_default(m);
+	for (int i = 0; i < 3; i++) {
+		run(a, 1.00e9 + i * 1e6, 2.0e9, 4e8, 2e6, 1e6, 1e9, true);
+		run(b, 1.60e9 + i * 1e6, 2.0e9, 4e8, 2e6, 4e6, 1.6e9, true);
+	}
+	cstats_finish(a);
+	cstats_finish(b);
+	cstats_compare(a, b, m, c);
+}
+
 static void compare_memory_class(void **state)
 {
 	struct cstats a = { 0 }, b = { 0 };
 	struct counters_model m;
 	struct cstats_cmp c;
 
-	counters_model_default(&m);
-	for (int i = 0; i < 3; i++) {
-		run(&a, 1.00e9 + i * 1e6, 2.0e9, 4e8, 2e6, 1e6, 1e9, true);
-		run(&b, 1.60e9 + i * 1e6, 2.0e9, 4e8, 2e6, 4e6, 1.6e9, true);
-	}
-	cstats_finish(&a);
-	cstats_finish(&b);
-	cstats_compare(&a, &b, &m, &c);
+	memory_ab(&a, &b, &m, &c);
 	assert_non_null(strstr(c.verdict, "1. cycles +59.9%\n"));
 	assert_non_null(strstr(c.verdict, "2. IPC 2.00 -> 1.25"));
 	assert_non_null(strstr(c.verdict, "the memory class grew"));
 	assert_null(strstr(c.verdict, "more instructions"));
+}
+
+static void compare_json(void **state)
+{
+	struct cstats a = { 0 }, b = { 0 };
+	struct counters_model m;
+	struct cstats_cmp c;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	memory_ab(&a, &b, &m, &c);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(cstats_write_compare_json(f, &c, "A \"x\".json", "B.json"), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "{\"a\":\"A \\\"x\\\".json\",\"b\":\"B.json\",\"counters\":[{"));
+	assert_non_null(strstr(buf, "{\"event\":\"cycles\",\"unit\":\"\",\"a\":1.001e+09,"
+				    "\"b\":1.601e+09,\"delta_pct\":59.9401,\"noise\":"));
+	assert_non_null(strstr(buf, "\"significant\":true}"));
+	/* the verdict's lines, in order, each a string */
+	assert_non_null(strstr(buf, "\"verdict\":[\"1. cycles +59.9%\",\"2. IPC 2.00 -> 1.25"));
+	assert_memory_equal(buf + len - 3, "]}\n", 3);
+	free(buf);
 }
 
 /* More work, same IPC: instructions rose with cycles; no stall class named. */
@@ -210,6 +240,7 @@ int main(void)
 		cmocka_unit_test(parse_single_snapshot),
 		cmocka_unit_test(compare_no_pmu),
 		cmocka_unit_test(compare_memory_class),
+		cmocka_unit_test(compare_json),
 		cmocka_unit_test(compare_more_instructions),
 		cmocka_unit_test(compare_branch_class),
 		cmocka_unit_test(compare_single_runs),

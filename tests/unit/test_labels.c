@@ -103,6 +103,42 @@ static void the_table_keeps_an_exited_label_until_purged(void **state)
 	labels__free(NULL);
 }
 
+static void the_cgroup_is_the_v2_path(void **state)
+{
+	static const char v2[] = "0::/system.slice/nginx.service\n";
+	static const char hybrid[] = "12:pids:/user.slice\n1:name=systemd:/system.slice/a.service\n"
+				     "0::/system.slice/b.service\n";
+	static const char v1[] = "3:cpu:/x\n1:name=systemd:/system.slice/a.service\n";
+	char out[64];
+
+	(void)state;
+	assert_int_equal(labels_cgroup_parse(v2, sizeof(v2) - 1, out, sizeof(out)), 27);
+	assert_string_equal(out, "/system.slice/nginx.service");
+	assert_true(labels_cgroup_parse(hybrid, sizeof(hybrid) - 1, out, sizeof(out)) > 0);
+	assert_string_equal(out, "/system.slice/b.service");	/* v2 first */
+	assert_true(labels_cgroup_parse(v1, sizeof(v1) - 1, out, sizeof(out)) > 0);
+	assert_string_equal(out, "/system.slice/a.service");
+	assert_int_equal(labels_cgroup_parse("0::\n", 4, out, sizeof(out)), 0);
+	assert_int_equal(labels_cgroup_parse("garbage", 7, out, sizeof(out)), 0);
+	assert_int_equal(labels_cgroup_parse(v2, sizeof(v2) - 1, out, 8), 7);	/* cut */
+	assert_string_equal(out, "/system");
+}
+
+static void cgroups_are_read_when_asked(void **state)
+{
+	struct labels *l = labels__new();
+	uint32_t self = (uint32_t)getpid();
+
+	(void)state;
+	labels__read(l, self);
+	assert_null(labels__cgroup(l, self));	/* off by default: record --label cmdline */
+	labels__set_cgroups(l, true);
+	labels__read(l, self);
+	assert_non_null(labels__cgroup(l, self));
+	assert_int_equal(labels__cgroup(l, self)[0], '/');
+	labels__free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -111,6 +147,8 @@ int main(void)
 		cmocka_unit_test(control_bytes_and_separators_are_replaced),
 		cmocka_unit_test(the_length_is_bounded_without_cutting_a_character),
 		cmocka_unit_test(the_table_keeps_an_exited_label_until_purged),
+		cmocka_unit_test(the_cgroup_is_the_v2_path),
+		cmocka_unit_test(cgroups_are_read_when_asked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -212,6 +212,43 @@ static void header_sets_kind_unit_period_and_times(void **state)
 	profile__free(p);
 }
 
+static void an_event_header_is_read_back(void **state)
+{
+	struct folded_read_stats st;
+	struct profile *p, *q;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	(void)state;
+	p = read_kind("# hotcold folded v1 kind=oncpu unit=samples event=page-faults "
+		      "event_period=10\nfaults;fault_pages 7\n", PROFILE_KIND_ONCPU, &st, &err);
+	assert_int_equal(err, 0);
+	assert_string_equal(profile__event(p), "page-faults");
+	assert_int_equal(profile__event_period(p), 10);
+	assert_int_equal(profile__period_ns(p), 0);
+	/* round trip: written as read */
+	f = open_memstream(&out, &len);
+	assert_int_equal(profile__write_folded(p, f), 0);
+	fclose(f);
+	assert_non_null(strstr(out, "event=page-faults event_period=10"));
+	q = read_kind(out, PROFILE_KIND_ONCPU, &st, &err);
+	assert_string_equal(profile__event(q), "page-faults");
+	profile__free(q);
+	free(out);
+	profile__free(p);
+	/* a clock profile has none; a malformed name is refused */
+	p = read_kind("# hotcold folded v1 kind=oncpu unit=samples period_ns=10101010\na;b 1\n",
+		      PROFILE_KIND_ONCPU, &st, &err);
+	assert_null(profile__event(p));
+	profile__free(p);
+	p = read_kind("# hotcold folded v1 kind=oncpu unit=samples event=a;b\na;b 1\n",
+		      PROFILE_KIND_ONCPU, &st, &err);
+	assert_int_equal(st.bad_header_line, 1);
+	profile__free(p);
+}
+
 static void header_errors_are_refused_not_guessed(void **state)
 {
 	static const char *const bad[] = {
@@ -634,6 +671,7 @@ int main(void)
 		cmocka_unit_test(reader_refuses_binary_input_at_a_nul_byte),
 		cmocka_unit_test(header_sets_kind_unit_period_and_times),
 		cmocka_unit_test(header_errors_are_refused_not_guessed),
+		cmocka_unit_test(an_event_header_is_read_back),
 		cmocka_unit_test(hot_cold_round_trips_through_sections),
 		cmocka_unit_test(header_never_ends_in_a_count),
 		cmocka_unit_test(reader_handles_a_line_longer_than_any_fixed_buffer),

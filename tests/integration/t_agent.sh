@@ -7,7 +7,7 @@
 
 D=$TMP/hist
 PORT=$((20000 + RANDOM % 20000))
-"$WL/split" 30 "$TMP/t" >/dev/null 2>&1 &
+"$WL/split" 90 "$TMP/t" >/dev/null 2>&1 &
 wl=$!
 cleanup_hooks+=("kill $wl 2>/dev/null")
 
@@ -77,15 +77,19 @@ tail -1 "$D/index.jsonl" | grep -q '"partial":true' && ok "SIGTERM: partial inte
 ls "$D" | grep -q '\.tmp\.' && bad "temporary files left" || ok "no temporary files left"
 
 # ---- a tight byte budget: oldest deleted, never exceeded
-kill $wl 2>/dev/null
+# Only the split workload (-p): a handful of stacks, so an interval is far
+# below 4K and several fit. System-wide, a busy machine makes every 1 s
+# interval larger than 4K; the agent then keeps none ("not kept: N bytes
+# exceed the budget", checked below) and there is no oldest to delete.
 rm -rf "$D"
-"$HOTCOLD" agent -o "$D" --interval 1s --max-bytes 4K 2>"$TMP/agent2.err" &
+"$HOTCOLD" agent -o "$D" -p $wl --interval 1s --max-bytes 4K 2>"$TMP/agent2.err" &
 ag=$!
 wait_log 'agent: interval 1:' 20 "$TMP/agent2.err"
 oldest=$(head -1 "$D/index.jsonl" | cut -c1-40)
+[ -n "$oldest" ] && ok "an interval of one workload fits the 4K budget" ||
+	bad "no interval kept: $(grep -m1 'not kept' "$TMP/agent2.err")"
 max=0
-# until the budget forced a deletion (how many 1 s intervals fit in 4K
-# depends on how many stacks a quiet machine gives), at least 6 s, at most 20
+# until the budget forced a deletion, at least 6 s, at most 20
 for i in $(seq 1 80); do
 	sleep 0.25
 	b=$(du -b --apparent-size -c "$D"/* 2>/dev/null | tail -1 | cut -f1)
@@ -99,4 +103,15 @@ b=$(du -b --apparent-size -c "$D"/* | tail -1 | cut -f1)
 	bad "budget: peak $max, end $b"
 [ "$(head -1 "$D/index.jsonl" | cut -c1-40)" != "$oldest" ] && ok "the oldest interval was deleted first" ||
 	bad "oldest interval still there: $oldest"
+kill $wl 2>/dev/null
+
+# ---- an interval larger than the whole budget is not kept, and says so
+rm -rf "$D"
+"$HOTCOLD" agent -o "$D" --interval 1s --max-bytes 100 2>"$TMP/agent3.err" &
+ag=$!
+wait_log 'not kept: ' 20 "$TMP/agent3.err" && [ ! -s "$D/index.jsonl" ] &&
+	ok "over-budget interval not kept: $(grep -m1 -o 'not kept: .*' "$TMP/agent3.err")" ||
+	bad "100-byte budget: $(tail -2 "$TMP/agent3.err"); index: $(head -c 200 "$D/index.jsonl")"
+kill -TERM $ag
+wait $ag
 finish

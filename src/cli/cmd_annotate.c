@@ -13,7 +13,6 @@
 #include "analysis/annotate.h"
 #include "cli/cmd.h"
 #include "cli/input.h"
-#include "cli/parse.h"
 #include "util/compiler.h"
 #include "util/log.h"
 
@@ -24,18 +23,37 @@ enum {
 	OPT_ROOT,
 };
 
-static const struct cli_opt opts[] = {
-	{ { "top", required_argument, NULL, 'n' }, 'n', "N",
-	  "hottest lines listed (default 10; 0 = all)" },
-	{ { "source-dir", required_argument, NULL, OPT_SRCDIR }, 0, "OLD=NEW",
+static const struct opt_spec annotate_opts_tab[] = {
+	{ .name = "top", 'n', 'n', OPTV_U64, "N", "hottest lines listed (default 10; 0 = all)",
+	  0, 1000000 },
+	{ .name = "source-dir", 0, OPT_SRCDIR, OPTV_STR, "OLD=NEW",
 	  "read sources under OLD from NEW instead (repeatable, up to 8)" },
-	{ { "debug-root", required_argument, NULL, OPT_DEBUG_ROOT }, 0, "DIR",
+	{ .name = "debug-root", 0, OPT_DEBUG_ROOT, OPTV_PATH, "DIR",
 	  "where build-id debug files live (default /usr/lib/debug)" },
-	{ { "root", required_argument, NULL, OPT_ROOT }, 0, "DIR",
+	{ .name = "root", 0, OPT_ROOT, OPTV_PATH, "DIR",
 	  "prefix for the profile's object paths (a container's or another machine's tree)" },
-	{ { "json", no_argument, NULL, OPT_JSON }, 0, NULL, "one JSON object instead of text" },
-	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "debug messages" },
-	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+	{ .name = "json", 0, OPT_JSON, OPTV_FLAG, NULL, "one JSON object instead of text" },
+	OPT_SPEC_VERBOSE("debug messages"),
+	OPT_SPEC_QUIET("only errors"),
+	OPT_SPEC_HELP,
+};
+
+const struct opt_cmd annotate_cmd = {
+	.name = "annotate",
+	.synopsis = "[options] PROFILE FUNCTION",
+	.about = "Per source line and per instruction, the share of FUNCTION's own samples\n"
+		 "(self, as perf annotate) in PROFILE, a pprof file from `record -o x.pb.gz`\n"
+		 "or the agent: the hottest lines first, then the function in address order\n"
+		 "with its source and disassembly. Inlined callees are named on their lines.\n"
+		 "The object is read from the path recorded in the profile; a stripped one\n"
+		 "uses its debug file (build ID or .gnu_debuglink).\n",
+	.footer = "Exit status: 0 ok (a view without source or line information says what\n"
+		  "is missing); 1 the profile or output cannot be read or written; 2 usage\n"
+		  "error: a bad option, not a pprof file, FUNCTION not in the profile or never\n"
+		  "sampled itself, a profile without addresses (made from folded text), or\n"
+		  "FUNCTION's object cannot be read.\n",
+	.opts = annotate_opts_tab,
+	.nr_opts = ARRAY_SIZE(annotate_opts_tab),
 };
 
 struct annotate_args {
@@ -44,23 +62,6 @@ struct annotate_args {
 	uint64_t top;
 	bool json;
 };
-
-static void annotate_usage(FILE *f)
-{
-	fprintf(f, "usage: hotcold annotate [options] PROFILE FUNCTION\n\n"
-		   "Per source line and per instruction, the share of FUNCTION's own samples\n"
-		   "(self, as perf annotate) in PROFILE, a pprof file from `record -o x.pb.gz`\n"
-		   "or the agent: the hottest lines first, then the function in address order\n"
-		   "with its source and disassembly. Inlined callees are named on their lines.\n"
-		   "The object is read from the path recorded in the profile; a stripped one\n"
-		   "uses its debug file (build ID or .gnu_debuglink).\n\n");
-	cli_print_options(f, opts, ARRAY_SIZE(opts));
-	fprintf(f, "\nExit status: 0 ok (a view without source or line information says what\n"
-		   "is missing); 1 the profile or output cannot be read or written; 2 usage\n"
-		   "error: a bad option, not a pprof file, FUNCTION not in the profile or never\n"
-		   "sampled itself, a profile without addresses (made from folded text), or\n"
-		   "FUNCTION's object cannot be read.\n");
-}
 
 static int add_srcmap(struct annotate_opts *o, char *arg)
 {
@@ -76,56 +77,46 @@ static int add_srcmap(struct annotate_opts *o, char *arg)
 	return 0;
 }
 
+static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
+{
+	struct annotate_args *a = ctx;
+
+	switch (s->id) {
+	case 'n':
+		a->top = v->u;
+		break;
+	case OPT_SRCDIR:
+		/* the value is in argv, which is writable: OLD and NEW are split in place */
+		return add_srcmap(&a->o, (char *)v->str) ? EXIT_USAGE : 0;
+	case OPT_DEBUG_ROOT:
+		a->o.debug_root = v->str;
+		break;
+	case OPT_ROOT:
+		a->o.root = v->str;
+		break;
+	case OPT_JSON:
+		a->json = true;
+		break;
+	default:
+		cli_log_opt(s->id);
+	}
+	return 0;
+}
+
+/* -1 to go on, else an exit status (EXIT_OK after --help). */
 static int parse_args(int argc, char **argv, struct annotate_args *a)
 {
-	struct option longopts[ARRAY_SIZE(opts) + 1];
-	int c;
+	int first, ret = opt__parse(&annotate_cmd, argc, argv, on_opt, a, &first);
 
-	cli_longopts(opts, ARRAY_SIZE(opts), longopts);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (parse_u64(optarg, 0, 1000000, &a->top)) {
-				pr_warn("annotate: invalid value '%s' for -n\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_SRCDIR:
-			if (add_srcmap(&a->o, optarg))
-				return EXIT_USAGE;
-			break;
-		case OPT_DEBUG_ROOT:
-			a->o.debug_root = optarg;
-			break;
-		case OPT_ROOT:
-			a->o.root = optarg;
-			break;
-		case OPT_JSON:
-			a->json = true;
-			break;
-		case 'v':
-			log_set_level(LOG_DEBUG);
-			break;
-		case 'h':
-			annotate_usage(stdout);
-			return EXIT_OK;
-		case ':':
-			pr_warn("annotate: option '%s' needs a value\n", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			pr_warn("annotate: unknown option '%s'\n", argv[optind - 1]);
-			annotate_usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 2) {
+	if (ret)
+		return ret == OPT_HELP_SHOWN ? EXIT_OK : ret;
+	if (argc - first != 2) {
 		pr_warn("annotate: wants a PROFILE and a FUNCTION\n");
-		annotate_usage(stderr);
+		opt__usage(&annotate_cmd, stderr);
 		return EXIT_USAGE;
 	}
-	a->input = argv[optind];
-	a->func = argv[optind + 1];
+	a->input = argv[first];
+	a->func = argv[first + 1];
 	return -1;
 }
 
@@ -190,7 +181,6 @@ int cmd_annotate(int argc, char **argv)
 	struct pprof_data d;
 	int ret, err;
 
-	optind = 1;
 	ret = parse_args(argc, argv, &a);
 	if (ret >= 0)
 		return ret;

@@ -24,6 +24,7 @@ struct oncpu_dither_cpu {	/* oncpu_dither_cpu: PERCPU_ARRAY, one slot */
 	__u64 intervals;	/* intervals sampled on this CPU (filtered tasks excluded) */
 	__u64 late;		/* ticks later than cfg_max_late_ns: charged that much only */
 	__u64 no_storage;	/* ticks of a task without task storage: not charged */
+	__u64 late_ns;		/* those ticks' time beyond cfg_max_late_ns */
 };
 
 struct oncpu_dither_task {	/* oncpu_dither_task: TASK_STORAGE */

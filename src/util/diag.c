@@ -17,6 +17,8 @@ static const struct diag table[] = {
 	{ "blocks with stacks", "blocks_with_stacks", DIAG_WORK, "" },
 	{ "waits with stacks", "waits_with_stacks", DIAG_WORK, "" },
 	{ "user stacks by CFI", "user_stacks_cfi", DIAG_WORK, "" },
+	{ "ticks unseen for over an interval (time from the kernel's account)", "ticks_unseen",
+	  DIAG_WORK, "" },
 	/* losses */
 	{ "lost (ring full)", "ring_full", DIAG_LOSS, RING },
 	{ "untimed (no task storage)", "no_task_storage", DIAG_LOSS,
@@ -33,6 +35,10 @@ static const struct diag table[] = {
 	{ "spans lost (process table full)", "counter_table_full", DIAG_LOSS, NARROW },
 	{ "stacks over the aggregation limit", "max_stacks", DIAG_LOSS, "raise --max-stacks" },
 	/* degraded: the sample is kept, its stack or names are worse */
+	{ "ticks unseen over 5% of the time (samples taken late)", "ticks_unseen_many",
+	  DIAG_DEGRADED, "the timer fired but the kernel held the sampler off (other BPF programs "
+	  "or map operations on the CPU): no time lost, but those samples' stacks are from "
+	  "the next tick; run fewer BPF tools at once" },
 	{ "kernel stack errors", "kernel_stack_errors", DIAG_DEGRADED,
 	  "samples kept without a kernel stack; many: " RING },
 	{ "user stack errors", "user_stack_errors", DIAG_DEGRADED,

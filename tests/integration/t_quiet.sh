@@ -12,11 +12,14 @@ bash -c 'while :; do sleep 0.02; done' &
 tgt=$!
 cleanup_hooks+=("kill $tgt 2>/dev/null")
 
-# The 3-line bound is for a run that lost nothing. On a busy VM a run can
-# lose for real (a timer tick held off past a whole interval by a stolen
-# vCPU: "ticks late"), and then it must say so: such a run is shown as a
-# note and the run repeated, at most 3 times; a lossy run that does not end
-# in "problems above" fails.
+# The 3-line bound is for a run that lost nothing. A tick the sampler did
+# not see for over an interval is no loss (the thread's time comes from the
+# kernel's account; measured on this VM: the timers fired on time, the
+# kernel held the BPF program off, docs/architecture.md "Ticks unseen"): it
+# is in the -v table only, a degradation line only past 5% of the CPU time.
+# A run can still lose for real on a busy machine, and then it must say so:
+# such a run is shown as a note and repeated, at most 3 times; a lossy run
+# that does not end in "problems above" fails.
 for attempt in 1 2 3; do
 	"$HOTCOLD" record -p $tgt -d 2 -o "$TMP/p.folded" 2>"$TMP/e"
 	rc=$? n=$(wc -l <"$TMP/e")
@@ -24,14 +27,11 @@ for attempt in 1 2 3; do
 	echo "[Note: run $attempt lost something, and said so: $(grep -v '^hotcold\|no hardware' "$TMP/e" | head -2)]"
 done
 if [ $rc -eq 0 ] && [ "$n" -le 3 ] && tail -n1 "$TMP/e" | grep -q 'nothing lost$' &&
-   ! grep -q ' 0 \|libbpf' "$TMP/e"; then
+   ! grep -q ' 0 \|libbpf\|ticks unseen for over' "$TMP/e"; then
 	ok "record -p PID -d 2: $n lines on stderr, 'nothing lost'"
 elif [ $rc -eq 0 ] && tail -n1 "$TMP/e" | grep -q 'problems above' && ! grep -q ' 0 \|libbpf' "$TMP/e"; then
-	# every run lost ticks here (an open finding: timer ticks of this VM
-	# held off past a whole interval, or the dithered sampler's limit too
-	# tight): the bound is not shown, the loss was reported honestly
-	echo "[Note: no lossless run in 3 (the 3-line bound not shown here); the losses were named: $(grep -c '(lost)' "$TMP/e") line(s)]"
-	ok "record -p PID -d 2: losses named, no zero counters, no libbpf lines"
+	echo "[Note: no lossless run in 3 (the 3-line bound not shown here); the problems were named: $(grep -c ': [0-9]' "$TMP/e") line(s)]"
+	ok "record -p PID -d 2: problems named, no zero counters, no libbpf lines"
 else
 	bad "record -p: rc $rc, $n lines: $(cat "$TMP/e")"
 fi

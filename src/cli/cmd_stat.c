@@ -9,14 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "analysis/counters.h"
 #include "cli/cmd.h"
-#include "util/parse.h"
 #include "cli/run.h"
 #include "cli/stat_run.h"
 #include "output/outfile.h"
+#include "util/caps.h"
 #include "util/compiler.h"
+#include "util/parse.h"
 #include "util/log.h"
 #include "util/opt.h"
 
@@ -77,7 +80,10 @@ const struct opt_cmd stat_cmd = {
 	.footer = "Exit status: 0 ok, 1 runtime error, 2 usage error (bad option or value, a\n"
 		  "-p target that does not exist); with COMMAND, its status (127: not executed).\n"
 		  "With -r, the first run that fails stops the series with its status. --compare:\n"
-		  "2 for a file that is not a stat --json output.\n",
+		  "2 for a file that is not a stat --json output.\n"
+		  "Without privileges (kernel.perf_event_paranoid <= 2, as perf stat): -p PID and\n"
+		  "-- COMMAND count your own processes, user space only; -a and --per-process\n"
+		  "need root, or CAP_BPF + CAP_PERFMON.\n",
 	.opts = stat_opts_tab,
 	.nr_opts = ARRAY_SIZE(stat_opts_tab),
 	.stop_at_operand = true,
@@ -221,6 +227,54 @@ static int parse_args(int argc, char **argv, struct stat_opts *o, int *first)
 	return 0;
 }
 
+/*
+ * What this caller may count. The process table (-a, --per-process) is BPF:
+ * root, or CAP_BPF + CAP_PERFMON. Counting processes (-p, -- CMD) is plain
+ * perf events, as perf stat: without CAP_PERFMON, kernel.perf_event_paranoid
+ * 2 (the kernel's default) allows the caller's own processes, user space
+ * only; 3 and above (a distribution patch) nothing. 0 or EXIT_RUNTIME.
+ */
+static int stat_privileges(struct stat_opts *o)
+{
+	uint64_t eff;
+	int paranoid;
+
+	if (o->system_wide || o->per_process) {
+		if (!cli_need_bpf())
+			return 0;
+		pr_warn("stat: without privileges, count your own processes instead: hotcold stat "
+			"-- COMMAND, or -p PID (user space only)\n");
+		return EXIT_RUNTIME;
+	}
+	if (caps__effective(&eff))
+		return 0;	/* cannot tell: the kernel's error speaks */
+	paranoid = caps__perf_paranoid();
+	if (caps__mask_can_count_kernel(eff, paranoid))
+		return 0;
+	if (paranoid >= 3) {
+		pr_warn("stat: kernel.perf_event_paranoid is %d: counting needs root or CAP_PERFMON "
+			"(or, by root, sysctl kernel.perf_event_paranoid=2: your own processes, user "
+			"space only)\n", paranoid);
+		return EXIT_RUNTIME;
+	}
+	/* the kernel's rule is ptrace read access: another user's process says EACCES late */
+	for (size_t i = 0; i < o->nr_pids; i++) {
+		char path[32];
+		struct stat sb;
+
+		snprintf(path, sizeof(path), "/proc/%u", o->pids[i]);
+		if (!stat(path, &sb) && sb.st_uid != geteuid()) {
+			pr_warn("stat: pid %u is not your process: counting it needs root or "
+				"CAP_PERFMON\n", o->pids[i]);
+			return EXIT_RUNTIME;
+		}
+	}
+	o->user_only = true;
+	pr_info("stat: unprivileged (kernel.perf_event_paranoid=%d): your own processes, user "
+		"space only (context switches and migrations happen in the kernel: 0)\n", paranoid);
+	return 0;
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o = { .top = 20, .output = "-" };
@@ -238,7 +292,7 @@ int cmd_stat(int argc, char **argv)
 		free(o.pids);
 		return ret;
 	}
-	if (cli_need_bpf()) {
+	if (stat_privileges(&o)) {
 		free(o.pids);
 		return EXIT_RUNTIME;
 	}

@@ -50,17 +50,8 @@ static void usage(FILE *f)
 /* The nearest command by edit distance, if close; not the whole usage. */
 static int unknown_command(const char *name)
 {
-	const char *best = NULL;
-	size_t best_d = 3;	/* at most 2 edits: "recrod", "flamgraph" */
+	const char *best = suggest__nearest(name, &cmds[0].name, ARRAY_SIZE(cmds), sizeof(cmds[0]));
 
-	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
-		size_t d = suggest__distance(name, cmds[i].name);
-
-		if (d < best_d) {
-			best_d = d;
-			best = cmds[i].name;
-		}
-	}
 	if (best)
 		fprintf(stderr, "hotcold: unknown command '%s'; did you mean '%s'?\n", name, best);
 	else

@@ -262,7 +262,7 @@ static const char *oncpu_unseen_name(const struct oncpu *oc, const struct oncpu_
 
 	if (oc->event == PMU_EV_CPU_CLOCK && oc->start_ns && d->late_ns * 20 > span)
 		return "ticks unseen over 5% of the time (samples taken late)";
-	return "ticks unseen for over an interval (time from the kernel's account)";
+	return "ticks unseen for over an interval";
 }
 
 static void oncpu_stats(const struct collector *c, struct collector_stats *st)

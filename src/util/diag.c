@@ -7,7 +7,7 @@
 
 #include "util/compiler.h"
 
-#define RING "raise --ring-mb (or lower -F)"
+#define RING "a bigger event ring (record --ring-mb) or a lower rate (-F)"
 #define NARROW "narrow the target (-p, --comm, --cgroup) or record for less time"
 #define NONE_FP "nothing to do: code built without frame pointers or CFI there"
 
@@ -17,8 +17,8 @@ static const struct diag table[] = {
 	{ "blocks with stacks", "blocks_with_stacks", DIAG_WORK, "" },
 	{ "waits with stacks", "waits_with_stacks", DIAG_WORK, "" },
 	{ "user stacks by CFI", "user_stacks_cfi", DIAG_WORK, "" },
-	{ "ticks unseen for over an interval (time from the kernel's account)", "ticks_unseen",
-	  DIAG_WORK, "" },
+	/* no time lost: the thread's time comes from the kernel's account (collect/oncpu.c) */
+	{ "ticks unseen for over an interval", "ticks_unseen", DIAG_WORK, "" },
 	/* losses */
 	{ "lost (ring full)", "ring_full", DIAG_LOSS, RING },
 	{ "untimed (no task storage)", "no_task_storage", DIAG_LOSS,

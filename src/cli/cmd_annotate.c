@@ -54,6 +54,8 @@ const struct opt_cmd annotate_cmd = {
 		  "FUNCTION's object cannot be read.\n",
 	.opts = annotate_opts_tab,
 	.nr_opts = ARRAY_SIZE(annotate_opts_tab),
+	.operands = 2,
+	.operands_help = "a PROFILE and a FUNCTION",
 };
 
 struct annotate_args {
@@ -101,23 +103,6 @@ static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 		cli_log_opt(s->id);
 	}
 	return 0;
-}
-
-/* -1 to go on, else an exit status (EXIT_OK after --help). */
-static int parse_args(int argc, char **argv, struct annotate_args *a)
-{
-	int first, ret = opt__parse(&annotate_cmd, argc, argv, on_opt, a, &first);
-
-	if (ret)
-		return ret == OPT_HELP_SHOWN ? EXIT_OK : ret;
-	if (argc - first != 2) {
-		pr_warn("annotate: wants a PROFILE and a FUNCTION\n");
-		opt__usage(&annotate_cmd, stderr);
-		return EXIT_USAGE;
-	}
-	a->input = argv[first];
-	a->func = argv[first + 1];
-	return -1;
 }
 
 /* Why FUNCTION cannot be annotated, as an exit status. */
@@ -179,11 +164,13 @@ int cmd_annotate(int argc, char **argv)
 {
 	struct annotate_args a = { .top = 10 };
 	struct pprof_data d;
-	int ret, err;
+	int ret, err, first;
 
-	ret = parse_args(argc, argv, &a);
+	ret = cli_parse_opts(&annotate_cmd, argc, argv, on_opt, &a, &first);
 	if (ret >= 0)
 		return ret;
+	a.input = argv[first];
+	a.func = argv[first + 1];
 	err = pprof_read_file(a.input, &d);
 	if (err == -EBADMSG || err == -EFBIG) {
 		pr_warn("annotate: %s is not a pprof profile (%s)\n", a.input,

@@ -51,6 +51,8 @@ const struct opt_cmd convert_cmd = {
 		  "error, including an input without one valid folded line.\n",
 	.opts = convert_opts,
 	.nr_opts = ARRAY_SIZE(convert_opts),
+	.operands = 1,
+	.operands_help = "one input IN (- for stdin)",
 };
 
 struct convert_args {
@@ -101,13 +103,12 @@ static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 /* -1 to go on, else an exit status (EXIT_OK after --help). */
 static int parse_args(int argc, char **argv, struct convert_args *a)
 {
-	int first, ret = opt__parse(&convert_cmd, argc, argv, on_opt, a, &first);
+	int first, ret = cli_parse_opts(&convert_cmd, argc, argv, on_opt, a, &first);
 
-	if (ret)
-		return ret == OPT_HELP_SHOWN ? EXIT_OK : ret;
-	if (argc - first != 1 || !a->output) {
-		pr_warn("convert: need one input and -o OUT\n");
-		opt__usage(&convert_cmd, stderr);
+	if (ret >= 0)
+		return ret;
+	if (!a->output) {
+		pr_warn("convert: needs -o OUT: usage: hotcold convert %s\n", convert_cmd.synopsis);
 		return EXIT_USAGE;
 	}
 	a->input = argv[first];

@@ -39,6 +39,8 @@ const struct opt_cmd diff_cmd = {
 		  "written; 2 usage error, including an input without one valid folded line.\n",
 	.opts = diff_opts,
 	.nr_opts = ARRAY_SIZE(diff_opts),
+	.operands = 2,
+	.operands_help = "two inputs A and B (at most one of them -)",
 };
 
 struct diff_args {
@@ -73,13 +75,12 @@ static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 /* -1 to go on, else an exit status (EXIT_OK after --help). */
 static int parse_args(int argc, char **argv, struct diff_args *a)
 {
-	int first, ret = opt__parse(&diff_cmd, argc, argv, on_opt, a, &first);
+	int first, ret = cli_parse_opts(&diff_cmd, argc, argv, on_opt, a, &first);
 
-	if (ret)
-		return ret == OPT_HELP_SHOWN ? EXIT_OK : ret;
-	if (argc - first != 2 || (!strcmp(argv[first], "-") && !strcmp(argv[first + 1], "-"))) {
-		pr_warn("diff: need two inputs A and B (at most one of them -)\n");
-		opt__usage(&diff_cmd, stderr);
+	if (ret >= 0)
+		return ret;
+	if (!strcmp(argv[first], "-") && !strcmp(argv[first + 1], "-")) {
+		pr_warn("diff: stdin (-) can be one input, not both\n");
 		return EXIT_USAGE;
 	}
 	a->a = argv[first];

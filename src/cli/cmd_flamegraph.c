@@ -67,6 +67,8 @@ const struct opt_cmd flamegraph_cmd = {
 		  "folded line (empty, binary, compressed).\n",
 	.opts = fg_opts_tab,
 	.nr_opts = ARRAY_SIZE(fg_opts_tab),
+	.operands = 1,
+	.operands_help = "one input IN (- for stdin)",
 };
 
 struct fg_opts {
@@ -127,11 +129,6 @@ static int parse_args(int argc, char **argv, struct fg_opts *o)
 
 	if (ret)
 		return ret;
-	if (argc - first != 1) {
-		pr_warn("flamegraph: %s; usage: hotcold flamegraph [options] IN (--help)\n",
-			first < argc ? "more than one input" : "no input file");
-		return EXIT_USAGE;
-	}
 	o->in = argv[first];
 	return 0;
 }

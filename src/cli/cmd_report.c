@@ -43,6 +43,8 @@ const struct opt_cmd report_cmd = {
 		  "without one valid folded line (empty, binary, compressed).\n",
 	.opts = report_opts,
 	.nr_opts = ARRAY_SIZE(report_opts),
+	.operands = 1,
+	.operands_help = "one input FILE (- for stdin)",
 };
 
 struct report_args {
@@ -76,23 +78,6 @@ static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 		cli_log_opt(s->id);
 	}
 	return 0;
-}
-
-/* -1 to go on, else an exit status (EXIT_OK after --help). */
-static int parse_args(int argc, char **argv, struct report_args *a)
-{
-	int first, ret = opt__parse(&report_cmd, argc, argv, on_opt, a, &first);
-
-	if (ret)
-		return ret == OPT_HELP_SHOWN ? EXIT_OK : ret;
-	if (first != argc - 1) {
-		pr_warn("report: %s\n", first < argc ? "exactly one input file"
-						       : "missing input FILE (- for stdin)");
-		opt__usage(&report_cmd, stderr);
-		return EXIT_USAGE;
-	}
-	a->input = argv[first];
-	return -1;
 }
 
 /* Apply the filters (if any), then write the report. An exit status. */
@@ -134,11 +119,12 @@ int cmd_report(int argc, char **argv)
 	struct report_args a = { .kind = CLI_KIND_UNSET, .top_n = 10 };
 	struct folded_read_stats st;
 	struct profile *p = NULL;
-	int ret;
+	int ret, first;
 
-	ret = parse_args(argc, argv, &a);
+	ret = cli_parse_opts(&report_cmd, argc, argv, on_opt, &a, &first);
 	if (ret >= 0)
 		return ret;
+	a.input = argv[first];
 	ret = cli_load_folded("report", a.input, &a.kind, &p, &st);
 	if (ret == EXIT_OK)
 		cli_note_other_kinds("report", p, a.kind);

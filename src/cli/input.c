@@ -10,6 +10,14 @@
 #include "cli/cmd.h"
 #include "util/log.h"
 
+int cli_parse_opts(const struct opt_cmd *c, int argc, char **argv, opt_handler h, void *ctx,
+		   int *first)
+{
+	int ret = opt__parse(c, argc, argv, h, ctx, first);
+
+	return ret == OPT_HELP_SHOWN ? EXIT_OK : ret ? ret : -1;
+}
+
 int cli_log_opt(int id)
 {
 	if (id == 'v')

@@ -17,6 +17,13 @@
 #define CLI_OPT_KIND_SPEC(help) { .name = "kind", 0, CLI_OPT_KIND, OPTV_CHOICE, "KIND", help, \
 				  .choices = "oncpu|offcpu|runq|lock" }
 
+/*
+ * opt__parse() for the profile-reading commands: -1 to go on (*@first: the
+ * first operand), else the exit status (EXIT_OK after --help).
+ */
+int cli_parse_opts(const struct opt_cmd *c, int argc, char **argv, opt_handler h, void *ctx,
+		   int *first);
+
 /* -v (debug) and -q (warnings only) of the profile-reading commands: 0, else -2 (another id). */
 int cli_log_opt(int id);
 

@@ -203,6 +203,13 @@ int opt__parse(const struct opt_cmd *c, int argc, char **argv, opt_handler h, vo
 			return ret;
 	}
 	*operand = optind;
+	if (c->operands && argc - optind != c->operands) {
+		pr_warn("%s: wants %s, got %d operand%s\n", c->name, c->operands_help,
+			argc - optind, argc - optind == 1 ? "" : "s");
+		pr_warn("usage: hotcold %s %s ('hotcold %s --help' lists the options)\n", c->name,
+			c->synopsis, c->name);
+		return EXIT_USAGE_;
+	}
 	return 0;
 }
 

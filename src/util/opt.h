@@ -53,6 +53,8 @@ struct opt_cmd {
 	const struct opt_spec *opts;
 	size_t nr_opts;
 	bool stop_at_operand;	/* the first operand ends the options (a COMMAND follows) */
+	int operands;		/* exactly this many operands, else a usage error; 0: any */
+	const char *operands_help;	/* what they are, for that error: "two inputs A and B" */
 };
 
 /*
@@ -72,7 +74,8 @@ typedef int (*opt_handler)(void *ctx, const struct opt_spec *o, const struct opt
  * Parse @argv (argv[0] is the command's name) by @c's table. Returns 0 with
  * *@operand the index of the first operand (argc when none), OPT_HELP_SHOWN
  * after --help, or 2 after a message (unknown option with a suggestion, a
- * missing or refused value with its range, a handler's refusal).
+ * missing or refused value with its range, a handler's refusal, not
+ * c->operands operands).
  */
 int opt__parse(const struct opt_cmd *c, int argc, char **argv, opt_handler h, void *ctx,
 	       int *operand);

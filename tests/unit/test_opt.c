@@ -180,6 +180,23 @@ static void operands_and_modes(void **state)
 	assert_true(seen.v[0].u == 7);
 }
 
+static void operand_count(void **state)
+{
+	struct opt_cmd two = cmd;
+	int first;
+
+	(void)state;
+	two.operands = 2;
+	two.operands_help = "A and B";
+	assert_int_equal(run_cmd(&two, &first, (char *[]){ "t", "a", "-v", "b", NULL }), 0);
+	assert_int_equal(first, 2);	/* permuted: -v first, then a b */
+	assert_int_equal(run_cmd(&two, &first, (char *[]){ "t", "a", NULL }), 2);
+	assert_non_null(strstr(err_text, "t: wants A and B, got 1 operand\n"));
+	assert_non_null(strstr(err_text, "usage: hotcold t [options] FILE"));
+	assert_int_equal(run_cmd(&two, &first, (char *[]){ "t", "a", "b", "c", NULL }), 2);
+	assert_non_null(strstr(err_text, "got 3 operands"));
+}
+
 static void handler_refusal_and_help(void **state)
 {
 	int first;
@@ -268,6 +285,7 @@ int main(void)
 		cmocka_unit_test(range_errors_name_the_option_and_range),
 		cmocka_unit_test(unknown_and_missing),
 		cmocka_unit_test(operands_and_modes),
+		cmocka_unit_test(operand_count),
 		cmocka_unit_test(handler_refusal_and_help),
 		cmocka_unit_test(help_lists_every_option_with_its_range),
 		cmocka_unit_test(man_and_completion),

@@ -378,5 +378,13 @@ void opt__complete(const struct opt_cmd *c, FILE *f)
 			fprintf(f, " -%c", c->opts[i].short_name);
 		fprintf(f, " --%s", c->opts[i].name);
 	}
+	fputs("\nchoices", f);
+	for (i = 0; i < c->nr_opts; i++) {
+		if (c->opts[i].type != OPTV_CHOICE)
+			continue;
+		if (c->opts[i].short_name)
+			fprintf(f, " -%c=%s", c->opts[i].short_name, c->opts[i].choices);
+		fprintf(f, " --%s=%s", c->opts[i].name, c->opts[i].choices);
+	}
 	fputc('\n', f);
 }

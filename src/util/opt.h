@@ -95,7 +95,8 @@ void opt__man(const struct opt_cmd *c, FILE *f);
 
 /*
  * For the bash completion: "opts WORD..." (every -x and --long), then
- * "paths WORD..." (the options whose value is a file or directory).
+ * "paths WORD..." (the options whose value is a file or directory), then
+ * "choices --opt=a|b ..." (the values of each choice option).
  */
 void opt__complete(const struct opt_cmd *c, FILE *f);
 

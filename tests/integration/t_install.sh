@@ -68,6 +68,9 @@ check "hotcold record -p 1 --max-s" --max-stacks
 check "hotcold stat --per" --per-process
 check "hotcold locks --verb" --verbose
 check "hotcold agent --http-t" --http-token-file
+check "hotcold record --format s" svg
+check "hotcold locks --sort m" max
+check "hotcold report --kind off" offcpu
 got=$(complete_at hotcold record --frob)
 [ -z "$got" ] && ok "no completion for a non-option" || bad "completed --frob: $got"
 

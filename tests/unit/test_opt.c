@@ -252,6 +252,7 @@ static void man_and_completion(void **state)
 	c = render(opt__complete);
 	assert_non_null(strstr(c, "opts -F --freq --json --format -d --duration"));
 	assert_non_null(strstr(c, "\npaths -o --output --dir\n"));
+	assert_non_null(strstr(c, "\nchoices --format=folded|pprof|svg\n"));
 }
 
 static void broken_tables_are_refused(void **state)

@@ -162,8 +162,8 @@ static int refuse(const struct opt_cmd *c, int ch, char **argv, const struct opt
 	const char *arg = argv[optind - 1];
 	char shortopt[3] = { '-', (char)optopt, '\0' };
 
-	/* a short option inside a cluster ("-vx"): name the letter, not the cluster */
-	if (optopt && optopt < 256)
+	/* a short option inside a cluster ("-vx"): the letter; a long one as typed */
+	if (strncmp(arg, "--", 2) && optopt > 0 && optopt < 256)
 		arg = shortopt;
 	if (ch == ':') {
 		pr_warn("%s: option '%s' needs a value\n", c->name, arg);

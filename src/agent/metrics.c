@@ -189,9 +189,13 @@ void metrics_log(struct metrics *m)
 		const struct diag *d = diag__find(l->name);
 		bool lost = l->cls == DIAG_LOSS;
 
-		/* one line per counter that grew, with what to do: a loss warns, a degradation informs */
+		/*
+		 * One line per counter that grew, with what to do: a loss warns; a
+		 * degradation (a stack cut short, a frame unnamed) recurs every
+		 * interval of a long-running service: -v, and degraded_total.
+		 */
 		if (l->value > l->logged)
-			log_printf(lost ? LOG_WARN : LOG_INFO, "agent: %s: %llu %s%s this interval (%llu "
+			log_printf(lost ? LOG_WARN : LOG_DEBUG, "agent: %s: %llu %s%s this interval (%llu "
 				   "in all)%s%s\n", l->group,
 				   (unsigned long long)(l->value - l->logged), l->name,
 				   lost && !strstr(l->name, "lost") ? " (lost)" : "",

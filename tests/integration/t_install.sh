@@ -71,6 +71,7 @@ check "hotcold agent --http-t" --http-token-file
 check "hotcold record --format s" svg
 check "hotcold locks --sort m" max
 check "hotcold report --kind off" offcpu
+check "hotcold agent --http-token-file /us" /usr
 got=$(complete_at hotcold record --frob)
 [ -z "$got" ] && ok "no completion for a non-option" || bad "completed --frob: $got"
 

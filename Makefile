@@ -158,7 +158,7 @@ check-style:
 # make install [PREFIX=/usr/local] [DESTDIR=/tmp/stage]: the binary, man pages,
 # bash completion, the systemd unit (ExecStart rewritten to $(PREFIX)/bin),
 # the example agent config (/etc/hotcold/agent.conf, an existing one kept)
-# and the README. The completion's option lists and the man pages' OPTIONS come
+# and the README with docs/. The completion's option lists and the man pages' OPTIONS come
 # from each command's option table (src/util/opt.h) through the built binary
 # (tools/gen-completion.sh, tools/gen-man.sh), so they cannot drift from the parser.
 PREFIX        ?= /usr/local
@@ -192,6 +192,8 @@ install: $(BIN) $(COMPLETION)
 	$(Q)install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/
 	$(Q)install -m 0644 $(COMPLETION) $(DESTDIR)$(COMPLETIONDIR)/hotcold
 	$(Q)install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	$(Q)install -d -m 0755 $(DESTDIR)$(DOCDIR)/docs
+	$(Q)install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	$(Q)install -m 0644 tools/hotcold-agent.conf $(DESTDIR)$(DOCDIR)/agent.conf.example
 	$(Q)[ -e $(DESTDIR)$(SYSCONFDIR)/hotcold/agent.conf ] || \
 		install -m 0644 tools/hotcold-agent.conf $(DESTDIR)$(SYSCONFDIR)/hotcold/agent.conf

@@ -13,7 +13,7 @@
 #define HC_ONCPU_USTACK		0x2
 
 /*
- * Dithered sampling (bpf/oncpu.bpf.c, README "Why 99 Hz, and dithering"):
+ * Dithered sampling (bpf/oncpu.bpf.c, docs/record.md, "Why 99 Hz, and dithering"):
  * the event ticks several times per sampling interval. Each thread's CPU
  * time (the ticks' spacing, charged to the thread a tick finds running) is
  * cut into intervals of cfg_period_ns, and each interval is sampled once,

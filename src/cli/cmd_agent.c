@@ -46,7 +46,7 @@ enum {
 
 static const struct opt_spec agent_opts[] = {
 	{ .name = "config", 0, OPT_CONFIG, OPTV_PATH, "FILE",
-	  "read settings from FILE first (format: README \"Always-on agent\"); flags override" },
+	  "read settings from FILE first (format: docs/agent.md, man hotcold-agent); flags override" },
 	{ .name = "dir", 'o', 'o', OPTV_PATH, "DIR",
 	  "history directory (default /var/lib/hotcold)" },
 	{ .name = "interval", 0, OPT_INTERVAL, OPTV_STR, "DUR",

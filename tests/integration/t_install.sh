@@ -26,7 +26,8 @@ if inst "$st"; then
 		bad "unit expects '$exe' and '$conf': $(ls -R "$st" | head -30) $(cat "$TMP/e" 2>/dev/null)"
 	fi
 	for f in usr/local/share/man/man1/hotcold.1 usr/local/share/bash-completion/completions/hotcold \
-		 usr/local/share/doc/hotcold/README.md usr/local/share/doc/hotcold/agent.conf.example; do
+		 usr/local/share/doc/hotcold/README.md usr/local/share/doc/hotcold/docs/agent.md \
+		 usr/local/share/doc/hotcold/agent.conf.example; do
 		[ -f "$st/$f" ] || bad "missing $f"
 	done
 	# an administrator's config survives a reinstall
@@ -100,6 +101,23 @@ sed '/^\\fB\\-\\-json\\fR$/,+1d' "$repo/man/hotcold-report.1" >"$TMP/man/hotcold
 ! "$repo/tools/gen-man.sh" "$HOTCOLD" --check "$TMP/man/hotcold-report.1" 2>/dev/null &&
 	! cmp -s "$TMP/man/hotcold-report.1" "$repo/man/hotcold-report.1" &&
 	ok "control: a man page missing --json is reported stale" || bad "control: stale page not caught"
+# README and docs/: every relative link names a file that exists
+links_broken() {	# links_broken FILE.md...: the relative links that resolve to nothing
+	local md l
+	for md in "$@"; do
+		for l in $(grep -o '](\([^)#]*\)' "$md" | sed 's/^](//' | grep -v '^[a-z]*:'); do
+			[ -e "$(dirname "$md")/$l" ] || echo "$(basename "$md"):$l"
+		done
+	done
+}
+broken=$(links_broken "$repo"/README.md "$repo"/docs/*.md)
+n=$(cat "$repo"/README.md "$repo"/docs/*.md | grep -o '](' | wc -l)
+[ -z "$broken" ] && [ "$n" -gt 20 ] && ok "README and docs/: $n links, every relative one resolves" ||
+	bad "README/docs links ($n): broken: $broken"
+printf 'see [x](nope.md) and [y](links.md)\n' >"$TMP/links.md"
+[ "$(links_broken "$TMP/links.md")" = "links.md:nope.md" ] && ok "control: a link to a missing page is caught" ||
+	bad "control: links_broken gave '$(links_broken "$TMP/links.md")'"
+
 # negative control: a made-up option trips both checks above
 for c in record agent; do
 	"$HOTCOLD" $c --frobnicate --zz-not-an-option --zz-not-an-option >/dev/null 2>"$TMP/e" </dev/null

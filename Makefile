@@ -158,8 +158,9 @@ check-style:
 # make install [PREFIX=/usr/local] [DESTDIR=/tmp/stage]: the binary, man pages,
 # bash completion, the systemd unit (ExecStart rewritten to $(PREFIX)/bin),
 # the example agent config (/etc/hotcold/agent.conf, an existing one kept)
-# and the README. The completion's option lists come from the built binary's
-# own --help (tools/gen-completion.sh), so they cannot drift from the parser.
+# and the README with docs/. The completion's option lists and the man pages' OPTIONS come
+# from each command's option table (src/util/opt.h) through the built binary
+# (tools/gen-completion.sh, tools/gen-man.sh), so they cannot drift from the parser.
 PREFIX        ?= /usr/local
 BINDIR        ?= $(PREFIX)/bin
 MANDIR        ?= $(PREFIX)/share/man
@@ -176,6 +177,14 @@ $(COMPLETION): $(BIN) completion/hotcold.bash.in tools/gen-completion.sh
 	$(Q)mkdir -p $(dir $@)
 	$(Q)tools/gen-completion.sh $(BIN) completion/hotcold.bash.in $@
 
+# make man: rewrite the OPTIONS of man/*.1 from the option tables (commit the result);
+# make check-man: fail if a page's OPTIONS differ from its table.
+.PHONY: man check-man
+man: $(BIN)
+	$(Q)tools/gen-man.sh $(BIN) $(MANPAGES)
+check-man: $(BIN)
+	$(Q)tools/gen-man.sh $(BIN) --check $(MANPAGES)
+
 install: $(BIN) $(COMPLETION)
 	$(Q)install -d -m 0755 $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(COMPLETIONDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/hotcold
@@ -183,6 +192,8 @@ install: $(BIN) $(COMPLETION)
 	$(Q)install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/
 	$(Q)install -m 0644 $(COMPLETION) $(DESTDIR)$(COMPLETIONDIR)/hotcold
 	$(Q)install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	$(Q)install -d -m 0755 $(DESTDIR)$(DOCDIR)/docs
+	$(Q)install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	$(Q)install -m 0644 tools/hotcold-agent.conf $(DESTDIR)$(DOCDIR)/agent.conf.example
 	$(Q)[ -e $(DESTDIR)$(SYSCONFDIR)/hotcold/agent.conf ] || \
 		install -m 0644 tools/hotcold-agent.conf $(DESTDIR)$(SYSCONFDIR)/hotcold/agent.conf

@@ -71,6 +71,7 @@ static __always_inline __u64 tick_elapsed(struct oncpu_dither_cpu *c)
 	c->last_tick_ns = now;
 	if (dt > cfg_max_late_ns) {
 		c->late++;
+		c->late_ns += dt - cfg_max_late_ns;
 		dt = cfg_max_late_ns;
 	}
 	return dt;

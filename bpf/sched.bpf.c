@@ -676,7 +676,7 @@ static __always_inline bool sample_budget_take(__u64 now)
  * A short block: its time joins the thread's stackless sums, and each time a
  * sum crosses a quantum this block's stacks are taken with the whole quanta
  * as weight. A block's chance of carrying a sample is its time / quantum, so
- * each stack's expected weight is its true time (README: Off-CPU sampling).
+ * each stack's expected weight is its true time (docs/offcpu.md: Off-CPU sampling).
  * While a record still waits for its user stack the sums just grow: the next
  * short block takes them all.
  */

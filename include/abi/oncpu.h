@@ -13,7 +13,7 @@
 #define HC_ONCPU_USTACK		0x2
 
 /*
- * Dithered sampling (bpf/oncpu.bpf.c, README "Why 99 Hz, and dithering"):
+ * Dithered sampling (bpf/oncpu.bpf.c, docs/record.md, "Why 99 Hz, and dithering"):
  * the event ticks several times per sampling interval. Each thread's CPU
  * time (the ticks' spacing, charged to the thread a tick finds running) is
  * cut into intervals of cfg_period_ns, and each interval is sampled once,
@@ -24,6 +24,7 @@ struct oncpu_dither_cpu {	/* oncpu_dither_cpu: PERCPU_ARRAY, one slot */
 	__u64 intervals;	/* intervals sampled on this CPU (filtered tasks excluded) */
 	__u64 late;		/* ticks later than cfg_max_late_ns: charged that much only */
 	__u64 no_storage;	/* ticks of a task without task storage: not charged */
+	__u64 late_ns;		/* those ticks' time beyond cfg_max_late_ns */
 };
 
 struct oncpu_dither_task {	/* oncpu_dither_task: TASK_STORAGE */

@@ -52,7 +52,7 @@ struct hc_offcpu_short {
 #define HC_OFFCPU_F_WK_SHIFT	3
 #define HC_OFFCPU_WK_SENT	1	/* emitted to the ring: the loader joins it */
 #define HC_OFFCPU_WK_LOST	2	/* emit failed (ring full, scratch): counted there too */
-#define HC_OFFCPU_WK_NONE	0	/* no wakeup of this block seen in time (see README) */
+#define HC_OFFCPU_WK_NONE	0	/* no wakeup of this block seen in time (see docs/offcpu.md) */
 #define HC_OFFCPU_WK_SHORT	3	/* woken before cfg_min_block_ns by the waker's clock */
 
 /* Counters of the scheduler collector alone (sched_stats, one per-CPU slot each). */

@@ -11,6 +11,7 @@
 #include "record/opts.h"
 #include "util/parse.h"
 #include "util/compiler.h"
+#include "util/suggest.h"
 
 #define SEC 1000000000ull
 #define CONFIG_MAX_LINE 4096
@@ -322,7 +323,11 @@ int agent_config_set(struct agent_config *c, const char *key, const char *value,
 	int rc;
 
 	if (!k) {
-		snprintf(err, errlen, "unknown key '%s'", key);
+		const char *near = suggest__nearest(key, &keys[0].name, ARRAY_SIZE(keys),
+						    sizeof(keys[0]));
+
+		snprintf(err, errlen, "unknown key '%s'%s%s%s", key, near ? "; did you mean '" : "",
+			 near ? near : "", near ? "'?" : "");
 		return -EINVAL;
 	}
 	rc = set_typed(c, k, value);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The agent's configuration: defaults, the config file, then command-line
- * flags on top. The file format (README "Always-on agent"):
+ * flags on top. The file format (docs/agent.md):
  *
  *   # comment (whole line; also after a value: "interval = 60s  # one minute")
  *   key = value

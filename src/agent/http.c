@@ -37,7 +37,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-/* Limits (README "Web view"): a busy or hostile client cannot take it all. */
+/* Limits (docs/agent.md, "Web view"): a busy or hostile client cannot take it all. */
 #define HTTP_MAX_CONNS		64	/* threads, one per connection */
 #define HTTP_MAX_CONNS_PER_IP	16	/* a browser opens about 6 */
 #define HTTP_IDLE_TIMEOUT_S	10	/* a connection silent this long is closed */

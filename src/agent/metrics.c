@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 
 #include "sym/symbolizer.h"
+#include "util/diag.h"
 #include "util/log.h"
 
 static uint64_t rss_now(void)
@@ -81,12 +82,14 @@ static void read_progs(struct metrics *m)
 	closedir(d);
 }
 
+/* Each counter by its class in the diagnostics registry (the collector's flag for others). */
 static void on_stat(const char *group, const char *name, uint64_t value, bool loss, void *arg)
 {
+	enum diag_class cls = diag__class(name, loss);
 	struct metrics *m = arg;
 	struct metrics_loss *l;
 
-	if (!loss) {
+	if (cls == DIAG_WORK) {
 		if (m->nr_work == METRICS_MAX_LOSSES)
 			return;
 		l = &m->work[m->nr_work++];
@@ -104,6 +107,7 @@ static void on_stat(const char *group, const char *name, uint64_t value, bool lo
 	snprintf(l->group, sizeof(l->group), "%s", group);
 	snprintf(l->name, sizeof(l->name), "%s", name);
 	l->value = value;
+	l->cls = cls;
 }
 
 void metrics_update(struct metrics *m, struct session *s, const struct session_counts *c,
@@ -184,11 +188,21 @@ void metrics_log(struct metrics *m)
 		 bpf);
 	for (size_t i = 0; i < m->nr_loss; i++) {
 		struct metrics_loss *l = &m->loss[i];
+		const struct diag *d = diag__find(l->name);
+		bool lost = l->cls == DIAG_LOSS;
 
+		/*
+		 * One line per counter that grew, with what to do: a loss warns; a
+		 * degradation (a stack cut short, a frame unnamed) recurs every
+		 * interval of a long-running service: -v, and degraded_total.
+		 */
 		if (l->value > l->logged)
-			pr_warn("agent: %s: %llu %s (%llu in all)\n", l->group,
-				(unsigned long long)(l->value - l->logged), l->name,
-				(unsigned long long)l->value);
+			log_printf(lost ? LOG_WARN : LOG_DEBUG, "agent: %s: %llu %s%s this interval (%llu "
+				   "in all)%s%s\n", l->group,
+				   (unsigned long long)(l->value - l->logged), l->name,
+				   lost && !strstr(l->name, "lost") ? " (lost)" : "",
+				   (unsigned long long)l->value, d && *d->remedy ? ": " : "",
+				   d ? d->remedy : "");
 		l->logged = l->value;
 	}
 }

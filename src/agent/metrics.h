@@ -25,9 +25,10 @@ struct metrics_prog {
 
 struct metrics_loss {
 	char group[16];
-	char name[64];
+	char name[96];
 	uint64_t value;
 	uint64_t logged;	/* value at the last metrics_log() */
+	int cls;		/* enum diag_class: in loss[], DIAG_LOSS or DIAG_DEGRADED */
 };
 
 struct metrics {
@@ -49,7 +50,7 @@ struct metrics {
 	uint64_t slowest_ns;		/* the longest step of the last interval ... */
 	const char *slowest_what;	/* ... and what it was (static string or NULL) */
 	uint64_t stacks_dropped_total;	/* over max_stacks, all intervals */
-	/* cumulative loss counters by collector */
+	/* cumulative loss and degradation counters by collector (util/diag.h's class) */
 	struct metrics_loss loss[METRICS_MAX_LOSSES];
 	size_t nr_loss;
 	/* cumulative work counters by collector (samples, tables built, ...) */

@@ -56,9 +56,21 @@ static void write_labelled(FILE *out, const char *name, const char *help, const 
 
 static void write_losses(const struct metrics *m, FILE *out)
 {
+	struct metrics_loss by_class[2][METRICS_MAX_LOSSES];
+	size_t nr[2] = { 0, 0 };
+
+	/* the registry's class (util/diag.c): data lost, or kept but worse */
+	for (size_t i = 0; i < m->nr_loss; i++) {
+		int k = m->loss[i].cls == DIAG_LOSS;
+
+		by_class[k][nr[k]++] = m->loss[i];
+	}
 	write_labelled(out, "lost_total",
 		       "Data lost by reason (BPF maps and rings full, aggregation limits, ...).",
-		       "reason", m->loss, m->nr_loss);
+		       "reason", by_class[1], nr[1]);
+	write_labelled(out, "degraded_total",
+		       "Data kept but worse, by reason (stacks cut short, frames unnamed, ...).",
+		       "reason", by_class[0], nr[0]);
 }
 
 static void write_work(const struct metrics *m, FILE *out)

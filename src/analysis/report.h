@@ -76,7 +76,7 @@ char *report__idle_exclude(const struct report *r);
 /* Aligned tables for people. 0 or -EIO. */
 int report__write_text(const struct report *r, FILE *out);
 
-/* One JSON object for scripts (layout documented in README "Reading profiles"). 0 or -EIO. */
+/* One JSON object for scripts (layout documented in docs/reading-profiles.md). 0 or -EIO. */
 int report__write_json(const struct report *r, FILE *out);
 
 #endif /* HC_ANALYSIS_REPORT_H */

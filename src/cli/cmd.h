@@ -3,6 +3,8 @@
 #ifndef HC_CLI_CMD_H
 #define HC_CLI_CMD_H
 
+#include "util/opt.h"
+
 /* Exit statuses (documented in the README and --help). */
 #define EXIT_OK		0
 #define EXIT_RUNTIME	1	/* recording or writing failed */
@@ -18,5 +20,12 @@ int cmd_locks(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+
+/*
+ * Each command's option table (util/opt.h): `hotcold __options CMD --man` or
+ * `--complete` prints them for the man pages and the bash completion.
+ */
+extern const struct opt_cmd record_cmd, report_cmd, diff_cmd, convert_cmd, flamegraph_cmd,
+	runqlat_cmd, locks_cmd, stat_cmd, agent_cmd, annotate_cmd;
 
 #endif /* HC_CLI_CMD_H */

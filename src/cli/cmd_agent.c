@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* `hotcold agent`: config file + flags -> agent_config -> agent/. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +9,6 @@
 #include "agent/config.h"
 #include "cli/cmd.h"
 #include "cli/run.h"
-#include "cli/input.h"
 #include "util/compiler.h"
 #include "util/log.h"
 
@@ -47,87 +45,89 @@ enum {
 	OPT_PUSH_LABELS,
 };
 
-static const struct cli_opt opts[] = {
-	{ { "config", required_argument, NULL, OPT_CONFIG }, 0, "FILE",
-	  "read settings from FILE first (format: README \"Always-on agent\"); flags override" },
-	{ { "dir", required_argument, NULL, 'o' }, 'o', "DIR",
+static const struct opt_spec agent_opts[] = {
+	{ .name = "config", 0, OPT_CONFIG, OPTV_PATH, "FILE",
+	  "read settings from FILE first (format: docs/agent.md, man hotcold-agent); flags override" },
+	{ .name = "dir", 'o', 'o', OPTV_PATH, "DIR",
 	  "history directory (default /var/lib/hotcold)" },
-	{ { "interval", required_argument, NULL, OPT_INTERVAL }, 0, "DUR",
+	{ .name = "interval", 0, OPT_INTERVAL, OPTV_STR, "DUR",
 	  "write a profile every DUR (default 60s; at least 1s)" },
-	{ { "freq", required_argument, NULL, 'F' }, 'F', "HZ", "on-CPU samples per second per CPU (default 19)" },
-	{ { "off-cpu", no_argument, NULL, OPT_OFFCPU }, 0, NULL, "also record off-CPU time" },
-	{ { "min-block", required_argument, NULL, OPT_MIN_BLOCK }, 0, "DUR",
+	{ .name = "freq", 'F', 'F', OPTV_STR, "HZ", "on-CPU samples per second per CPU (default 19)" },
+	{ .name = "off-cpu", 0, OPT_OFFCPU, OPTV_FLAG, NULL, "also record off-CPU time" },
+	{ .name = "min-block", 0, OPT_MIN_BLOCK, OPTV_STR, "DUR",
 	  "off-CPU blocks shorter than DUR carry no stack (default 1ms)" },
-	{ { "runq", no_argument, NULL, OPT_RUNQ }, 0, NULL, "also record run-queue waits" },
-	{ { "min-runq", required_argument, NULL, OPT_MIN_RUNQ }, 0, "DUR",
+	{ .name = "runq", 0, OPT_RUNQ, OPTV_FLAG, NULL, "also record run-queue waits" },
+	{ .name = "min-runq", 0, OPT_MIN_RUNQ, OPTV_STR, "DUR",
 	  "run-queue waits shorter than DUR carry no stack, only totals (default 1ms)" },
-	{ { "locks", no_argument, NULL, OPT_LOCKS }, 0, NULL, "also record lock waits" },
-	{ { "counters", no_argument, NULL, OPT_COUNTERS }, 0, NULL,
+	{ .name = "locks", 0, OPT_LOCKS, OPTV_FLAG, NULL, "also record lock waits" },
+	{ .name = "counters", 0, OPT_COUNTERS, OPTV_FLAG, NULL,
 	  "also count per process (IPC, ...; cpu-clock without a PMU): <start>-counters.json" },
-	{ { "no-on-cpu", no_argument, NULL, OPT_NO_ONCPU }, 0, NULL, "do not sample on-CPU stacks" },
-	{ { "pid", required_argument, NULL, 'p' }, 'p', "PID[,PID...]",
+	{ .name = "no-on-cpu", 0, OPT_NO_ONCPU, OPTV_FLAG, NULL, "do not sample on-CPU stacks" },
+	{ .name = "pid", 'p', 'p', OPTV_STR, "PID[,PID...]",
 	  "only these processes (default: the whole system)" },
-	{ { "cgroup", required_argument, NULL, OPT_CGROUP }, 0, "PATH[,PATH...]",
+	{ .name = "cgroup", 0, OPT_CGROUP, OPTV_STR, "PATH[,PATH...]",
 	  "only processes in these cgroup v2 directories or below" },
-	{ { "label", required_argument, NULL, OPT_LABEL }, 0, "WHAT",
+	{ .name = "label", 0, OPT_LABEL, OPTV_STR, "WHAT",
 	  "root frame names a process by: comm (default) | cmdline (command line / process title)" },
-	{ { "comm", required_argument, NULL, OPT_COMM }, 0, "NAME[,NAME...]",
+	{ .name = "comm", 0, OPT_COMM, OPTV_STR, "NAME[,NAME...]",
 	  "only processes with these names (NAME*: a prefix; with --cgroup: both)" },
-	{ { "all-cpus", no_argument, NULL, 'a' }, 'a', NULL, "the whole system (the default)" },
-	{ { "max-age", required_argument, NULL, OPT_MAX_AGE }, 0, "DUR",
+	{ .name = "all-cpus", 'a', 'a', OPTV_FLAG, NULL, "the whole system (the default)" },
+	{ .name = "max-age", 0, OPT_MAX_AGE, OPTV_STR, "DUR",
 	  "delete intervals older than DUR (default 7d as 168h; 0: never)" },
-	{ { "max-intervals", required_argument, NULL, OPT_MAX_INTERVALS }, 0, "N",
+	{ .name = "max-intervals", 0, OPT_MAX_INTERVALS, OPTV_STR, "N",
 	  "keep at most N intervals (default 0: no limit)" },
-	{ { "max-bytes", required_argument, NULL, OPT_MAX_BYTES }, 0, "SIZE",
+	{ .name = "max-bytes", 0, OPT_MAX_BYTES, OPTV_STR, "SIZE",
 	  "disk budget for the history, e.g. 512M (default 1G; 0: none)" },
-	{ { "max-stacks", required_argument, NULL, OPT_MAX_STACKS }, 0, "N",
+	{ .name = "max-stacks", 0, OPT_MAX_STACKS, OPTV_STR, "N",
 	  "distinct stacks per interval (default 65536); the rest merged into [other stacks]" },
-	{ { "http", required_argument, NULL, OPT_HTTP }, 0, "ADDR:PORT",
+	{ .name = "http", 0, OPT_HTTP, OPTV_STR, "ADDR:PORT",
 	  "serve the web view, e.g. 127.0.0.1:8080 (default: off)" },
-	{ { "http-token-file", required_argument, NULL, OPT_HTTP_TOKEN_FILE }, 0, "FILE",
+	{ .name = "http-token-file", 0, OPT_HTTP_TOKEN_FILE, OPTV_PATH, "FILE",
 	  "the web view requires the token in FILE (Bearer, or as basic auth password)" },
-	{ { "bpf-stats", no_argument, NULL, OPT_BPF_STATS }, 0, NULL,
+	{ .name = "bpf-stats", 0, OPT_BPF_STATS, OPTV_FLAG, NULL,
 	  "enable kernel BPF run-time statistics for the metrics" },
-	{ { "maps-at-exec", no_argument, NULL, OPT_MAPS_AT_EXEC }, 0, NULL,
+	{ .name = "maps-at-exec", 0, OPT_MAPS_AT_EXEC, OPTV_FLAG, NULL,
 	  "read each new program's maps at exec, so processes living milliseconds are named" },
-	{ { "push", required_argument, NULL, OPT_PUSH }, 0, "URL",
+	{ .name = "push", 0, OPT_PUSH, OPTV_STR, "URL",
 	  "send every interval to a Pyroscope-compatible back end, e.g. http://pyroscope:4040" },
-	{ { "push-service", required_argument, NULL, OPT_PUSH_SERVICE }, 0, "NAME",
+	{ .name = "push-service", 0, OPT_PUSH_SERVICE, OPTV_STR, "NAME",
 	  "service_name of processes no rule names (default: each process's name)" },
-	{ { "push-rules", required_argument, NULL, OPT_PUSH_RULES }, 0, "COMM=SVC[,...]",
+	{ .name = "push-rules", 0, OPT_PUSH_RULES, OPTV_STR, "COMM=SVC[,...]",
 	  "service_name by process name, e.g. 'postgres*=db,nginx=web' (NAME*: a prefix); "
 	  "also cmdline:REGEX=SVC, cgroup:GLOB=SVC" },
-	{ { "push-labels", required_argument, NULL, OPT_PUSH_LABELS }, 0, "LIST",
+	{ .name = "push-labels", 0, OPT_PUSH_LABELS, OPTV_STR, "LIST",
 	  "sample labels pushed (default comm,thread_name,reason; also pid, tid, cmdline, cgroup; "
 	  "each a series in Pyroscope)" },
-	{ { "push-token-file", required_argument, NULL, OPT_PUSH_TOKEN_FILE }, 0, "FILE",
+	{ .name = "push-token-file", 0, OPT_PUSH_TOKEN_FILE, OPTV_PATH, "FILE",
 	  "send the token in FILE as Authorization: Bearer" },
-	{ { "push-basic-auth-file", required_argument, NULL, OPT_PUSH_BASIC_AUTH_FILE }, 0, "FILE",
+	{ .name = "push-basic-auth-file", 0, OPT_PUSH_BASIC_AUTH_FILE, OPTV_PATH, "FILE",
 	  "basic auth with USER:PASSWORD read from FILE" },
-	{ { "push-tenant", required_argument, NULL, OPT_PUSH_TENANT }, 0, "ID",
+	{ .name = "push-tenant", 0, OPT_PUSH_TENANT, OPTV_STR, "ID",
 	  "X-Scope-OrgID header (multi-tenant Pyroscope)" },
-	{ { "push-ca-file", required_argument, NULL, OPT_PUSH_CA_FILE }, 0, "FILE",
+	{ .name = "push-ca-file", 0, OPT_PUSH_CA_FILE, OPTV_PATH, "FILE",
 	  "CA certificates to verify an https back end" },
-	{ { "push-timeout", required_argument, NULL, OPT_PUSH_TIMEOUT }, 0, "DUR",
+	{ .name = "push-timeout", 0, OPT_PUSH_TIMEOUT, OPTV_STR, "DUR",
 	  "connect and request timeout (default 10s)" },
-	{ { "push-flush", required_argument, NULL, OPT_PUSH_FLUSH }, 0, "DUR",
+	{ .name = "push-flush", 0, OPT_PUSH_FLUSH, OPTV_STR, "DUR",
 	  "at exit, keep sending for at most DUR (default 2s; 0: not at all)" },
-	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "more diagnostics" },
-	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only warnings and errors" },
-	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+	OPT_SPEC_VERBOSE("more diagnostics"),
+	OPT_SPEC_QUIET("only warnings and errors"),
+	OPT_SPEC_HELP,
 };
 
-static void agent_usage(FILE *f)
-{
-	fprintf(f, "usage: hotcold agent [options]\n\n"
-		   "Profile continuously: every interval, write the aggregated profile per kind\n"
-		   "as DIR/<UTC start>-<kind>.pb.gz and .folded.gz, listed in DIR/index.jsonl,\n"
-		   "within the retention limits. SIGTERM/SIGINT write the partial interval and\n"
-		   "exit 0; SIGHUP re-reads the config (interval and retention apply at once).\n\n");
-	cli_print_options(f, opts, ARRAY_SIZE(opts));
-	fprintf(f, "\nExit status: 0 stopped by a signal; 1 runtime error (BPF, unwritable\n"
-		   "directory); 2 usage error (bad option, bad config with its line).\n");
-}
+const struct opt_cmd agent_cmd = {
+	.name = "agent",
+	.synopsis = "[options]",
+	.about = "Profile continuously: every interval, write the aggregated profile per kind\n"
+		 "as DIR/<UTC start>-<kind>.pb.gz and .folded.gz, listed in DIR/index.jsonl,\n"
+		 "within the retention limits. SIGTERM/SIGINT write the partial interval and\n"
+		 "exit 0; SIGHUP re-reads the config (interval and retention apply at once).\n",
+	.footer = "Exit status: 0 stopped by a signal; 1 runtime error (BPF, unwritable\n"
+		  "directory); 2 usage error (bad option, bad config with its line).\n",
+	.opts = agent_opts,
+	.nr_opts = ARRAY_SIZE(agent_opts),
+	.stop_at_operand = true,
+};
 
 /* Option -> config key, for the flags that take a value. */
 static const char *key_of(int c)
@@ -167,16 +167,18 @@ struct agent_args {
 	char **argv;
 };
 
-static int set_flag(struct agent_config *c, int opt, const char *val)
+/* Flags into @c (the second pass); --config was read in the first. */
+static int set_flag(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 {
+	struct agent_config *c = ctx;
+	const char *key = key_of(s->id);
 	char err[256];
-	const char *key = key_of(opt);
 
-	if (key && agent_config_set(c, key, val, err, sizeof(err))) {
+	if (key && agent_config_set(c, key, v->str, err, sizeof(err))) {
 		pr_warn("agent: %s\n", err);
 		return EXIT_USAGE;
 	}
-	switch (opt) {
+	switch (s->id) {
 	case OPT_OFFCPU: c->offcpu = true; break;
 	case OPT_RUNQ: c->runq = true; break;
 	case OPT_LOCKS: c->locks = true; break;
@@ -196,44 +198,41 @@ static int set_flag(struct agent_config *c, int opt, const char *val)
 	return EXIT_OK;
 }
 
+/* The first pass: only --config, so flags override the file wherever they appear. */
+static int find_config(void *ctx, const struct opt_spec *s, const struct opt_val *v)
+{
+	if (s->id == OPT_CONFIG)
+		*(const char **)ctx = v->str;
+	return 0;
+}
+
 /*
  * Defaults, then the --config file, then the other flags: run at start and
  * again on SIGHUP. Returns an exit status; @help set for -h.
  */
 static int build_config(const struct agent_args *a, struct agent_config *c, bool *help)
 {
-	struct option longopts[ARRAY_SIZE(opts) + 1];
 	const char *config = NULL;
 	char err[512];
-	int opt, rc;
+	int rc, first;
 
 	agent_config_init(c);
-	cli_longopts(opts, ARRAY_SIZE(opts), longopts);
-	/* first pass: only --config, so flags override the file wherever they appear */
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(a->argc, a->argv, "+o:F:p:avqh", longopts, NULL)) != -1)
-		if (opt == OPT_CONFIG)
-			config = optarg;
+	rc = opt__parse(&agent_cmd, a->argc, a->argv, find_config, &config, &first);
+	if (rc == OPT_HELP_SHOWN) {
+		*help = true;
+		return EXIT_OK;
+	}
+	if (rc)
+		return rc;
 	if (config && agent_config_load(c, config, err, sizeof(err))) {
 		pr_warn("agent: %s\n", err);
 		return EXIT_USAGE;
 	}
-	optind = 0;
-	opterr = 1;
-	while ((opt = getopt_long(a->argc, a->argv, "+o:F:p:avqh", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			*help = true;
-			return EXIT_OK;
-		}
-		if (opt == '?')
-			return EXIT_USAGE;
-		rc = set_flag(c, opt, optarg);
-		if (rc)
-			return rc;
-	}
-	if (optind < a->argc) {
-		pr_warn("agent: unexpected argument '%s'\n", a->argv[optind]);
+	rc = opt__parse(&agent_cmd, a->argc, a->argv, set_flag, c, &first);
+	if (rc)
+		return rc;
+	if (first < a->argc) {
+		pr_warn("agent: unexpected argument '%s'\n", a->argv[first]);
 		return EXIT_USAGE;
 	}
 	if (!c->dir && !(c->dir = strdup("/var/lib/hotcold")))
@@ -264,10 +263,6 @@ int cmd_agent(int argc, char **argv)
 
 	rc = build_config(&a, &c, &help);
 	if (rc || help) {
-		if (help)
-			agent_usage(stdout);
-		else if (rc == EXIT_USAGE)
-			fprintf(stderr, "try 'hotcold agent --help'\n");
 		agent_config_release(&c);
 		return rc;
 	}

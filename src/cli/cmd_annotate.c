@@ -14,7 +14,6 @@
 #include "analysis/annotate.h"
 #include "cli/cmd.h"
 #include "cli/input.h"
-#include "cli/parse.h"
 #include "util/compiler.h"
 #include "util/log.h"
 
@@ -27,50 +26,53 @@ enum {
 	OPT_SINCE,
 };
 
-static const struct cli_opt opts[] = {
-	{ { "top", required_argument, NULL, 'n' }, 'n', "N",
-	  "hottest lines listed (default 10; 0 = all)" },
-	{ { "source-dir", required_argument, NULL, OPT_SRCDIR }, 0, "OLD=NEW",
+static const struct opt_spec annotate_opts_tab[] = {
+	{ .name = "top", 'n', 'n', OPTV_U64, "N", "hottest lines listed (default 10; 0 = all)",
+	  0, 1000000 },
+	{ .name = "source-dir", 0, OPT_SRCDIR, OPTV_STR, "OLD=NEW",
 	  "read sources under OLD from NEW instead (repeatable, up to 8)" },
-	{ { "debug-root", required_argument, NULL, OPT_DEBUG_ROOT }, 0, "DIR",
+	{ .name = "debug-root", 0, OPT_DEBUG_ROOT, OPTV_PATH, "DIR",
 	  "where build-id debug files live (default /usr/lib/debug)" },
-	{ { "root", required_argument, NULL, OPT_ROOT }, 0, "DIR",
+	{ .name = "root", 0, OPT_ROOT, OPTV_PATH, "DIR",
 	  "prefix for the profile's object paths (a container's or another machine's tree)" },
-	{ { "history", required_argument, NULL, OPT_HISTORY }, 0, "DIR",
+	{ .name = "history", 0, OPT_HISTORY, OPTV_PATH, "DIR",
 	  "the agent's history instead of PROFILE: its on-CPU intervals summed" },
-	{ { "since", required_argument, NULL, OPT_SINCE }, 0, "DUR",
-	  "with --history: only intervals that started in the last DUR (30m, 2h, 48h)" },
-	{ { "json", no_argument, NULL, OPT_JSON }, 0, NULL, "one JSON object instead of text" },
-	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "debug messages" },
-	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+	{ .name = "since", 0, OPT_SINCE, OPTV_DUR, "DUR",
+	  "with --history: only intervals that started in the last DUR (30m, 2h, 48h)",
+	  1000000000ull, 3660ull * 86400 * 1000000000ull, 1000000000ull },
+	{ .name = "json", 0, OPT_JSON, OPTV_FLAG, NULL, "one JSON object instead of text" },
+	OPT_SPEC_VERBOSE("debug messages"),
+	OPT_SPEC_QUIET("only errors"),
+	OPT_SPEC_HELP,
+};
+
+const struct opt_cmd annotate_cmd = {
+	.name = "annotate",
+	.synopsis = "[options] PROFILE FUNCTION | [options] --history DIR [--since DUR] FUNCTION",
+	.about = "Per source line and per instruction, the share of FUNCTION's own samples\n"
+		 "(self, as perf annotate) in PROFILE, a pprof file from `record -o x.pb.gz`\n"
+		 "or the agent: the hottest lines first, then the function in address order\n"
+		 "with its source and disassembly. Inlined callees are named on their lines.\n"
+		 "The object is read from the path recorded in the profile; a stripped one\n"
+		 "uses its debug file (build ID or .gnu_debuglink).\n",
+	.footer = "Exit status: 0 ok (a view without source or line information says what\n"
+		  "is missing); 1 the profile or output cannot be read or written; 2 usage\n"
+		  "error: a bad option, not a pprof file, FUNCTION not in the profile or never\n"
+		  "sampled itself, a profile without addresses (made from folded text), or\n"
+		  "FUNCTION's object cannot be read.\n",
+	.opts = annotate_opts_tab,
+	.nr_opts = ARRAY_SIZE(annotate_opts_tab),
+	/* 2, or 1 with --history: checked after parsing */
 };
 
 struct annotate_args {
 	const char *input, *func;
-	const char *history;	/* --history DIR, or NULL */
-	uint64_t since_ns;	/* --since: 0 all */
 	struct annotate_opts o;
 	uint64_t top;
 	bool json;
+	const char *history;	/* --history DIR, or NULL */
+	uint64_t since_ns;	/* --since: 0 all */
 };
-
-static void annotate_usage(FILE *f)
-{
-	fprintf(f, "usage: hotcold annotate [options] PROFILE FUNCTION\n"
-		   "       hotcold annotate [options] --history DIR [--since DUR] FUNCTION\n\n"
-		   "Per source line and per instruction, the share of FUNCTION's own samples\n"
-		   "(self, as perf annotate) in PROFILE, a pprof file from `record -o x.pb.gz`\n"
-		   "or the agent: the hottest lines first, then the function in address order\n"
-		   "with its source and disassembly. Inlined callees are named on their lines.\n"
-		   "The object is read from the path recorded in the profile; a stripped one\n"
-		   "uses its debug file (build ID or .gnu_debuglink).\n\n");
-	cli_print_options(f, opts, ARRAY_SIZE(opts));
-	fprintf(f, "\nExit status: 0 ok (a view without source or line information says what\n"
-		   "is missing); 1 the profile or output cannot be read or written; 2 usage\n"
-		   "error: a bad option, not a pprof file, FUNCTION not in the profile or never\n"
-		   "sampled itself, a profile without addresses (made from folded text), or\n"
-		   "FUNCTION's object cannot be read.\n");
-}
 
 static int add_srcmap(struct annotate_opts *o, char *arg)
 {
@@ -86,73 +88,36 @@ static int add_srcmap(struct annotate_opts *o, char *arg)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct annotate_args *a)
+static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 {
-	struct option longopts[ARRAY_SIZE(opts) + 1];
-	int c;
+	struct annotate_args *a = ctx;
 
-	cli_longopts(opts, ARRAY_SIZE(opts), longopts);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (parse_u64(optarg, 0, 1000000, &a->top)) {
-				pr_warn("annotate: invalid value '%s' for -n\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_SRCDIR:
-			if (add_srcmap(&a->o, optarg))
-				return EXIT_USAGE;
-			break;
-		case OPT_DEBUG_ROOT:
-			a->o.debug_root = optarg;
-			break;
-		case OPT_ROOT:
-			a->o.root = optarg;
-			break;
-		case OPT_JSON:
-			a->json = true;
-			break;
-		case OPT_HISTORY:
-			a->history = optarg;
-			break;
-		case OPT_SINCE:
-			if (parse_duration_ns(optarg, 1000000000ull, 1000000000ull,
-					      3660ull * 86400 * 1000000000ull, &a->since_ns)) {
-				pr_warn("annotate: invalid value '%s' for --since (1s to 87840h)\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'v':
-			log_set_level(LOG_DEBUG);
-			break;
-		case 'h':
-			annotate_usage(stdout);
-			return EXIT_OK;
-		case ':':
-			pr_warn("annotate: option '%s' needs a value\n", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			pr_warn("annotate: unknown option '%s'\n", argv[optind - 1]);
-			annotate_usage(stderr);
-			return EXIT_USAGE;
-		}
+	switch (s->id) {
+	case 'n':
+		a->top = v->u;
+		break;
+	case OPT_SRCDIR:
+		/* the value is in argv, which is writable: OLD and NEW are split in place */
+		return add_srcmap(&a->o, (char *)v->str) ? EXIT_USAGE : 0;
+	case OPT_DEBUG_ROOT:
+		a->o.debug_root = v->str;
+		break;
+	case OPT_ROOT:
+		a->o.root = v->str;
+		break;
+	case OPT_JSON:
+		a->json = true;
+		break;
+	case OPT_HISTORY:
+		a->history = v->str;
+		break;
+	case OPT_SINCE:
+		a->since_ns = v->u;
+		break;
+	default:
+		cli_log_opt(s->id);
 	}
-	if (a->since_ns && !a->history) {
-		pr_warn("annotate: --since goes with --history\n");
-		return EXIT_USAGE;
-	}
-	if (argc - optind != (a->history ? 1 : 2)) {
-		pr_warn("annotate: wants %s\n", a->history ? "a FUNCTION (with --history DIR)" :
-			"a PROFILE and a FUNCTION");
-		annotate_usage(stderr);
-		return EXIT_USAGE;
-	}
-	a->input = a->history ? a->history : argv[optind];
-	a->func = argv[optind + !a->history];
-	return -1;
+	return 0;
 }
 
 /* Why FUNCTION cannot be annotated, as an exit status. */
@@ -301,14 +266,30 @@ int cmd_annotate(int argc, char **argv)
 {
 	struct annotate_args a = { .top = 10 };
 	struct pprof_data d;
-	int ret, err;
+	int ret, err, first;
 
-	optind = 1;
-	ret = parse_args(argc, argv, &a);
+	ret = cli_parse_opts(&annotate_cmd, argc, argv, on_opt, &a, &first);
 	if (ret >= 0)
 		return ret;
-	if (a.history)
+	if (a.since_ns && !a.history) {
+		pr_warn("annotate: --since goes with --history\n");
+		return EXIT_USAGE;
+	}
+	if (argc - first != (a.history ? 1 : 2)) {
+		pr_warn("annotate: wants %s, got %d operand%s\n",
+			a.history ? "a FUNCTION (with --history DIR)" : "a PROFILE and a FUNCTION",
+			argc - first, argc - first == 1 ? "" : "s");
+		pr_warn("usage: hotcold annotate %s ('hotcold annotate --help' lists the options)\n",
+			annotate_cmd.synopsis);
+		return EXIT_USAGE;
+	}
+	if (a.history) {
+		a.input = a.history;
+		a.func = argv[first];
 		return run_history(&a);
+	}
+	a.input = argv[first];
+	a.func = argv[first + 1];
 	err = pprof_read_file(a.input, &d);
 	if (err == -EBADMSG || err == -EFBIG) {
 		pr_warn("annotate: %s is not a pprof profile (%s)\n", a.input,

@@ -8,12 +8,10 @@
 
 #include "cli/cmd.h"
 #include "cli/input.h"
-#include "cli/parse.h"
 #include "output/outfile.h"
 #include "output/pprof.h"
 #include "util/compiler.h"
 #include "util/log.h"
-#include "util/suggest.h"
 
 /* 99 Hz, the record default: the period of one on-CPU sample */
 #define CONVERT_DEFAULT_PERIOD_NS (1000000000ull / 99)
@@ -21,7 +19,6 @@
 enum {
 	OPT_FORMAT = 256,
 	OPT_PERIOD,
-	OPT_KIND,
 };
 
 enum convert_format {
@@ -30,17 +27,32 @@ enum convert_format {
 	FORMAT_FOLDED,
 };
 
-static const struct cli_opt opts[] = {
-	{ { "output", required_argument, NULL, 'o' }, 'o', "FILE", "output file (- for stdout)" },
-	{ { "format", required_argument, NULL, OPT_FORMAT }, 0, "FMT",
-	  "pprof | folded (default: by extension, .pb.gz/.pprof/.pb -> pprof, .folded -> folded)" },
-	{ { "period-ns", required_argument, NULL, OPT_PERIOD }, 0, "NS",
-	  "CPU time of one on-CPU sample (default: the file's header, else 10101010 = 99 Hz)" },
-	{ { "kind", required_argument, NULL, OPT_KIND }, 0, "KIND",
-	  "for files without a hotcold header: oncpu (samples, default), offcpu, runq, lock (ns)" },
-	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "list malformed input lines" },
-	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only errors" },
-	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+static const struct opt_spec convert_opts[] = {
+	{ .name = "output", 'o', 'o', OPTV_PATH, "FILE", "output file (- for stdout)" },
+	{ .name = "format", 0, OPT_FORMAT, OPTV_CHOICE, "FMT",
+	  "default: by extension, .pb.gz/.pprof/.pb -> pprof, .folded -> folded",
+	  .choices = "pprof|folded" },
+	{ .name = "period-ns", 0, OPT_PERIOD, OPTV_U64, "NS",
+	  "CPU time of one on-CPU sample (default: the file's header, else 10101010 = 99 Hz)",
+	  1, 3600ull * 1000000000ull },
+	CLI_OPT_KIND_SPEC("for files without a hotcold header: oncpu (samples, default), "
+			  "offcpu, runq, lock (ns)"),
+	OPT_SPEC_VERBOSE("list malformed input lines"),
+	OPT_SPEC_QUIET("only errors"),
+	OPT_SPEC_HELP,
+};
+
+const struct opt_cmd convert_cmd = {
+	.name = "convert",
+	.synopsis = "[options] IN -o OUT",
+	.about = "Convert a folded profile (IN, or - for stdin) to pprof, the gzip-compressed\n"
+		 "profile.proto that `go tool pprof` reads, or to normalized folded text.\n",
+	.footer = "Exit status: 0 ok; 1 IN cannot be read or OUT cannot be written; 2 usage\n"
+		  "error, including an input without one valid folded line.\n",
+	.opts = convert_opts,
+	.nr_opts = ARRAY_SIZE(convert_opts),
+	.operands = 1,
+	.operands_help = "one input IN (- for stdin)",
 };
 
 struct convert_args {
@@ -49,16 +61,6 @@ struct convert_args {
 	uint64_t period_ns;	/* 0: from the file's header, else the default */
 	int kind;		/* CLI_KIND_UNSET or --kind */
 };
-
-static void convert_usage(FILE *f)
-{
-	fprintf(f, "usage: hotcold convert [options] IN -o OUT\n\n"
-		   "Convert a folded profile (IN, or - for stdin) to pprof, the gzip-compressed\n"
-		   "profile.proto that `go tool pprof` reads, or to normalized folded text.\n\n");
-	cli_print_options(f, opts, ARRAY_SIZE(opts));
-	fprintf(f, "\nExit status: 0 ok; 1 IN cannot be read or OUT cannot be written; 2 usage\n"
-		   "error, including an input without one valid folded line.\n");
-}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -76,68 +78,40 @@ static enum convert_format format_of(const char *path)
 	return FORMAT_AUTO;
 }
 
-static int parse_opt(int c, const char *arg, struct convert_args *a)
+static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 {
-	switch (c) {
+	struct convert_args *a = ctx;
+
+	switch (s->id) {
 	case 'o':
-		if (!*arg)
-			break;
-		a->output = arg;
-		return 0;
+		a->output = v->str;
+		break;
 	case OPT_FORMAT:
-		if (strcmp(arg, "pprof") && strcmp(arg, "folded"))
-			break;
-		a->format = !strcmp(arg, "pprof") ? FORMAT_PPROF : FORMAT_FOLDED;
-		return 0;
+		a->format = v->choice == 0 ? FORMAT_PPROF : FORMAT_FOLDED;
+		break;
 	case OPT_PERIOD:
-		if (parse_u64(arg, 1, 3600ull * 1000000000ull, &a->period_ns))
-			break;
-		return 0;
-	case OPT_KIND:
-		return cli_parse_kind("convert", arg, &a->kind) ? EXIT_USAGE : 0;
-	case 'v':
-		log_set_level(LOG_DEBUG);
-		return 0;
-	case 'q':
-		log_set_level(LOG_WARN);
-		return 0;
+		a->period_ns = v->u;
+		break;
+	case CLI_OPT_KIND:
+		return cli_parse_kind("convert", v->str, &a->kind) ? EXIT_USAGE : 0;
+	default:
+		cli_log_opt(s->id);
 	}
-	pr_warn("convert: invalid value '%s'\n", arg);
-	return EXIT_USAGE;
+	return 0;
 }
 
 /* -1 to go on, else an exit status (EXIT_OK after --help). */
 static int parse_args(int argc, char **argv, struct convert_args *a)
 {
-	struct option longopts[ARRAY_SIZE(opts) + 1];
-	int c, ret;
+	int first, ret = cli_parse_opts(&convert_cmd, argc, argv, on_opt, a, &first);
 
-	cli_longopts(opts, ARRAY_SIZE(opts), longopts);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:vqh", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			convert_usage(stdout);
-			return EXIT_OK;
-		}
-		if (c == '?') {
-			suggest__unknown_option("convert", argv[optind - 1], longopts);
-			return EXIT_USAGE;
-		}
-		if (c == ':') {
-			pr_warn("convert: option needs a value: '%s'\n", argv[optind - 1]);
-			convert_usage(stderr);
-			return EXIT_USAGE;
-		}
-		ret = parse_opt(c, optarg, a);
-		if (ret)
-			return ret;
-	}
-	if (argc - optind != 1 || !a->output) {
-		pr_warn("convert: need one input and -o OUT\n");
-		convert_usage(stderr);
+	if (ret >= 0)
+		return ret;
+	if (!a->output) {
+		pr_warn("convert: needs -o OUT: usage: hotcold convert %s\n", convert_cmd.synopsis);
 		return EXIT_USAGE;
 	}
-	a->input = argv[optind];
+	a->input = argv[first];
 	if (a->format == FORMAT_AUTO)
 		a->format = format_of(a->output);
 	if (a->format == FORMAT_AUTO) {
@@ -198,7 +172,6 @@ int cmd_convert(int argc, char **argv)
 	struct profile *p = NULL;
 	int ret;
 
-	optind = 1;
 	ret = parse_args(argc, argv, &a);
 	if (ret >= 0)
 		return ret;

@@ -8,30 +8,39 @@
 #include "analysis/diff.h"
 #include "cli/cmd.h"
 #include "cli/input.h"
-#include "cli/parse.h"
 #include "output/outfile.h"
 #include "output/svg.h"
 #include "util/compiler.h"
 #include "util/log.h"
-#include "util/suggest.h"
 
-enum {
-	OPT_RAW = 256,
-	OPT_KIND,
+#define OPT_RAW 256
+
+static const struct opt_spec diff_opts[] = {
+	{ .name = "output", 'o', 'o', OPTV_PATH, "FILE",
+	  "also write the differential: *.folded (difffolded.pl format; - for stdout)" },
+	{ .name = "top", 'n', 'n', OPTV_U64, "N", "rows in the table (default 20; 0 = all)", 0, 1000000 },
+	{ .name = "raw", 0, OPT_RAW, OPTV_FLAG, NULL,
+	  "-o: keep A's counts as recorded (default: scaled to B's total, difffolded.pl -n)" },
+	CLI_OPT_KIND_SPEC("what the counts measure: oncpu (default), offcpu, runq, lock"),
+	OPT_SPEC_VERBOSE("list malformed input lines"),
+	OPT_SPEC_QUIET("only errors"),
+	OPT_SPEC_HELP,
 };
 
-static const struct cli_opt opts[] = {
-	{ { "output", required_argument, NULL, 'o' }, 'o', "FILE",
-	  "also write the differential: *.folded (difffolded.pl format; - for stdout)" },
-	{ { "top", required_argument, NULL, 'n' }, 'n', "N",
-	  "rows in the table (default 20; 0 = all)" },
-	{ { "raw", no_argument, NULL, OPT_RAW }, 0, NULL,
-	  "-o: keep A's counts as recorded (default: scaled to B's total, difffolded.pl -n)" },
-	{ { "kind", required_argument, NULL, OPT_KIND }, 0, "KIND",
-	  "what the counts measure: oncpu (default), offcpu, runq, lock" },
-	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "list malformed input lines" },
-	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only errors" },
-	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+const struct opt_cmd diff_cmd = {
+	.name = "diff",
+	.synopsis = "[options] A B",
+	.about = "Compare two folded profiles (A before, B after; - for stdin in one of them).\n"
+		 "Each frame's self time is taken as a share of its profile's total, and the\n"
+		 "biggest changes in percentage points are listed on stdout.\n",
+	.footer = "The -o file has one line per stack, 'frames countA countB', as FlameGraph's\n"
+		  "difffolded.pl writes: flamegraph.pl colours it red (grew) and blue (shrank).\n"
+		  "Exit status: 0 ok; 1 an input cannot be read or the output cannot be\n"
+		  "written; 2 usage error, including an input without one valid folded line.\n",
+	.opts = diff_opts,
+	.nr_opts = ARRAY_SIZE(diff_opts),
+	.operands = 2,
+	.operands_help = "two inputs A and B (at most one of them -)",
 };
 
 struct diff_args {
@@ -41,80 +50,41 @@ struct diff_args {
 	int kind;		/* CLI_KIND_UNSET, --kind, then both files' kind */
 };
 
-static void diff_usage(FILE *f)
+static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 {
-	fprintf(f, "usage: hotcold diff [options] A B\n\n"
-		   "Compare two folded profiles (A before, B after; - for stdin in one of them).\n"
-		   "Each frame's self time is taken as a share of its profile's total, and the\n"
-		   "biggest changes in percentage points are listed on stdout.\n\n");
-	cli_print_options(f, opts, ARRAY_SIZE(opts));
-	fprintf(f, "\nThe -o file has one line per stack, 'frames countA countB', as FlameGraph's\n"
-		   "difffolded.pl writes: flamegraph.pl colours it red (grew) and blue (shrank).\n"
-		   "Exit status: 0 ok; 1 an input cannot be read or the output cannot be\n"
-		   "written; 2 usage error, including an input without one valid folded line.\n");
-}
+	struct diff_args *a = ctx;
 
-static int parse_opt(int c, const char *arg, struct diff_args *a)
-{
-	switch (c) {
+	switch (s->id) {
 	case 'o':
-		if (!*arg)
-			break;
-		a->output = arg;
-		return 0;
+		a->output = v->str;
+		break;
 	case 'n':
-		if (parse_u64(arg, 0, 1000000, &a->top_n))
-			break;
-		return 0;
+		a->top_n = v->u;
+		break;
 	case OPT_RAW:
 		a->raw = true;
-		return 0;
-	case OPT_KIND:
-		return cli_parse_kind("diff", arg, &a->kind) ? EXIT_USAGE : 0;
-	case 'v':
-		log_set_level(LOG_DEBUG);
-		return 0;
-	case 'q':
-		log_set_level(LOG_WARN);
-		return 0;
+		break;
+	case CLI_OPT_KIND:
+		return cli_parse_kind("diff", v->str, &a->kind) ? EXIT_USAGE : 0;
+	default:
+		cli_log_opt(s->id);
 	}
-	pr_warn("diff: invalid value '%s' for -%c\n", arg, c);
-	return EXIT_USAGE;
+	return 0;
 }
 
 /* -1 to go on, else an exit status (EXIT_OK after --help). */
 static int parse_args(int argc, char **argv, struct diff_args *a)
 {
-	struct option longopts[ARRAY_SIZE(opts) + 1];
-	int c, ret;
+	int first, ret = cli_parse_opts(&diff_cmd, argc, argv, on_opt, a, &first);
 
-	cli_longopts(opts, ARRAY_SIZE(opts), longopts);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:n:vqh", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			diff_usage(stdout);
-			return EXIT_OK;
-		}
-		if (c == '?') {
-			suggest__unknown_option("diff", argv[optind - 1], longopts);
-			return EXIT_USAGE;
-		}
-		if (c == ':') {
-			pr_warn("diff: option needs a value: '%s'\n", argv[optind - 1]);
-			diff_usage(stderr);
-			return EXIT_USAGE;
-		}
-		ret = parse_opt(c, optarg, a);
-		if (ret)
-			return ret;
-	}
-	if (argc - optind != 2 || (!strcmp(argv[optind], "-") && !strcmp(argv[optind + 1], "-"))) {
-		pr_warn("diff: need two inputs A and B (at most one of them -)\n");
-		diff_usage(stderr);
+	if (ret >= 0)
+		return ret;
+	if (!strcmp(argv[first], "-") && !strcmp(argv[first + 1], "-")) {
+		pr_warn("diff: stdin (-) can be one input, not both\n");
 		return EXIT_USAGE;
 	}
-	a->a = argv[optind];
-	a->b = argv[optind + 1];
+	a->a = argv[first];
+	a->b = argv[first + 1];
 	return -1;
 }
 
@@ -187,7 +157,6 @@ int cmd_diff(int argc, char **argv)
 	struct profile *pa = NULL, *pb = NULL;
 	int ret;
 
-	optind = 1;
 	ret = parse_args(argc, argv, &a);
 	if (ret >= 0)
 		return ret;

@@ -10,12 +10,10 @@
 #include "analysis/profile.h"
 #include "cli/cmd.h"
 #include "cli/input.h"
-#include "cli/parse.h"
 #include "output/outfile.h"
 #include "output/svg.h"
 #include "util/compiler.h"
 #include "util/log.h"
-#include "util/suggest.h"
 
 enum {
 	OPT_TITLE = 256,
@@ -23,38 +21,54 @@ enum {
 	OPT_INVERTED,
 	OPT_REVERSE,
 	OPT_MIN_WIDTH,
-	OPT_KIND,
 	OPT_PALETTE,
 	OPT_UNIT,
 };
 
-static const struct cli_opt opts[] = {
-	{ { "output", required_argument, NULL, 'o' }, 'o', "FILE",
+static const struct opt_spec fg_opts_tab[] = {
+	{ .name = "output", 'o', 'o', OPTV_PATH, "FILE",
 	  "SVG output file (default flamegraph.svg; - for stdout)" },
-	{ { "title", required_argument, NULL, OPT_TITLE }, 0, "TEXT",
+	{ .name = "title", 0, OPT_TITLE, OPTV_STR, "TEXT",
 	  "title (default after the kind: \"Off-CPU Flame Graph\")" },
-	{ { "subtitle", required_argument, NULL, OPT_SUBTITLE }, 0, "TEXT",
+	{ .name = "subtitle", 0, OPT_SUBTITLE, OPTV_STR, "TEXT",
 	  "subtitle (default: the total drawn; \"\" for none)" },
-	{ { "inverted", no_argument, NULL, OPT_INVERTED }, 0, NULL,
+	{ .name = "inverted", 0, OPT_INVERTED, OPTV_FLAG, NULL,
 	  "icicle graph: root at the top, stacks grow down" },
-	{ { "reverse", no_argument, NULL, OPT_REVERSE }, 0, NULL,
+	{ .name = "reverse", 0, OPT_REVERSE, OPTV_FLAG, NULL,
 	  "merge stacks from the leaf (who calls hot functions)" },
-	{ { "width", required_argument, NULL, 'w' }, 'w', "PX",
-	  "image width, 200..100000 (default 1200)" },
-	{ { "min-width", required_argument, NULL, OPT_MIN_WIDTH }, 0, "PX",
-	  "omit narrower frames (default 0.1; weight kept in parent)" },
-	{ { "kind", required_argument, NULL, OPT_KIND }, 0, "KIND",
-	  "for files without a hotcold header: oncpu samples (default), offcpu, runq, lock ns" },
-	{ { "freq", required_argument, NULL, 'F' }, 'F', "HZ",
-	  "sampling rate of on-CPU input; tooltips show CPU time" },
-	{ { "palette", required_argument, NULL, OPT_PALETTE }, 0, "NAME",
-	  "auto (by kind), hot or cold" },
-	{ { "unit", required_argument, NULL, OPT_UNIT }, 0, "NAME",
-	  "unit shown for counts instead of samples/time" },
-	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL,
-	  "more diagnostics (each malformed input line)" },
-	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only warnings and errors" },
-	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+	{ .name = "width", 'w', 'w', OPTV_U64, "PX", "image width (default 1200)", 200, 100000 },
+	{ .name = "min-width", 0, OPT_MIN_WIDTH, OPTV_DOUBLE, "PX",
+	  "omit narrower frames (default 0.1; weight kept in parent)", 0, 10000 },
+	CLI_OPT_KIND_SPEC("for files without a hotcold header: oncpu samples (default), "
+			  "offcpu, runq, lock ns"),
+	{ .name = "freq", 'F', 'F', OPTV_U64, "HZ",
+	  "sampling rate of on-CPU input; tooltips show CPU time", 1, 1000000000 },
+	{ .name = "palette", 0, OPT_PALETTE, OPTV_CHOICE, "NAME", "auto (by kind), hot or cold",
+	  .choices = "auto|hot|cold" },
+	{ .name = "unit", 0, OPT_UNIT, OPTV_STR, "NAME", "unit shown for counts instead of samples/time" },
+	OPT_SPEC_VERBOSE("more diagnostics (each malformed input line)"),
+	OPT_SPEC_QUIET("only warnings and errors"),
+	OPT_SPEC_HELP,
+};
+
+const struct opt_cmd flamegraph_cmd = {
+	.name = "flamegraph",
+	.synopsis = "[options] IN",
+	.about = "Render folded stacks (IN, or - for stdin) as an interactive SVG flame graph:\n"
+		 "frame width = inclusive weight, siblings in alphabetical order. In a browser,\n"
+		 "click a frame to zoom (click the root or Reset Zoom to go back), Search (or\n"
+		 "Ctrl-F) takes a regular expression and shows the share it matches; the URL\n"
+		 "query ?s=REGEX searches on load.\n",
+	.footer = "Colours: on-CPU frames warm, off-CPU/run-queue/lock frames cool; kernel\n"
+		  "frames (_[k]) khaki (on-CPU) or aqua (waits), JIT (_[j]) green, waker (_[w])\n"
+		  "purple, unnamed frames grey.\n"
+		  "Exit status: 0 ok; 1 IN cannot be opened or read, or the output cannot be\n"
+		  "written; 2 usage error: a bad option or value, or an IN without one valid\n"
+		  "folded line (empty, binary, compressed).\n",
+	.opts = fg_opts_tab,
+	.nr_opts = ARRAY_SIZE(fg_opts_tab),
+	.operands = 1,
+	.operands_help = "one input IN (- for stdin)",
 };
 
 struct fg_opts {
@@ -65,132 +79,57 @@ struct fg_opts {
 	struct svg_opts svg;
 };
 
-static void fg_usage(FILE *f)
+static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 {
-	fprintf(f, "usage: hotcold flamegraph [options] IN\n\n"
-		   "Render folded stacks (IN, or - for stdin) as an interactive SVG flame graph:\n"
-		   "frame width = inclusive weight, siblings in alphabetical order. In a browser,\n"
-		   "click a frame to zoom (click the root or Reset Zoom to go back), Search (or\n"
-		   "Ctrl-F) takes a regular expression and shows the share it matches; the URL\n"
-		   "query ?s=REGEX searches on load.\n\n");
-	cli_print_options(f, opts, ARRAY_SIZE(opts));
-	fprintf(f, "\nColours: on-CPU frames warm, off-CPU/run-queue/lock frames cool; kernel\n"
-		   "frames (_[k]) khaki (on-CPU) or aqua (waits), JIT (_[j]) green, waker (_[w])\n"
-		   "purple, unnamed frames grey.\n"
-		   "Exit status: 0 ok; 1 IN cannot be opened or read, or the output cannot be\n"
-		   "written; 2 usage error: a bad option or value, or an IN without one valid\n"
-		   "folded line (empty, binary, compressed).\n");
-}
+	struct fg_opts *o = ctx;
 
-static int bad_value(const char *opt, const char *val, int err)
-{
-	pr_warn("flamegraph: invalid value '%s' for %s: %s\n", val, opt, parse_strerror(err));
-	return EXIT_USAGE;
-}
-
-static int pick(const char *val, const char *const names[], size_t nr, int *out)
-{
-	for (size_t i = 0; i < nr; i++) {
-		if (!strcmp(val, names[i])) {
-			*out = (int)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* Options with a value that is not a plain string. 0 or an exit status. */
-static int parse_value(int c, const char *val, struct fg_opts *o)
-{
-	static const char *const palettes[] = { "auto", "hot", "cold" };
-	uint64_t v;
-	int i, err;
-
-	switch (c) {
+	switch (s->id) {
+	case 'o':
+		o->out = v->str;
+		break;
+	case OPT_TITLE:
+		o->svg.title = v->str;
+		break;
+	case OPT_SUBTITLE:
+		o->svg.subtitle = v->str;
+		break;
+	case OPT_INVERTED:
+		o->svg.inverted = true;
+		break;
+	case OPT_REVERSE:
+		o->svg.reverse = true;
+		break;
+	case OPT_UNIT:
+		o->svg.unit = v->str;
+		break;
 	case 'w':
-		err = parse_u64(val, 200, 100000, &v);
-		if (err)
-			return bad_value("--width", val, err);
-		o->svg.width = (unsigned int)v;
-		return 0;
+		o->svg.width = (unsigned int)v->u;
+		break;
 	case OPT_MIN_WIDTH:
-		err = parse_double(val, 0, 10000, &o->svg.min_width_px);
-		if (err)
-			return bad_value("--min-width", val, err);
-		return 0;
+		o->svg.min_width_px = v->d;
+		break;
 	case 'F':
-		err = parse_u64(val, 1, 1000000000, &o->freq_hz);
-		if (err)
-			return bad_value("-F", val, err);
-		return 0;
-	case OPT_KIND:
-		return cli_parse_kind("flamegraph", val, &o->kind) ? EXIT_USAGE : 0;
+		o->freq_hz = v->u;
+		break;
+	case CLI_OPT_KIND:
+		return cli_parse_kind("flamegraph", v->str, &o->kind) ? EXIT_USAGE : 0;
 	case OPT_PALETTE:
-		if (pick(val, palettes, ARRAY_SIZE(palettes), &i))
-			return bad_value("--palette", val, -EINVAL);
-		o->svg.palette = (enum svg_palette)i;
-		return 0;
+		o->svg.palette = (enum svg_palette)v->choice;	/* auto, hot, cold */
+		break;
+	default:
+		cli_log_opt(s->id);
 	}
-	return EXIT_USAGE;
+	return 0;
 }
 
 /* 0, -1 after --help, or an exit status. */
 static int parse_args(int argc, char **argv, struct fg_opts *o)
 {
-	struct option longopts[ARRAY_SIZE(opts) + 1];
-	int c, ret;
+	int first, ret = opt__parse(&flamegraph_cmd, argc, argv, on_opt, o, &first);
 
-	cli_longopts(opts, ARRAY_SIZE(opts), longopts);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:w:F:vqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!*optarg)
-				return bad_value("-o", optarg, -EINVAL);
-			o->out = optarg;
-			break;
-		case OPT_TITLE:
-			o->svg.title = optarg;
-			break;
-		case OPT_SUBTITLE:
-			o->svg.subtitle = optarg;
-			break;
-		case OPT_INVERTED:
-			o->svg.inverted = true;
-			break;
-		case OPT_REVERSE:
-			o->svg.reverse = true;
-			break;
-		case OPT_UNIT:
-			o->svg.unit = optarg;
-			break;
-		case 'v':
-			log_set_level(LOG_DEBUG);
-			break;
-		case 'q':
-			log_set_level(LOG_WARN);
-			break;
-		case 'h':
-			fg_usage(stdout);
-			return -1;
-		case ':':
-			pr_warn("flamegraph: option '%s' needs a value\n", argv[optind - 1]);
-			return EXIT_USAGE;
-		case '?':
-			suggest__unknown_option("flamegraph", argv[optind - 1], longopts);
-			return EXIT_USAGE;
-		default:
-			ret = parse_value(c, optarg, o);
-			if (ret)
-				return ret;
-		}
-	}
-	if (argc - optind != 1) {
-		pr_warn("flamegraph: %s; usage: hotcold flamegraph [options] IN (--help)\n",
-			optind < argc ? "more than one input" : "no input file");
-		return EXIT_USAGE;
-	}
-	o->in = argv[optind];
+	if (ret)
+		return ret;
+	o->in = argv[first];
 	return 0;
 }
 
@@ -264,7 +203,6 @@ int cmd_flamegraph(int argc, char **argv)
 	int ret;
 
 	svg_opts_init(&o.svg);
-	optind = 1;
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;

@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* `hotcold record`: options -> record_opts -> record/session. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cmd.h"
-#include "cli/parse.h"
 #include "cli/run.h"
 #include "pmu/sample_open.h"
 #include "record/opts.h"
 #include "record/session.h"
 #include "util/compiler.h"
 #include "util/log.h"
-#include "util/suggest.h"
+#include "util/opt.h"
 
 enum {
 	OPT_USER_ONLY = 256,
@@ -42,122 +40,101 @@ enum {
 	OPT_NO_DITHER,
 };
 
-struct opt_doc {
-	struct option opt;
-	int short_name;
-	const char *arg;
-	const char *help;
-};
+#define US 1000ull
 
-static const struct opt_doc docs[] = {
-	{ { "all-cpus", no_argument, NULL, 'a' }, 'a', NULL,
-	  "profile the whole system (default without -p, -t or a command)" },
-	{ { "pid", required_argument, NULL, 'p' }, 'p', "PID[,PID...]",
-	  "profile these processes (all their threads); stops when all exit" },
-	{ { "tid", required_argument, NULL, 't' }, 't', "TID[,TID...]", "profile these threads" },
-	{ { "cgroup", required_argument, NULL, CLI_OPT_CGROUP }, 0, "PATH",
-	  "processes in this cgroup v2 or below (path absolute or under the mount)" },
-	{ { "comm", required_argument, NULL, CLI_OPT_COMM }, 0, "NAME",
-	  "processes named NAME, or NAME* for a prefix (with --cgroup: both must match)" },
-	{ { "off-cpu", no_argument, NULL, OPT_OFFCPU }, 0, NULL,
+static const struct opt_spec record_opts_tab[] = {
+	CLI_OPT_ALL("profile the whole system (default without -p, -t or a command)"),
+	CLI_OPT_PID("profile these processes (all their threads); stops when all exit"),
+	CLI_OPT_TID("profile these threads"),
+	CLI_OPT_CGROUP_SPEC("processes in this cgroup v2 or below (path absolute or under the "
+			    "mount)"),
+	CLI_OPT_COMM_SPEC("processes named NAME, or NAME* for a prefix (with --cgroup: both "
+			  "must match)"),
+	{ .name = "off-cpu", 0, OPT_OFFCPU, OPTV_FLAG, NULL,
 	  "record off-CPU time (blocked) by stack and reason; alone unless --on-cpu" },
-	{ { "on-cpu", no_argument, NULL, OPT_ONCPU }, 0, NULL,
+	{ .name = "on-cpu", 0, OPT_ONCPU, OPTV_FLAG, NULL,
 	  "with --off-cpu: both (a hot/cold profile; folded: every count in nanoseconds)" },
-	{ { "min-block", required_argument, NULL, OPT_MIN_BLOCK }, 0, "US",
-	  "off-CPU blocks shorter than US carry no stack, only per-thread time (default 50)" },
-	{ { "max-block", required_argument, NULL, OPT_MAX_BLOCK }, 0, "US",
-	  "ignore off-CPU blocks longer than US" },
-	{ { "state", required_argument, NULL, OPT_STATE }, 0, "S,D,other",
+	{ .name = "min-block", 0, OPT_MIN_BLOCK, OPTV_DUR, "DUR",
+	  "off-CPU blocks shorter than DUR (no unit: microseconds) carry no stack, only "
+	  "per-thread time (default 50us)", .max = UINT64_MAX, .unit = US },
+	{ .name = "max-block", 0, OPT_MAX_BLOCK, OPTV_DUR, "DUR",
+	  "ignore off-CPU blocks longer than DUR (no unit: microseconds)",
+	  .max = UINT64_MAX, .unit = US },
+	{ .name = "state", 0, OPT_STATE, OPTV_STR, "S,D,other",
 	  "off-CPU task states to record (default S,D)" },
-	{ { "kthreads", no_argument, NULL, OPT_KTHREADS }, 0, NULL,
-	  "off-CPU: include kernel threads" },
-	{ { "wakers", no_argument, NULL, OPT_WAKERS }, 0, NULL,
+	{ .name = "kthreads", 0, OPT_KTHREADS, OPTV_FLAG, NULL, "off-CPU: include kernel threads" },
+	{ .name = "wakers", 0, OPT_WAKERS, OPTV_FLAG, NULL,
 	  "off-CPU: add who woke each long block (frames after '--', suffix _[w])" },
-	{ { "locks", no_argument, NULL, OPT_LOCKS }, 0, NULL,
-	  "record lock waits (futex + kernel locks) by stack, '[lock NAME]' frames, nanoseconds" },
-	{ { "counters", no_argument, NULL, OPT_COUNTERS }, 0, NULL,
+	{ .name = "locks", 0, OPT_LOCKS, OPTV_FLAG, NULL,
+	  "record lock waits (futex + kernel locks) by stack, '[lock NAME]' frames, "
+	  "nanoseconds" },
+	{ .name = "counters", 0, OPT_COUNTERS, OPTV_FLAG, NULL,
 	  "add a counter snapshot (IPC, ... or cpu-clock without a PMU) to the summary" },
-	{ { "runq", no_argument, NULL, OPT_RUNQ }, 0, NULL,
+	{ .name = "runq", 0, OPT_RUNQ, OPTV_FLAG, NULL,
 	  "record run-queue waits after preemption by stack ([runq], nanoseconds)" },
-	{ { "freq", required_argument, NULL, 'F' }, 'F', "HZ",
-	  "samples per second per CPU (default 99; odd avoids lockstep)" },
-	{ { "no-dither", no_argument, NULL, OPT_NO_DITHER }, 0, NULL,
+	{ .name = "freq", 'F', 'F', OPTV_U64, "HZ",
+	  "samples per second per CPU (default 99; odd avoids lockstep)", 1, 100000 },
+	{ .name = "no-dither", 0, OPT_NO_DITHER, OPTV_FLAG, NULL,
 	  "sample at a fixed period (can phase-lock with periodic work; for comparisons)" },
-	{ { "event", required_argument, NULL, 'e' }, 'e', "EVENT",
-	  "sampling event (default: cycles, else cpu-clock): cpu-clock, task-clock, page-faults, "
-	  "minor-faults, major-faults, context-switches, cpu-migrations, cycles, instructions, "
-	  "branches, branch-misses, cache-references, cache-misses, ... or raw rNNNN (hex)" },
-	{ { "count", required_argument, NULL, 'c' }, 'c', "PERIOD",
+	{ .name = "event", 'e', 'e', OPTV_STR, "EVENT",
+	  "sampling event (default: cycles, else cpu-clock): cpu-clock, task-clock, "
+	  "page-faults, minor-faults, major-faults, context-switches, cpu-migrations, "
+	  "cycles, instructions, branches, branch-misses, cache-references, cache-misses, "
+	  "... or raw rNNNN (hex)" },
+	{ .name = "count", 'c', 'c', OPTV_U64, "PERIOD",
 	  "with -e: one sample every PERIOD events (default: 1 for software events, 100003 "
-	  "for hardware ones; clocks: -F)" },
-	{ { "duration", required_argument, NULL, 'd' }, 'd', "DUR",
-	  "stop after DUR (seconds, or with unit ms/s/m/h); default: Ctrl-C" },
-	{ { "output", required_argument, NULL, 'o' }, 'o', "FILE",
-	  "output file (default hotcold.folded; - for stdout); .svg and .pb.gz pick the format" },
-	{ { "format", required_argument, NULL, OPT_FORMAT }, 0, "FMT",
-	  "folded | pprof | svg (default: by the output's extension, else folded)" },
-	{ { "user-only", no_argument, NULL, OPT_USER_ONLY }, 0, NULL, "user stacks only" },
-	{ { "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY }, 0, NULL, "kernel stacks only" },
-	{ { "idle", no_argument, NULL, OPT_IDLE }, 0, NULL,
+	  "for hardware ones; clocks: -F)", 1, UINT64_C(1) << 62 },
+	CLI_OPT_DURATION("stop after DUR (seconds, or with unit ms/s/m/h); default: Ctrl-C"),
+	CLI_OPT_OUTPUT("output file (default hotcold.folded; - for stdout); .svg and .pb.gz "
+		       "pick the format"),
+	{ .name = "format", 0, OPT_FORMAT, OPTV_CHOICE, "FMT",
+	  "output format (default: by the output's extension, else folded)",
+	  .choices = "folded|pprof|svg" },
+	{ .name = "user-only", 0, OPT_USER_ONLY, OPTV_FLAG, NULL, "user stacks only" },
+	{ .name = "kernel-only", 0, OPT_KERNEL_ONLY, OPTV_FLAG, NULL, "kernel stacks only" },
+	{ .name = "idle", 0, OPT_IDLE, OPTV_FLAG, NULL,
 	  "include the idle task (swapper), system-wide only" },
-	{ { "per-thread", no_argument, NULL, OPT_PER_THREAD }, 0, NULL,
+	{ .name = "per-thread", 0, OPT_PER_THREAD, OPTV_FLAG, NULL,
 	  "root frame is thread-name-TID instead of the process name" },
-	{ { "per-pid", no_argument, NULL, OPT_PER_PID }, 0, NULL,
-	  "root frame is process-name-PID" },
-	{ { "label", required_argument, NULL, OPT_LABEL }, 0, "WHAT",
-	  "root frame names a process by: comm (default) | cmdline (its command line or "
-	  "process title, e.g. \"postgres: walwriter\")" },
-	{ { "unwind", required_argument, NULL, OPT_UNWIND }, 0, "MODE",
-	  "user stacks: auto (CFI tables where built, else frame pointers), fp, cfi" },
-	{ { "unwind-rows", required_argument, NULL, OPT_UNWIND_ROWS }, 0, "N",
-	  "CFI rows kept in kernel memory, about 12 bytes each (default 4194304)" },
-	{ { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE }, 0, NULL,
-	  "keep C++/Rust symbols mangled" },
-	{ { "ring-mb", required_argument, NULL, OPT_RING_MB }, 0, "MB",
-	  "event ring size, a power of two (default: 256 KiB per CPU, at least 1)" },
-	{ { "max-stacks", required_argument, NULL, OPT_MAX_STACKS }, 0, "N",
+	{ .name = "per-pid", 0, OPT_PER_PID, OPTV_FLAG, NULL, "root frame is process-name-PID" },
+	{ .name = "label", 0, OPT_LABEL, OPTV_CHOICE, "WHAT",
+	  "root frame names a process by its comm (default) or cmdline (its command line or "
+	  "process title, e.g. \"postgres: walwriter\")", .choices = "comm|cmdline" },
+	{ .name = "unwind", 0, OPT_UNWIND, OPTV_CHOICE, "MODE",
+	  "user stacks: auto (CFI tables where built, else frame pointers), fp, cfi",
+	  .choices = "auto|fp|cfi" },
+	{ .name = "unwind-rows", 0, OPT_UNWIND_ROWS, OPTV_U64, "N",
+	  "CFI rows kept in kernel memory, about 12 bytes each (default 4194304)",
+	  1024, 1ull << 30 },
+	{ .name = "no-demangle", 0, OPT_NO_DEMANGLE, OPTV_FLAG, NULL, "keep C++/Rust symbols mangled" },
+	{ .name = "ring-mb", 0, OPT_RING_MB, OPTV_U64, "MB",
+	  "event ring size, a power of two (default: 256 KiB per CPU, at least 1)", 1, 1024 },
+	{ .name = "max-stacks", 0, OPT_MAX_STACKS, OPTV_U64, "N",
 	  "distinct stacks kept in memory (default 1048576); the heaviest are kept, the rest "
-	  "merged into [other stacks]" },
-	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL,
-	  "every counter (the full table), losses while recording; -vv: libbpf's log" },
-	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only warnings and errors, no summary" },
-	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+	  "merged into [other stacks]", 1, 1ull << 28 },
+	OPT_SPEC_VERBOSE("every counter (the full table), losses while recording; -vv: "
+			 "libbpf's log"),
+	OPT_SPEC_QUIET("only warnings and errors, no summary"),
+	OPT_SPEC_HELP,
 };
 
-static void record_usage(FILE *f)
-{
-	char left[64];
-
-	fprintf(f, "usage: hotcold record [options] [-- COMMAND [ARGS...]]\n\n"
-		   "Sample on-CPU stacks (kernel and user) and/or measure off-CPU time by stack\n"
-		   "with BPF, and write folded stacks (a '# hotcold folded' header per kind;\n"
-		   "on-CPU: samples; off-CPU, run queue, locks, or hot/cold: nanoseconds),\n"
-		   "pprof (-o x.pb.gz) or an SVG flame graph (-o x.svg).\n\n");
-	for (size_t i = 0; i < ARRAY_SIZE(docs); i++) {
-		const struct opt_doc *d = &docs[i];
-
-		if (d->short_name)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->short_name, d->opt.name,
-				 d->arg ? " " : "", d->arg ? d->arg : "");
-		else
-			snprintf(left, sizeof(left), "    --%s%s%s", d->opt.name,
-				 d->arg ? " " : "", d->arg ? d->arg : "");
-		fprintf(f, "  %-28s %s\n", left, d->help);
-	}
-	fprintf(f, "\nWith a COMMAND, it and its children are profiled until it exits, and\n"
-		   "hotcold exits with its status. SIGINT/SIGTERM to hotcold stop recording,\n"
-		   "end COMMAND (SIGTERM, SIGKILL 2 s later), write the profile and exit with\n"
-		   "COMMAND's status (143 after SIGTERM, 137 if killed). Exit status otherwise:\n"
-		   "0 ok, 1 runtime error, 2 usage error (bad option or value, a -p/-t target\n"
-		   "that does not exist). -q: errors only; -v: every counter; -vv: libbpf's log.\n");
-}
-
-static int bad_value(const char *opt, const char *val, int err)
-{
-	pr_warn("record: invalid value '%s' for %s: %s\n", val, opt,
-		parse_strerror(err));
-	return EXIT_USAGE;
-}
+const struct opt_cmd record_cmd = {
+	.name = "record",
+	.synopsis = "[options] [-- COMMAND [ARGS...]]",
+	.about = "Sample on-CPU stacks (kernel and user) and/or measure off-CPU time by stack\n"
+		 "with BPF, and write folded stacks (a '# hotcold folded' header per kind;\n"
+		 "on-CPU: samples; off-CPU, run queue, locks, or hot/cold: nanoseconds),\n"
+		 "pprof (-o x.pb.gz) or an SVG flame graph (-o x.svg).\n",
+	.footer = "With a COMMAND, it and its children are profiled until it exits, and\n"
+		  "hotcold exits with its status. SIGINT/SIGTERM to hotcold stop recording,\n"
+		  "end COMMAND (SIGTERM, SIGKILL 2 s later), write the profile and exit with\n"
+		  "COMMAND's status (143 after SIGTERM, 137 if killed). Exit status otherwise:\n"
+		  "0 ok, 1 runtime error, 2 usage error (bad option or value, a -p/-t target\n"
+		  "that does not exist). -q: errors only; -v: every counter; -vv: libbpf's log.\n",
+	.opts = record_opts_tab,
+	.nr_opts = ARRAY_SIZE(record_opts_tab),
+	.stop_at_operand = true,
+};
 
 /* "S,D,other" -> state bits (1 S, 2 D, 4 other). */
 static int parse_states(const char *arg, unsigned int *out)
@@ -186,157 +163,125 @@ static int parse_states(const char *arg, unsigned int *out)
 	return err;
 }
 
-static int parse_args(int argc, char **argv, struct record_opts *o)
-{
-	struct option longopts[ARRAY_SIZE(docs) + 1];
-	bool oncpu_asked = false;
-	uint64_t v;
-	int c, err, ret;
+struct record_ctx {
+	struct record_opts *o;
+	bool oncpu_asked;
+};
 
-	for (size_t i = 0; i < ARRAY_SIZE(docs); i++)
-		longopts[i] = docs[i].opt;
-	memset(&longopts[ARRAY_SIZE(docs)], 0, sizeof(longopts[0]));
-	opterr = 0;
-	/* '+': stop at the first non-option, which starts the command */
-	while ((c = getopt_long(argc, argv, "+:ap:t:F:e:c:d:o:vqh", longopts, NULL)) != -1) {
-		ret = cli_target_opt(c, optarg, o, "record");
-		if (ret == EXIT_USAGE)
-			return ret;
-		if (ret == CLI_OPT_DONE)
-			continue;
-		switch (c) {
-		case 'F':
-			err = parse_u64(optarg, 1, 100000, &o->freq_hz);
-			if (err)
-				return bad_value("-F", optarg, err);
-			break;
-		case 'e':
-			/* cycles/cpu-clock keep the frequency path with its fallback */
-			o->sample_ev_set = pmu_event_parse(optarg, &o->event) != 0;
-			if (pmu_sample_event_parse(optarg, &o->sample_ev)) {
-				pr_warn("record: unknown event '%s' (see --help for the names; raw "
-					"PMU events as rNNNN)\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'c':
-			err = parse_u64(optarg, 1, UINT64_C(1) << 62, &o->sample_period);
-			if (err)
-				return bad_value("-c", optarg, err);
-			break;
-		case OPT_USER_ONLY:
-			o->kernel_stacks = false;
-			break;
-		case OPT_KERNEL_ONLY:
-			o->user_stacks = false;
-			break;
-		case OPT_NO_DITHER:
-			o->no_dither = true;
-			break;
-		case OPT_IDLE:
-			o->idle = true;
-			break;
-		case OPT_PER_THREAD:
-			o->root = ROOT_THREAD;
-			break;
-		case OPT_PER_PID:
-			o->root = ROOT_PID;
-			break;
-		case OPT_LABEL:
-			if (record_opts_parse_label(optarg, &o->label_cmdline))
-				return bad_value("--label", optarg, -EINVAL);
-			break;
-		case OPT_UNWIND:
-			if (!strcmp(optarg, "auto"))
-				o->unwind = UNWIND_AUTO;
-			else if (!strcmp(optarg, "fp"))
-				o->unwind = UNWIND_FP;
-			else if (!strcmp(optarg, "cfi"))
-				o->unwind = UNWIND_CFI;
-			else
-				return bad_value("--unwind", optarg, -EINVAL);
-			break;
-		case OPT_UNWIND_ROWS:
-			err = parse_u64(optarg, 1024, 1ull << 30, &v);
-			if (err)
-				return bad_value("--unwind-rows", optarg, err);
-			o->unwind_max_rows = v;
-			break;
-		case OPT_OFFCPU:
-			o->offcpu = true;
-			break;
-		case OPT_ONCPU:
-			oncpu_asked = true;
-			break;
-		case OPT_MIN_BLOCK:
-		case OPT_MAX_BLOCK:
-			err = parse_u64(optarg, 0, UINT64_MAX / 1000, &v);
-			if (err)
-				return bad_value(c == OPT_MIN_BLOCK ? "--min-block" : "--max-block",
-						 optarg, err);
-			*(c == OPT_MIN_BLOCK ? &o->min_block_ns : &o->max_block_ns) = v * 1000;
-			break;
-		case OPT_STATE:
-			err = parse_states(optarg, &o->offcpu_states);
-			if (err)
-				return bad_value("--state", optarg, err);
-			break;
-		case OPT_KTHREADS:
-			o->kthreads = true;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "folded"))
-				o->format = FORMAT_FOLDED;
-			else if (!strcmp(optarg, "pprof"))
-				o->format = FORMAT_PPROF;
-			else if (!strcmp(optarg, "svg"))
-				o->format = FORMAT_SVG;
-			else
-				return bad_value("--format", optarg, -EINVAL);
-			break;
-		case OPT_LOCKS:
-			o->locks = true;
-			break;
-		case OPT_WAKERS:
-			o->wakers = true;
-			break;
-		case OPT_COUNTERS:
-			o->counters = true;
-			break;
-		case OPT_RUNQ:
-			o->runq = true;
-			o->min_runq_ns = 0;	/* every preemption wait carries its stack */
-			break;
-		case OPT_NO_DEMANGLE:
-			o->no_demangle = true;
-			break;
-		case OPT_RING_MB:
-			err = parse_u64(optarg, 1, 1024, &v);
-			if (err)
-				return bad_value("--ring-mb", optarg, err);
-			if (v & (v - 1))
-				return bad_value("--ring-mb", optarg, -EINVAL);
-			o->ring_bytes = (size_t)v << 20;
-			break;
-		case OPT_MAX_STACKS:
-			err = parse_u64(optarg, 1, 1ull << 28, &v);
-			if (err)
-				return bad_value("--max-stacks", optarg, err);
-			o->max_stacks = v;
-			break;
-		case 'h':
-			record_usage(stdout);
-			return -1;
-		case ':':
-			pr_warn("record: option '%s' needs a value\n", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			suggest__unknown_option("record", argv[optind - 1], longopts);
+static const enum out_format formats[] = { FORMAT_FOLDED, FORMAT_PPROF, FORMAT_SVG };
+static const enum unwind_mode unwinds[] = { UNWIND_AUTO, UNWIND_FP, UNWIND_CFI };
+
+static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
+{
+	struct record_ctx *x = ctx;
+	struct record_opts *o = x->o;
+	int ret = cli_target_opt(&record_cmd, s, v, o);
+
+	if (ret != CLI_OPT_OTHER)
+		return ret;
+	switch (s->id) {
+	case 'F':
+		o->freq_hz = v->u;
+		break;
+	case 'e':
+		/* cycles/cpu-clock keep the frequency path with its fallback */
+		o->sample_ev_set = pmu_event_parse(v->str, &o->event) != 0;
+		if (pmu_sample_event_parse(v->str, &o->sample_ev)) {
+			pr_warn("record: unknown event '%s' (see --help for the names; raw "
+				"PMU events as rNNNN)\n", v->str);
 			return EXIT_USAGE;
 		}
+		break;
+	case 'c':
+		o->sample_period = v->u;
+		break;
+	case OPT_USER_ONLY:
+		o->kernel_stacks = false;
+		break;
+	case OPT_KERNEL_ONLY:
+		o->user_stacks = false;
+		break;
+	case OPT_NO_DITHER:
+		o->no_dither = true;
+		break;
+	case OPT_IDLE:
+		o->idle = true;
+		break;
+	case OPT_PER_THREAD:
+		o->root = ROOT_THREAD;
+		break;
+	case OPT_PER_PID:
+		o->root = ROOT_PID;
+		break;
+	case OPT_LABEL:
+		o->label_cmdline = v->choice == 1;
+		break;
+	case OPT_UNWIND:
+		o->unwind = unwinds[v->choice];
+		break;
+	case OPT_UNWIND_ROWS:
+		o->unwind_max_rows = v->u;
+		break;
+	case OPT_OFFCPU:
+		o->offcpu = true;
+		break;
+	case OPT_ONCPU:
+		x->oncpu_asked = true;
+		break;
+	case OPT_MIN_BLOCK:
+		o->min_block_ns = v->u;
+		break;
+	case OPT_MAX_BLOCK:
+		o->max_block_ns = v->u;
+		break;
+	case OPT_STATE:
+		if (parse_states(v->str, &o->offcpu_states))
+			return opt__bad_value(&record_cmd, s, v->str, -EINVAL);
+		break;
+	case OPT_KTHREADS:
+		o->kthreads = true;
+		break;
+	case OPT_FORMAT:
+		o->format = formats[v->choice];
+		break;
+	case OPT_LOCKS:
+		o->locks = true;
+		break;
+	case OPT_WAKERS:
+		o->wakers = true;
+		break;
+	case OPT_COUNTERS:
+		o->counters = true;
+		break;
+	case OPT_RUNQ:
+		o->runq = true;
+		o->min_runq_ns = 0;	/* every preemption wait carries its stack */
+		break;
+	case OPT_NO_DEMANGLE:
+		o->no_demangle = true;
+		break;
+	case OPT_RING_MB:
+		if (v->u & (v->u - 1))
+			return opt__bad_value(&record_cmd, s, v->str, -EINVAL);
+		o->ring_bytes = (size_t)v->u << 20;
+		break;
+	case OPT_MAX_STACKS:
+		o->max_stacks = v->u;
+		break;
 	}
-	if (optind < argc)
-		o->cmd_argv = &argv[optind];
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct record_opts *o)
+{
+	struct record_ctx x = { .o = o };
+	int first, ret;
+
+	ret = opt__parse(&record_cmd, argc, argv, on_opt, &x, &first);
+	if (ret)
+		return ret;
+	if (first < argc)
+		o->cmd_argv = &argv[first];
 	if (o->sample_period && !o->sample_ev_set) {
 		if (o->event == PMU_EV_AUTO) {
 			pr_warn("record: -c PERIOD needs -e EVENT (what to count)\n");
@@ -347,7 +292,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	if (o->sample_ev_set && !o->sample_period)
 		o->sample_period = pmu_sample_default_period(&o->sample_ev);
 	/* --off-cpu / --runq alone record only that; add --on-cpu for both */
-	o->oncpu = !(o->offcpu || o->runq || o->locks) || oncpu_asked;
+	o->oncpu = !(o->offcpu || o->runq || o->locks) || x.oncpu_asked;
 	return 0;
 }
 

@@ -9,32 +9,42 @@
 #include "analysis/report.h"
 #include "cli/cmd.h"
 #include "cli/input.h"
-#include "cli/parse.h"
 #include "util/compiler.h"
 #include "util/log.h"
-#include "util/suggest.h"
 
 enum {
 	OPT_GREP = 256,
 	OPT_EXCLUDE,
 	OPT_JSON,
-	OPT_KIND,
 };
 
-static const struct cli_opt opts[] = {
-	{ { "top", required_argument, NULL, 'n' }, 'n', "N",
-	  "rows per table (default 10; 0 = all)" },
-	{ { "grep", required_argument, NULL, OPT_GREP }, 0, "REGEX",
+static const struct opt_spec report_opts[] = {
+	{ .name = "top", 'n', 'n', OPTV_U64, "N", "rows per table (default 10; 0 = all)", 0, 1000000 },
+	{ .name = "grep", 0, OPT_GREP, OPTV_STR, "REGEX",
 	  "keep only stacks whose folded text matches (POSIX extended)" },
-	{ { "exclude", required_argument, NULL, OPT_EXCLUDE }, 0, "REGEX",
+	{ .name = "exclude", 0, OPT_EXCLUDE, OPTV_STR, "REGEX",
 	  "drop stacks whose folded text matches (after --grep)" },
-	{ { "kind", required_argument, NULL, OPT_KIND }, 0, "KIND",
-	  "kind to report: from the file's header (its first kind); for other files "
-	  "oncpu (default, samples), offcpu, runq, lock (ns)" },
-	{ { "json", no_argument, NULL, OPT_JSON }, 0, NULL, "one JSON object instead of tables" },
-	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "list malformed input lines" },
-	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only errors" },
-	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+	CLI_OPT_KIND_SPEC("kind to report: from the file's header (its first kind); for other "
+			  "files oncpu (default, samples), offcpu, runq, lock (ns)"),
+	{ .name = "json", 0, OPT_JSON, OPTV_FLAG, NULL, "one JSON object instead of tables" },
+	OPT_SPEC_VERBOSE("list malformed input lines"),
+	OPT_SPEC_QUIET("only errors"),
+	OPT_SPEC_HELP,
+};
+
+const struct opt_cmd report_cmd = {
+	.name = "report",
+	.synopsis = "[options] FILE",
+	.about = "Summarize a folded profile (FILE, or - for stdin): top frames by self and\n"
+		 "inclusive weight, the hottest frame, per-process totals, and notes when the\n"
+		 "profile is flat or dominated by idle-looking frames.\n",
+	.footer = "Exit status: 0 ok; 1 the input cannot be opened or read, or stdout\n"
+		  "cannot be written; 2 usage error: a bad option or value, or an input\n"
+		  "without one valid folded line (empty, binary, compressed).\n",
+	.opts = report_opts,
+	.nr_opts = ARRAY_SIZE(report_opts),
+	.operands = 1,
+	.operands_help = "one input FILE (- for stdin)",
 };
 
 struct report_args {
@@ -45,72 +55,29 @@ struct report_args {
 	bool json;
 };
 
-static void report_usage(FILE *f)
+static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 {
-	fprintf(f, "usage: hotcold report [options] FILE\n\n"
-		   "Summarize a folded profile (FILE, or - for stdin): top frames by self and\n"
-		   "inclusive weight, the hottest frame, per-process totals, and notes when the\n"
-		   "profile is flat or dominated by idle-looking frames.\n\n");
-	cli_print_options(f, opts, ARRAY_SIZE(opts));
-	fprintf(f, "\nExit status: 0 ok; 1 the input cannot be opened or read, or stdout\n"
-		   "cannot be written; 2 usage error: a bad option or value, or an input\n"
-		   "without one valid folded line (empty, binary, compressed).\n");
-}
+	struct report_args *a = ctx;
 
-/* 0 to go on, else an exit status (EXIT_OK after --help). */
-static int parse_args(int argc, char **argv, struct report_args *a)
-{
-	struct option longopts[ARRAY_SIZE(opts) + 1];
-	int c;
-
-	cli_longopts(opts, ARRAY_SIZE(opts), longopts);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:vqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (parse_u64(optarg, 0, 1000000, &a->top_n)) {
-				pr_warn("report: invalid value '%s' for -n\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_GREP:
-			a->grep = optarg;
-			break;
-		case OPT_EXCLUDE:
-			a->exclude = optarg;
-			break;
-		case OPT_KIND:
-			if (cli_parse_kind("report", optarg, &a->kind))
-				return EXIT_USAGE;
-			break;
-		case OPT_JSON:
-			a->json = true;
-			break;
-		case 'v':
-			log_set_level(LOG_DEBUG);
-			break;
-		case 'q':
-			log_set_level(LOG_WARN);
-			break;
-		case 'h':
-			report_usage(stdout);
-			return EXIT_OK;
-		case ':':
-			pr_warn("report: option '%s' needs a value\n", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			suggest__unknown_option("report", argv[optind - 1], longopts);
-			return EXIT_USAGE;
-		}
+	switch (s->id) {
+	case 'n':
+		a->top_n = v->u;
+		break;
+	case OPT_GREP:
+		a->grep = v->str;
+		break;
+	case OPT_EXCLUDE:
+		a->exclude = v->str;
+		break;
+	case CLI_OPT_KIND:
+		return cli_parse_kind("report", v->str, &a->kind) ? EXIT_USAGE : 0;
+	case OPT_JSON:
+		a->json = true;
+		break;
+	default:
+		cli_log_opt(s->id);
 	}
-	if (optind != argc - 1) {
-		pr_warn("report: %s\n", optind < argc ? "exactly one input file"
-							: "missing input FILE (- for stdin)");
-		report_usage(stderr);
-		return EXIT_USAGE;
-	}
-	a->input = argv[optind];
-	return -1;
+	return 0;
 }
 
 /* Apply the filters (if any), then write the report. An exit status. */
@@ -152,12 +119,12 @@ int cmd_report(int argc, char **argv)
 	struct report_args a = { .kind = CLI_KIND_UNSET, .top_n = 10 };
 	struct folded_read_stats st;
 	struct profile *p = NULL;
-	int ret;
+	int ret, first;
 
-	optind = 1;
-	ret = parse_args(argc, argv, &a);
+	ret = cli_parse_opts(&report_cmd, argc, argv, on_opt, &a, &first);
 	if (ret >= 0)
 		return ret;
+	a.input = argv[first];
 	ret = cli_load_folded("report", a.input, &a.kind, &p, &st);
 	if (ret == EXIT_OK)
 		cli_note_other_kinds("report", p, a.kind);

@@ -5,21 +5,23 @@
  * optionally per process from BPF.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "analysis/counters.h"
 #include "cli/cmd.h"
-#include "cli/parse.h"
 #include "cli/run.h"
 #include "cli/stat_run.h"
 #include "output/outfile.h"
+#include "util/caps.h"
 #include "util/compiler.h"
+#include "util/parse.h"
 #include "util/log.h"
-#include "util/suggest.h"
+#include "util/opt.h"
 
 enum {
 	OPT_JSON = 256,
@@ -33,84 +35,63 @@ enum {
 	OPT_MODE,
 };
 
-struct opt_doc {
-	struct option opt;
-	int short_name;
-	const char *arg;
-	const char *help;
-};
-
-static const struct opt_doc docs[] = {
-	{ { "pid", required_argument, NULL, 'p' }, 'p', "PID[,PID...]",
-	  "count these processes (their threads and the ones they start)" },
-	{ { "all-cpus", no_argument, NULL, 'a' }, 'a', NULL,
-	  "whole system, with a process table (default without -p or COMMAND)" },
-	{ { "duration", required_argument, NULL, 'd' }, 'd', "DUR",
-	  "stop after DUR (s, or ms/s/m/h; default: Ctrl-C, targets' exit)" },
-	{ { "interval", required_argument, NULL, 'I' }, 'I', "MS",
-	  "print a snapshot every MS milliseconds (>= 10), no total" },
-	{ { "per-process", no_argument, NULL, OPT_PER_PROCESS }, 0, NULL,
+static const struct opt_spec stat_opts_tab[] = {
+	CLI_OPT_PID("count these processes (their threads and the ones they start)"),
+	CLI_OPT_ALL("whole system, with a process table (default without -p or COMMAND)"),
+	CLI_OPT_DURATION("stop after DUR (s, or ms/s/m/h; default: Ctrl-C, targets' exit)"),
+	{ .name = "interval", 'I', 'I', OPTV_U64, "MS",
+	  "print a snapshot every MS milliseconds, no total", 10, 3600000 },
+	{ .name = "per-process", 0, OPT_PER_PROCESS, OPTV_FLAG, NULL,
 	  "a table of the targets' processes, summed in BPF at sched_switch" },
-	{ { "top", required_argument, NULL, OPT_TOP }, 0, "N",
-	  "rows of the process table (default 20, 0 = all)" },
-	{ { "json", no_argument, NULL, OPT_JSON }, 0, NULL, "one JSON object per snapshot" },
-	{ { "csv", no_argument, NULL, OPT_CSV }, 0, NULL, "CSV rows" },
-	{ { "mispredict-penalty", required_argument, NULL, OPT_PENALTY }, 0, "CYC",
-	  "cost model: cycles lost per branch mispredict (default 20)" },
-	{ { "dram-latency", required_argument, NULL, OPT_DRAM }, 0, "CYC",
-	  "cost model: cycles per LLC miss served from DRAM (default 300)" },
-	{ { "mlp", required_argument, NULL, OPT_MLP }, 0, "N",
-	  "cost model: LLC misses in flight at once, >= 1 (default 5)" },
-	{ { "event", required_argument, NULL, 'e' }, 'e', "EV[,EV...]",
+	{ .name = "top", 0, OPT_TOP, OPTV_U64, "N", "rows of the process table (default 20, 0 = all)",
+	  0, 1000000 },
+	{ .name = "json", 0, OPT_JSON, OPTV_FLAG, NULL, "one JSON object per snapshot" },
+	{ .name = "csv", 0, OPT_CSV, OPTV_FLAG, NULL, "CSV rows" },
+	{ .name = "mispredict-penalty", 0, OPT_PENALTY, OPTV_DOUBLE, "CYC",
+	  "cost model: cycles lost per branch mispredict (default 20)", 0, 10000 },
+	{ .name = "dram-latency", 0, OPT_DRAM, OPTV_DOUBLE, "CYC",
+	  "cost model: cycles per LLC miss served from DRAM (default 300)", 0, 100000 },
+	{ .name = "mlp", 0, OPT_MLP, OPTV_DOUBLE, "N",
+	  "cost model: LLC misses in flight at once (default 5)", 1, 1000 },
+	{ .name = "event", 'e', 'e', OPTV_STR, "EV[,EV...]",
 	  "also count these (repeatable, up to 16): software or generic names, "
 	  "L1-dcache-loads-style cache names, the CPU PMU's sysfs events, raw rNNNN" },
-	{ { "mode", required_argument, NULL, OPT_MODE }, 0, "MODE",
+	{ .name = "mode", 0, OPT_MODE, OPTV_STR, "MODE",
 	  "drill-down ratios with healthy/investigate bands: cache (and TLB) or branches" },
-	{ { "repeat", required_argument, NULL, 'r' }, 'r', "N",
-	  "run COMMAND N times (2..1000): mean, stddev, min and max per counter" },
-	{ { "compare", no_argument, NULL, OPT_COMPARE }, 0, NULL,
+	{ .name = "repeat", 'r', 'r', OPTV_U64, "N",
+	  "run COMMAND N times: mean, stddev, min and max per counter", 2, 1000 },
+	{ .name = "compare", 0, OPT_COMPARE, OPTV_FLAG, NULL,
 	  "stat --compare A.json B.json: deltas of two --json outputs, cycles -> IPC -> class" },
-	{ { "output", required_argument, NULL, 'o' }, 'o', "FILE",
-	  "write to FILE (default: stdout)" },
-	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL, "more diagnostics" },
-	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "only warnings and errors" },
-	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+	CLI_OPT_OUTPUT("write to FILE (default: stdout)"),
+	OPT_SPEC_VERBOSE("more diagnostics"),
+	OPT_SPEC_QUIET("only warnings and errors"),
+	OPT_SPEC_HELP,
 };
 
-static void stat_usage(FILE *f)
-{
-	char left[64];
-
-	fprintf(f,
-		"usage: hotcold stat [options] [-- COMMAND [ARGS...]]\n\n"
-		"Count cycles, instructions, branches, branch-misses, cache and LLC misses and\n"
-		"the software events (task-clock, context switches, migrations, page faults,\n"
-		"cpu-clock); derive IPC, branch-miss %%, LLC MPKI, the stall cost model and the\n"
-		"class Memory / Branch mispredict / Compute, and top-down level 1 where the CPU\n"
-		"has it. Counts are scaled by time_enabled / time_running; each line shows the\n"
-		"running fraction. Without a hardware PMU only software events are shown.\n\n");
-	for (size_t i = 0; i < ARRAY_SIZE(docs); i++) {
-		const struct opt_doc *d = &docs[i];
-
-		if (d->short_name)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->short_name, d->opt.name,
-				 d->arg ? " " : "", d->arg ? d->arg : "");
-		else
-			snprintf(left, sizeof(left), "    --%s%s%s", d->opt.name, d->arg ? " " : "",
-				 d->arg ? d->arg : "");
-		fprintf(f, "  %-30s %s\n", left, d->help);
-	}
-	fprintf(f,
-		"\nExit status: 0 ok, 1 runtime error, 2 usage error (bad option or value, a\n"
-		"-p target that does not exist); with COMMAND, its status (127: not executed).\n"
-		"With -r, the first run that fails stops the series with its status. --compare:\n"
-		"2 for a file that is not a stat --json output.\n");
-}
+const struct opt_cmd stat_cmd = {
+	.name = "stat",
+	.synopsis = "[options] [-- COMMAND [ARGS...]]",
+	.about = "Count cycles, instructions, branches, branch-misses, cache and LLC misses and\n"
+		 "the software events (task-clock, context switches, migrations, page faults,\n"
+		 "cpu-clock); derive IPC, branch-miss %, LLC MPKI, the stall cost model and the\n"
+		 "class Memory / Branch mispredict / Compute, and top-down level 1 where the CPU\n"
+		 "has it. Counts are scaled by time_enabled / time_running; each line shows the\n"
+		 "running fraction. Without a hardware PMU only software events are shown.\n",
+	.footer = "Exit status: 0 ok, 1 runtime error, 2 usage error (bad option or value, a\n"
+		  "-p target that does not exist); with COMMAND, its status (127: not executed).\n"
+		  "With -r, the first run that fails stops the series with its status. --compare:\n"
+		  "2 for a file that is not a stat --json output.\n"
+		  "Without privileges (kernel.perf_event_paranoid <= 2, as perf stat): -p PID and\n"
+		  "-- COMMAND count your own processes, user space only; -a and --per-process\n"
+		  "need root, or CAP_BPF + CAP_PERFMON.\n",
+	.opts = stat_opts_tab,
+	.nr_opts = ARRAY_SIZE(stat_opts_tab),
+	.stop_at_operand = true,
+};
 
 static int bad_value(const char *opt, const char *val, int err)
 {
-	pr_warn("stat: invalid value '%s' for %s: %s\n", val, opt,
-		parse_strerror(err));
+	pr_warn("stat: invalid value '%s' for %s: %s\n", val, opt, parse_strerror(err));
 	return EXIT_USAGE;
 }
 
@@ -147,111 +128,88 @@ static int add_events(const char *arg, struct stat_opts *o)
 	return 0;
 }
 
-static int parse_one(int c, const char *arg, struct stat_opts *o)
+static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 {
-	uint64_t v;
-	int err = 0;
+	struct stat_opts *o = ctx;
+	int err;
 
-	switch (c) {
+	switch (s->id) {
 	case 'p':
 		free(o->pids);
 		o->pids = NULL;
-		err = parse_id_list(arg, 4194304, 4096, &o->pids, &o->nr_pids);
-		return err ? bad_value("-p", arg, err) : 0;
+		err = parse_id_list(v->str, 4194304, 4096, &o->pids, &o->nr_pids);
+		return err ? opt__bad_value(&stat_cmd, s, v->str, err) : 0;
+	case 'a':
+		o->system_wide = true;
+		break;
 	case 'd':
-		err = parse_duration_ns(arg, 1000000000ull, 1000000ull,
-					366ull * 86400 * 1000000000ull, &o->duration_ns);
-		return err ? bad_value("-d", arg, err) : 0;
+		o->duration_ns = v->u;
+		break;
 	case 'I':
-		err = parse_u64(arg, 10, 3600000, &v);
-		o->interval_ns = v * 1000000ull;
-		return err ? bad_value("-I", arg, err) : 0;
+		o->interval_ns = v->u * 1000000ull;
+		break;
 	case OPT_TOP:
-		err = parse_u64(arg, 0, 1000000, &o->top);
-		return err ? bad_value("--top", arg, err) : 0;
+		o->top = v->u;
+		break;
 	case OPT_PENALTY:
-		err = parse_double(arg, 0, 10000, &o->model.mispredict_penalty);
-		return err ? bad_value("--mispredict-penalty", arg, err) : 0;
+		o->model.mispredict_penalty = v->d;
+		break;
 	case OPT_DRAM:
-		err = parse_double(arg, 0, 100000, &o->model.dram_latency);
-		return err ? bad_value("--dram-latency", arg, err) : 0;
+		o->model.dram_latency = v->d;
+		break;
 	case OPT_MLP:
-		err = parse_double(arg, 1, 1000, &o->model.mlp);
-		return err ? bad_value("--mlp", arg, err) : 0;
+		o->model.mlp = v->d;
+		break;
 	case 'e':
-		return add_events(arg, o);
+		return add_events(v->str, o);
 	case OPT_MODE:
-		if (drill_mode_parse(arg, &o->drill_mode)) {
-			pr_warn("stat: unknown --mode '%s' (cache, branches)\n", arg);
+		if (drill_mode_parse(v->str, &o->drill_mode)) {
+			pr_warn("stat: unknown --mode '%s' (cache, branches)\n", v->str);
 			return EXIT_USAGE;
 		}
 		o->drill = true;
-		return 0;
+		break;
 	case 'r':
-		err = parse_u64(arg, 2, 1000, &v);
-		o->runs = (unsigned int)v;
-		return err ? bad_value("-r", arg, err) : 0;
+		o->runs = (unsigned int)v->u;
+		break;
 	case 'o':
-		if (!*arg)
-			return bad_value("-o", arg, -EINVAL);
-		o->output = arg;
-		return 0;
+		o->output = v->str;
+		break;
+	case OPT_JSON:
+		o->fmt = FMT_JSON;
+		break;
+	case OPT_CSV:
+		o->fmt = FMT_CSV;
+		break;
+	case OPT_PER_PROCESS:
+		o->per_process = true;
+		break;
+	case OPT_COMPARE:
+		o->compare = true;
+		break;
+	case 'v':
+		log_more_verbose();
+		break;
+	case 'q':
+		log_set_level(LOG_WARN);
+		break;
 	}
-	return EXIT_USAGE;
+	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct stat_opts *o)
+/* 0 (*@first: the first operand), -1 after --help, or an exit status. */
+static int parse_args(int argc, char **argv, struct stat_opts *o, int *first)
 {
-	struct option longopts[ARRAY_SIZE(docs) + 1];
-	int c, ret;
+	int at, ret = opt__parse(&stat_cmd, argc, argv, on_opt, o, &at);
 
-	for (size_t i = 0; i < ARRAY_SIZE(docs); i++)
-		longopts[i] = docs[i].opt;
-	memset(&longopts[ARRAY_SIZE(docs)], 0, sizeof(longopts[0]));
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:ad:I:r:e:o:vqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			o->system_wide = true;
-			break;
-		case OPT_JSON:
-			o->fmt = FMT_JSON;
-			break;
-		case OPT_CSV:
-			o->fmt = FMT_CSV;
-			break;
-		case OPT_PER_PROCESS:
-			o->per_process = true;
-			break;
-		case OPT_COMPARE:
-			o->compare = true;
-			break;
-		case 'v':
-			log_more_verbose();
-			break;
-		case 'q':
-			log_set_level(LOG_WARN);
-			break;
-		case 'h':
-			stat_usage(stdout);
-			return -1;
-		case ':':
-			pr_warn("stat: option '%s' needs a value\n", argv[optind - 1]);
-			return EXIT_USAGE;
-		case '?':
-			suggest__unknown_option("stat", argv[optind - 1], longopts);
-			return EXIT_USAGE;
-		default:
-			ret = parse_one(c, optarg, o);
-			if (ret)
-				return ret;
-		}
-	}
+	if (ret)
+		return ret;
+	*first = at;
 	if (o->compare)
-		return optind + 2 == argc ? 0 : (pr_warn("stat: --compare wants two files, "
+		return at + 2 == argc ? 0 : (pr_warn("stat: --compare wants two files, "
 							  "A.json B.json\n"), EXIT_USAGE);
-	if (optind < argc)
-		o->cmd_argv = &argv[optind];
+	if (at < argc)
+		o->cmd_argv = &argv[at];
 	if (o->runs && (!o->cmd_argv || o->interval_ns || o->per_process || o->fmt == FMT_CSV)) {
 		pr_warn("stat: -r repeats a COMMAND; not with -I, --per-process or --csv\n");
 		return EXIT_USAGE;
@@ -269,25 +227,72 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 	return 0;
 }
 
+/*
+ * What this caller may count. The process table (-a, --per-process) is BPF:
+ * root, or CAP_BPF + CAP_PERFMON. Counting processes (-p, -- CMD) is plain
+ * perf events, as perf stat: without CAP_PERFMON, kernel.perf_event_paranoid
+ * 2 (the kernel's default) allows the caller's own processes, user space
+ * only; 3 and above (a distribution patch) nothing. 0 or EXIT_RUNTIME.
+ */
+static int stat_privileges(struct stat_opts *o)
+{
+	uint64_t eff;
+	int paranoid;
+
+	if (o->system_wide || o->per_process) {
+		if (!cli_need_bpf())
+			return 0;
+		pr_warn("stat: without privileges, count your own processes instead: hotcold stat "
+			"-- COMMAND, or -p PID (user space only)\n");
+		return EXIT_RUNTIME;
+	}
+	if (caps__effective(&eff))
+		return 0;	/* cannot tell: the kernel's error speaks */
+	paranoid = caps__perf_paranoid();
+	if (caps__mask_can_count_kernel(eff, paranoid))
+		return 0;
+	if (paranoid >= 3) {
+		pr_warn("stat: kernel.perf_event_paranoid is %d: counting needs root or CAP_PERFMON "
+			"(or, by root, sysctl kernel.perf_event_paranoid=2: your own processes, user "
+			"space only)\n", paranoid);
+		return EXIT_RUNTIME;
+	}
+	/* the kernel's rule is ptrace read access: another user's process says EACCES late */
+	for (size_t i = 0; i < o->nr_pids; i++) {
+		char path[32];
+		struct stat sb;
+
+		snprintf(path, sizeof(path), "/proc/%u", o->pids[i]);
+		if (!stat(path, &sb) && sb.st_uid != geteuid()) {
+			pr_warn("stat: pid %u is not your process: counting it needs root or "
+				"CAP_PERFMON\n", o->pids[i]);
+			return EXIT_RUNTIME;
+		}
+	}
+	o->user_only = true;
+	pr_info("stat: unprivileged (kernel.perf_event_paranoid=%d): your own processes, user "
+		"space only (context switches and migrations happen in the kernel: 0)\n", paranoid);
+	return 0;
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o = { .top = 20, .output = "-" };
-	int ret, err, cmd_status;
+	int ret, err, cmd_status, first;
 
 	counters_model_default(&o.model);
 	log_hook_libbpf();
-	optind = 1;
-	ret = parse_args(argc, argv, &o);
+	ret = parse_args(argc, argv, &o, &first);
 	if (ret) {
 		free(o.pids);
 		return ret < 0 ? EXIT_OK : ret;
 	}
 	if (o.compare) {
-		ret = stat_compare(&o, argv[optind], argv[optind + 1]);
+		ret = stat_compare(&o, argv[first], argv[first + 1]);
 		free(o.pids);
 		return ret;
 	}
-	if (cli_need_bpf()) {
+	if (stat_privileges(&o)) {
 		free(o.pids);
 		return EXIT_RUNTIME;
 	}

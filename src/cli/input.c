@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Shared option help and folded-input loading for the profile-reading commands. */
+/* Shared options and folded-input loading for the profile-reading commands. */
 #include "cli/input.h"
 
 #include <errno.h>
@@ -10,28 +10,23 @@
 #include "cli/cmd.h"
 #include "util/log.h"
 
-void cli_print_options(FILE *f, const struct cli_opt *opts, size_t nr)
+int cli_parse_opts(const struct opt_cmd *c, int argc, char **argv, opt_handler h, void *ctx,
+		   int *first)
 {
-	char left[64];
-	size_t i;
+	int ret = opt__parse(c, argc, argv, h, ctx, first);
 
-	for (i = 0; i < nr; i++) {
-		const struct cli_opt *o = &opts[i];
-
-		snprintf(left, sizeof(left), "%c%c%s--%s%s%s", o->short_name ? '-' : ' ',
-			 o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ",
-			 o->opt.name, o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(f, "  %-24s %s\n", left, o->help);
-	}
+	return ret == OPT_HELP_SHOWN ? EXIT_OK : ret ? ret : -1;
 }
 
-void cli_longopts(const struct cli_opt *opts, size_t nr, struct option *out)
+int cli_log_opt(int id)
 {
-	size_t i;
-
-	for (i = 0; i < nr; i++)
-		out[i] = opts[i].opt;
-	memset(&out[nr], 0, sizeof(out[nr]));
+	if (id == 'v')
+		log_set_level(LOG_DEBUG);
+	else if (id == 'q')
+		log_set_level(LOG_WARN);
+	else
+		return -2;
+	return 0;
 }
 
 int cli_parse_kind(const char *cmd, const char *s, int *kind)

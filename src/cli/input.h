@@ -1,30 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * What the profile-reading subcommands (report, diff, convert, flamegraph)
- * share: an option table that also generates --help, and loading a folded
- * file with the same messages and exit statuses everywhere.
+ * share: their --kind and -v/-q options, and loading a folded file with the same messages and exit statuses everywhere.
  */
 #ifndef HC_CLI_INPUT_H
 #define HC_CLI_INPUT_H
 
-#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "analysis/profile.h"
+#include "util/opt.h"
 
-struct cli_opt {
-	struct option opt;
-	int short_name;		/* 0: long only */
-	const char *arg;	/* value name in --help, NULL for a flag */
-	const char *help;
-};
+/* --kind KIND: the entry in an option table; cli_parse_kind() turns its value into a kind. */
+#define CLI_OPT_KIND	0x1100
+#define CLI_OPT_KIND_SPEC(help) { .name = "kind", 0, CLI_OPT_KIND, OPTV_CHOICE, "KIND", help, \
+				  .choices = "oncpu|offcpu|runq|lock" }
 
-/* "  -n, --top N        help" lines for @nr options. */
-void cli_print_options(FILE *f, const struct cli_opt *opts, size_t nr);
+/*
+ * opt__parse() for the profile-reading commands: -1 to go on (*@first: the
+ * first operand), else the exit status (EXIT_OK after --help).
+ */
+int cli_parse_opts(const struct opt_cmd *c, int argc, char **argv, opt_handler h, void *ctx,
+		   int *first);
 
-/* getopt_long's table: @out must hold @nr + 1 entries (the last is zeroed). */
-void cli_longopts(const struct cli_opt *opts, size_t nr, struct option *out);
+/* -v (debug) and -q (warnings only) of the profile-reading commands: 0, else -2 (another id). */
+int cli_log_opt(int id);
 
 /* --kind not given: the kind comes from the file's header (on-CPU samples without one). */
 #define CLI_KIND_UNSET	(-1)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
-#include "cli/parse.h"
+#include "util/parse.h"
 #include "output/outfile.h"
 #include "record/session.h"
 #include "util/caps.h"
@@ -85,15 +85,9 @@ int cli_record_main(int argc, char **argv, struct record_opts *o,
 	return cli_run_recording(o, who);
 }
 
-static int bad_value(const char *who, int c, const char *arg, int err)
-{
-	pr_warn("%s: invalid value '%s' for -%c: %s\n", who, arg, c,
-		parse_strerror(err));
-	return EXIT_USAGE;
-}
-
 /* A -p/-t list; a repeated option replaces the earlier list. */
-static int id_list(int c, const char *arg, uint32_t **ids, size_t *nr, const char *who)
+static int id_list(const struct opt_cmd *c, const struct opt_spec *s, const char *arg,
+		   uint32_t **ids, size_t *nr)
 {
 	int err;
 
@@ -101,28 +95,27 @@ static int id_list(int c, const char *arg, uint32_t **ids, size_t *nr, const cha
 	*ids = NULL;
 	*nr = 0;
 	err = parse_id_list(arg, 4194304, 4096, ids, nr);
-	return err ? bad_value(who, c, arg, err) : CLI_OPT_DONE;
+	return err ? opt__bad_value(c, s, arg, err) : CLI_OPT_DONE;
 }
 
-int cli_target_opt(int c, const char *arg, struct record_opts *o, const char *who)
+int cli_target_opt(const struct opt_cmd *c, const struct opt_spec *s, const struct opt_val *v,
+		   struct record_opts *o)
 {
+	const char *who = c->name, *arg = v->str;
 	int err;
 
-	switch (c) {
+	switch (s->id) {
 	case 'p':
-		return id_list(c, arg, &o->pids, &o->nr_pids, who);
+		return id_list(c, s, arg, &o->pids, &o->nr_pids);
 	case 't':
-		return id_list(c, arg, &o->tids, &o->nr_tids, who);
+		return id_list(c, s, arg, &o->tids, &o->nr_tids);
 	case 'a':
 		o->system_wide = true;
 		return CLI_OPT_DONE;
 	case 'd':
-		err = parse_duration_ns(arg, 1000000000ull, 1000000ull,
-					366ull * 86400 * 1000000000ull, &o->duration_ns);
-		return err ? bad_value(who, c, arg, err) : CLI_OPT_DONE;
+		o->duration_ns = v->u;
+		return CLI_OPT_DONE;
 	case 'o':
-		if (!*arg)
-			return bad_value(who, c, arg, -EINVAL);
 		o->output = arg;
 		return CLI_OPT_DONE;
 	case 'v':

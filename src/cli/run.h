@@ -4,6 +4,7 @@
 #define HC_CLI_RUN_H
 
 #include "record/opts.h"
+#include "util/opt.h"
 
 /*
  * Before any BPF is loaded: 0 if this process may trace, else EXIT_RUNTIME
@@ -36,19 +37,35 @@ int cli_exit_status(int err, int cmd_status, const char *who);
 int cli_record_main(int argc, char **argv, struct record_opts *o,
 		    int (*parse)(int argc, char **argv, struct record_opts *o), const char *who);
 
-/* long-only option codes of the shared target options */
+/* long-only option ids of the shared target options */
 #define CLI_OPT_CGROUP	0x1000	/* --cgroup PATH */
 #define CLI_OPT_COMM	0x1001	/* --comm NAME|PREFIX* */
 
+/*
+ * The option table entries record, runqlat and locks share (their help text
+ * per command); cli_target_opt() handles them.
+ */
+#define CLI_OPT_PID(help)	{ .name = "pid", 'p', 'p', OPTV_STR, "PID[,PID...]", help }
+#define CLI_OPT_TID(help)	{ .name = "tid", 't', 't', OPTV_STR, "TID[,TID...]", help }
+#define CLI_OPT_CGROUP_SPEC(help) { .name = "cgroup", 0, CLI_OPT_CGROUP, OPTV_PATH, "PATH", help }
+#define CLI_OPT_COMM_SPEC(help)	{ .name = "comm", 0, CLI_OPT_COMM, OPTV_STR, "NAME", help }
+#define CLI_OPT_ALL(help)	{ .name = "all-cpus", 'a', 'a', OPTV_FLAG, NULL, help }
+/* 1 ms to a leap year: a shorter run holds no sample at 99 Hz, a longer one is a typo */
+#define CLI_OPT_DURATION(help)	{ .name = "duration", 'd', 'd', OPTV_DUR, "DUR", help, \
+				  .min = 1000000ull, .max = 366ull * 86400 * 1000000000ull, \
+				  .unit = 1000000000ull }
+#define CLI_OPT_OUTPUT(help)	{ .name = "output", 'o', 'o', OPTV_PATH, "FILE", help }
+
 /* cli_target_opt() results besides EXIT_USAGE */
-#define CLI_OPT_OTHER	0	/* not one of the shared options */
-#define CLI_OPT_DONE	1	/* handled */
+#define CLI_OPT_OTHER	(-2)	/* not one of the shared options */
+#define CLI_OPT_DONE	0	/* handled */
 
 /*
  * The options record, runqlat and locks share: -p, -t, -a, -d, -o, -v, -q,
- * --cgroup, --comm.
+ * --cgroup, --comm, by their ids above.
  * Returns CLI_OPT_DONE, CLI_OPT_OTHER, or EXIT_USAGE after a message.
  */
-int cli_target_opt(int c, const char *arg, struct record_opts *o, const char *who);
+int cli_target_opt(const struct opt_cmd *c, const struct opt_spec *s, const struct opt_val *v,
+		   struct record_opts *o);
 
 #endif /* HC_CLI_RUN_H */

@@ -289,6 +289,7 @@ static int build_target(struct stat_run *r, struct pmu_target *t, int **ids)
 	}
 	t->ids = *ids;
 	t->nr = nr;
+	t->user_only = r->o->user_only;
 	return 0;
 }
 

@@ -32,6 +32,7 @@ struct stat_opts {
 	unsigned int runs;		/* -r N; 0: one run */
 	bool compare;			/* --compare A B */
 	bool drill;			/* --mode: the drill-down ratios after the counters */
+	bool user_only;			/* unprivileged: exclude the kernel (perf_event_paranoid 2) */
 	struct pmu_event_desc extra[STAT_MAX_EXTRA];	/* -e: counted after the generic ones */
 	size_t nr_extra;
 	enum drill_mode drill_mode;		/* stat -r: the run's total goes here, not out */

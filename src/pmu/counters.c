@@ -88,6 +88,7 @@ static int open_fd(const struct pmu_counter_spec *s, const struct pmu_target *t,
 	a.config2 = s->ev.config[2];
 	a.read_format = READ_FORMAT;
 	a.disabled = leader < 0;
+	a.exclude_kernel = a.exclude_hv = t->user_only;
 	if (t->kind == PMU_TARGET_THREADS) {
 		pid = t->ids[ti];
 		a.inherit = t->inherit;

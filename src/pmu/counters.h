@@ -32,6 +32,7 @@ struct pmu_target {
 	size_t nr;
 	bool inherit;		/* threads: also count the tasks they create */
 	bool enable_on_exec;	/* threads: start counting at their exec (held `-- CMD`) */
+	bool user_only;		/* exclude the kernel: what an unprivileged caller may count */
 };
 
 /* One counter over a period: since the previous read, or since open. */

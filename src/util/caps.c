@@ -37,6 +37,24 @@ int caps__effective(uint64_t *capeff)
 	return err;
 }
 
+bool caps__mask_can_count_kernel(uint64_t capeff, int paranoid)
+{
+	return paranoid <= 1 || (capeff & (BIT(CAPS_SYS_ADMIN) | BIT(CAPS_PERFMON)));
+}
+
+int caps__perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
 const char *caps__missing_message(void)
 {
 	uint64_t eff;

@@ -27,4 +27,14 @@ int caps__effective(uint64_t *capeff);
  */
 const char *caps__missing_message(void);
 
+/*
+ * perf events without BPF (stat -p PID, stat -- CMD): whether this process
+ * may count the kernel too (CAP_PERFMON or CAP_SYS_ADMIN, or
+ * kernel.perf_event_paranoid <= 1). Pure, for the tests.
+ */
+bool caps__mask_can_count_kernel(uint64_t capeff, int paranoid);
+
+/* kernel.perf_event_paranoid, or 2 (the kernel's default) if it cannot be read. */
+int caps__perf_paranoid(void);
+
 #endif /* HC_UTIL_CAPS_H */

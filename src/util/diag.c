@@ -7,7 +7,7 @@
 
 #include "util/compiler.h"
 
-#define RING "raise --ring-mb (or lower -F)"
+#define RING "a bigger event ring (record --ring-mb) or a lower rate (-F)"
 #define NARROW "narrow the target (-p, --comm, --cgroup) or record for less time"
 #define NONE_FP "nothing to do: code built without frame pointers or CFI there"
 
@@ -17,6 +17,8 @@ static const struct diag table[] = {
 	{ "blocks with stacks", "blocks_with_stacks", DIAG_WORK, "" },
 	{ "waits with stacks", "waits_with_stacks", DIAG_WORK, "" },
 	{ "user stacks by CFI", "user_stacks_cfi", DIAG_WORK, "" },
+	/* no time lost: the thread's time comes from the kernel's account (collect/oncpu.c) */
+	{ "ticks unseen for over an interval", "ticks_unseen", DIAG_WORK, "" },
 	/* losses */
 	{ "lost (ring full)", "ring_full", DIAG_LOSS, RING },
 	{ "untimed (no task storage)", "no_task_storage", DIAG_LOSS,
@@ -35,6 +37,10 @@ static const struct diag table[] = {
 	{ "blocks whose switch-in was not traced, untimed", "offcpu_switch_in_untimed", DIAG_LOSS,
 	  "nothing to do: a thread preempted as it blocked came back untraced" },
 	/* degraded: the sample is kept, its stack or names are worse */
+	{ "ticks unseen over 5% of the time (samples taken late)", "ticks_unseen_many",
+	  DIAG_DEGRADED, "the timer fired but the kernel held the sampler off (other BPF programs "
+	  "or map operations on the CPU): no time lost, but those samples' stacks are from "
+	  "the next tick; run fewer BPF tools at once" },
 	{ "kernel stack errors", "kernel_stack_errors", DIAG_DEGRADED,
 	  "samples kept without a kernel stack; many: " RING },
 	{ "user stack errors", "user_stack_errors", DIAG_DEGRADED,

@@ -26,8 +26,7 @@ static void remember(uint64_t min, uint64_t max, bool duration)
 	last.kind = duration ? LAST_DURATION : LAST_U64;
 }
 
-/* 1500000 ns -> "1500us": the largest unit that divides it exactly. */
-static void fmt_ns(char *buf, size_t len, uint64_t ns)
+void parse_fmt_ns(char *buf, size_t len, uint64_t ns)
 {
 	static const struct {
 		const char *name;
@@ -51,8 +50,8 @@ const char *parse_strerror(int err)
 	if (err != -ERANGE)
 		return "not a valid value";
 	if (last.kind == LAST_DURATION) {
-		fmt_ns(lo, sizeof(lo), last.min);
-		fmt_ns(hi, sizeof(hi), last.max);
+		parse_fmt_ns(lo, sizeof(lo), last.min);
+		parse_fmt_ns(hi, sizeof(hi), last.max);
 	} else if (last.kind == LAST_DOUBLE) {
 		snprintf(lo, sizeof(lo), "%g", last.dmin);
 		snprintf(hi, sizeof(hi), "%g", last.dmax);

@@ -48,4 +48,7 @@ int parse_cpu_list(const char *s, bool *mask, size_t nr_mask);
  */
 const char *parse_strerror(int err);
 
+/* 1500000 ns -> "1500us": the largest unit that divides it exactly (0: "0ns"). */
+void parse_fmt_ns(char *buf, size_t len, uint64_t ns);
+
 #endif /* HC_UTIL_PARSE_H */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Levenshtein over a command's long options: a typo gets a suggestion, not the whole help. */
+/* Levenshtein over the names a word could have meant: a typo gets a suggestion, not the whole help. */
 #include "util/suggest.h"
 
 #include <string.h>
@@ -33,11 +33,31 @@ size_t suggest__distance(const char *a, const char *b)
 	return row[lb];
 }
 
+const char *suggest__nearest(const char *word, const char *const *name, size_t nr, size_t stride)
+{
+	size_t len = strlen(word), best_d = (size_t)-1, limit;
+	const char *best = NULL;
+
+	if (!len || len > MAXLEN)
+		return NULL;
+	for (size_t i = 0; i < nr; i++, name = (const char *const *)((const char *)name + stride)) {
+		size_t d = suggest__distance(word, *name);
+
+		if (!d)
+			return NULL;
+		if (d < best_d) {
+			best_d = d;
+			best = *name;
+		}
+	}
+	limit = len / 3 > 2 ? len / 3 : 2;
+	return best_d <= limit ? best : NULL;
+}
+
 const char *suggest__option(const char *arg, const struct option *opts)
 {
 	char name[MAXLEN + 1];
-	const char *best = NULL;
-	size_t len, best_d = (size_t)-1, limit;
+	size_t len, nr = 0;
 
 	while (*arg == '-')
 		arg++;
@@ -46,18 +66,9 @@ const char *suggest__option(const char *arg, const struct option *opts)
 		return NULL;
 	memcpy(name, arg, len);
 	name[len] = '\0';
-	for (const struct option *o = opts; o->name; o++) {
-		size_t d = suggest__distance(name, o->name);
-
-		if (!d)
-			return NULL;
-		if (d < best_d) {
-			best_d = d;
-			best = o->name;
-		}
-	}
-	limit = len / 3 > 2 ? len / 3 : 2;
-	return best_d <= limit ? best : NULL;
+	while (opts[nr].name)
+		nr++;
+	return suggest__nearest(name, &opts[0].name, nr, sizeof(opts[0]));
 }
 
 void suggest__unknown_option(const char *who, const char *arg, const struct option *opts)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Nearest long option for a typo, from getopt_long's own option array. */
+/* Nearest name for a typo: long options (from getopt_long's own array), commands, config keys. */
 #ifndef HC_UTIL_SUGGEST_H
 #define HC_UTIL_SUGGEST_H
 
@@ -8,6 +8,14 @@
 
 /* Edit distance (insert, delete, substitute = 1) of two strings, capped at 64 chars each. */
 size_t suggest__distance(const char *a, const char *b);
+
+/*
+ * The name @word most likely meant among @nr names, the first at @name and
+ * each next @stride bytes on (a member of an array of structs): the closest
+ * by edit distance if within max(2, len / 3), else NULL; NULL for an exact
+ * name (not a typo).
+ */
+const char *suggest__nearest(const char *word, const char *const *name, size_t nr, size_t stride);
 
 /*
  * The long option @arg ("--frq", "--frq=3", "frq") most likely meant, from

@@ -57,6 +57,18 @@ sleep $third
 rm -f "$F/filler"
 sleep $third
 lost_ring=$(metric '^hotcold_lost_total\{.*ring_full')	# the diagnostics key (util/diag.c)
+# the reasons of lost_total and degraded_total (the registry's classes), for the check below
+python3 - "$PORT" >"$TMP/reasons" <<'PY'
+import re, sys, urllib.request
+try:
+    t = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode()
+except OSError:
+    sys.exit(0)
+for l in t.splitlines():
+    m = re.match(r'hotcold_(lost|degraded)_total\{.*reason="([^"]*)"', l)
+    if m:
+        print(m.group(1), m.group(2))
+PY
 refused=$(metric 'records not held twice')
 lag=$(metric 'hotcold_agent_loop_turns_total')
 t=$(term_wait $ag 3)
@@ -96,6 +108,16 @@ else
 fi
 [ "$lost_ring" -gt 0 ] 2>/dev/null && ok "A: the 16 KiB ring overflowed ($lost_ring records), counted" ||
 	bad "A: the ring never overflowed: the fault was not injected"
+# per-interval loss lines come from the diagnostics registry: the count this
+# interval, the total, and the remedy; degradations are not labelled losses
+line=$(grep -m1 -E 'agent: [a-z]+: [0-9]+ lost \(ring full\) this interval \([0-9]+ in all\): a bigger event ring' "$TMP/a.err")
+both=$(awk '{ c[$2] = c[$2] " " $1 } END { for (k in c) if (c[k] ~ /lost/ && c[k] ~ /degraded/) print k }' "$TMP/reasons")
+if [ -n "$line" ] && grep -q '^lost ring_full$' "$TMP/reasons" && grep -q '^degraded ' "$TMP/reasons" &&
+   [ -z "$both" ] && ! grep -Eq '^lost (kernel_stack_errors|user_stack_errors|walk_)' "$TMP/reasons"; then
+	ok "A: loss lines with their remedy ('${line:0:90}...'); $(grep -c '^lost' "$TMP/reasons") lost, $(grep -c '^degraded' "$TMP/reasons") degraded reasons, disjoint"
+else
+	bad "A: loss line '$line'; reasons: $(tr '\n' ' ' <"$TMP/reasons")"
+fi
 [ "$refused" -eq 0 ] && ok "A: no record was held twice" || bad "A: $refused holds refused in a replay"
 [ "$forks" -gt "$pidmax" ] && ok "A: pids wrapped ($forks forks, pid_max $pidmax)" ||
 	echo "[Info] A: $forks forks < pid_max $pidmax: pids may not have been reused"

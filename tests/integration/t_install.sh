@@ -26,7 +26,8 @@ if inst "$st"; then
 		bad "unit expects '$exe' and '$conf': $(ls -R "$st" | head -30) $(cat "$TMP/e" 2>/dev/null)"
 	fi
 	for f in usr/local/share/man/man1/hotcold.1 usr/local/share/bash-completion/completions/hotcold \
-		 usr/local/share/doc/hotcold/README.md usr/local/share/doc/hotcold/agent.conf.example; do
+		 usr/local/share/doc/hotcold/README.md usr/local/share/doc/hotcold/docs/agent.md \
+		 usr/local/share/doc/hotcold/agent.conf.example; do
 		[ -f "$st/$f" ] || bad "missing $f"
 	done
 	# an administrator's config survives a reinstall
@@ -68,15 +69,20 @@ check "hotcold record -p 1 --max-s" --max-stacks
 check "hotcold stat --per" --per-process
 check "hotcold locks --verb" --verbose
 check "hotcold agent --http-t" --http-token-file
+check "hotcold record --format s" svg
+check "hotcold locks --sort m" max
+check "hotcold report --kind off" offcpu
+check "hotcold agent --http-token-file /us" /usr
 got=$(complete_at hotcold record --frob)
 [ -z "$got" ] && ok "no completion for a non-option" || bad "completed --frob: $got"
 
-# the lists cannot drift: every completed option is known to its parser, every
-# long option of the command's source is completed, and its man page has it
+# the lists cannot drift: every completed option is known to its parser (the
+# table drives getopt_long), and each man page's OPTIONS are what its table
+# generates (tools/gen-man.sh --check), so they list every option
 for c in $cmds; do
 	var=_hotcold_opts_$c
 	opts=$(bash -c '. "$1"; echo "${!2}"' _ "$comp" "$var")
-	unknown= missing= undoc=
+	unknown= undoc=
 	for o in $opts; do
 		case $o in --*) ;; *) continue;; esac
 		# a value-taking option eats the first --zz; the second is then the unknown one
@@ -84,13 +90,34 @@ for c in $cmds; do
 		grep -Eq "(unknown|unrecognized) option '?$o'?" "$TMP/e" && unknown+=" $o"
 		grep -q -- "\\\\fB$(sed 's/-/\\\\-/g' <<<"$o")" "$repo/man/hotcold-$c.1" || undoc+=" $o"
 	done
-	for o in $(grep -o '{ "[a-z][a-z0-9-]*", *\(no\|required\|optional\)_argument' "$repo/src/cli/cmd_$c.c" |
-		   sed 's/{ "\([^"]*\)".*/--\1/' | sort -u); do
-		[[ " $opts " == *" $o "* ]] || missing+=" $o"
-	done
-	[ -z "$unknown$missing$undoc" ] && ok "$c: $(wc -w <<<"$opts") options: parser, --help and man page agree" ||
-		bad "$c: unknown to parser:$unknown; not in --help:$missing; not in man page:$undoc"
+	[ -z "$unknown$undoc" ] && ok "$c: $(wc -w <<<"$opts") options: parser, completion and man page agree" ||
+		bad "$c: unknown to parser:$unknown; not in man page:$undoc"
 done
+"$repo/tools/gen-man.sh" "$HOTCOLD" --check "$repo"/man/*.1 2>"$TMP/e" &&
+	ok "man pages' OPTIONS are what the option tables generate" || bad "$(cat "$TMP/e")"
+# negative control: a page edited by hand (an option dropped) is caught
+mkdir -p "$TMP/man"
+sed '/^\\fB\\-\\-json\\fR$/,+1d' "$repo/man/hotcold-report.1" >"$TMP/man/hotcold-report.1"
+! "$repo/tools/gen-man.sh" "$HOTCOLD" --check "$TMP/man/hotcold-report.1" 2>/dev/null &&
+	! cmp -s "$TMP/man/hotcold-report.1" "$repo/man/hotcold-report.1" &&
+	ok "control: a man page missing --json is reported stale" || bad "control: stale page not caught"
+# README and docs/: every relative link names a file that exists
+links_broken() {	# links_broken FILE.md...: the relative links that resolve to nothing
+	local md l
+	for md in "$@"; do
+		for l in $(grep -o '](\([^)#]*\)' "$md" | sed 's/^](//' | grep -v '^[a-z]*:'); do
+			[ -e "$(dirname "$md")/$l" ] || echo "$(basename "$md"):$l"
+		done
+	done
+}
+broken=$(links_broken "$repo"/README.md "$repo"/docs/*.md)
+n=$(cat "$repo"/README.md "$repo"/docs/*.md | grep -o '](' | wc -l)
+[ -z "$broken" ] && [ "$n" -gt 20 ] && ok "README and docs/: $n links, every relative one resolves" ||
+	bad "README/docs links ($n): broken: $broken"
+printf 'see [x](nope.md) and [y](links.md)\n' >"$TMP/links.md"
+[ "$(links_broken "$TMP/links.md")" = "links.md:nope.md" ] && ok "control: a link to a missing page is caught" ||
+	bad "control: links_broken gave '$(links_broken "$TMP/links.md")'"
+
 # negative control: a made-up option trips both checks above
 for c in record agent; do
 	"$HOTCOLD" $c --frobnicate --zz-not-an-option --zz-not-an-option >/dev/null 2>"$TMP/e" </dev/null

@@ -12,11 +12,14 @@ bash -c 'while :; do sleep 0.02; done' &
 tgt=$!
 cleanup_hooks+=("kill $tgt 2>/dev/null")
 
-# The 3-line bound is for a run that lost nothing. On a busy VM a run can
-# lose for real (a timer tick held off past a whole interval by a stolen
-# vCPU: "ticks late"), and then it must say so: such a run is shown as a
-# note and the run repeated, at most 3 times; a lossy run that does not end
-# in "problems above" fails.
+# The 3-line bound is for a run that lost nothing. A tick the sampler did
+# not see for over an interval is no loss (the thread's time comes from the
+# kernel's account; measured on this VM: the timers fired on time, the
+# kernel held the BPF program off, docs/architecture.md "Ticks unseen"): it
+# is in the -v table only, a degradation line only past 5% of the CPU time.
+# A run can still lose for real on a busy machine, and then it must say so:
+# such a run is shown as a note and repeated, at most 3 times; a lossy run
+# that does not end in "problems above" fails.
 for attempt in 1 2 3; do
 	"$HOTCOLD" record -p $tgt -d 2 -o "$TMP/p.folded" 2>"$TMP/e"
 	rc=$? n=$(wc -l <"$TMP/e")
@@ -24,14 +27,11 @@ for attempt in 1 2 3; do
 	echo "[Note: run $attempt lost something, and said so: $(grep -v '^hotcold\|no hardware' "$TMP/e" | head -2)]"
 done
 if [ $rc -eq 0 ] && [ "$n" -le 3 ] && tail -n1 "$TMP/e" | grep -q 'nothing lost$' &&
-   ! grep -q ' 0 \|libbpf' "$TMP/e"; then
+   ! grep -q ' 0 \|libbpf\|ticks unseen for over' "$TMP/e"; then
 	ok "record -p PID -d 2: $n lines on stderr, 'nothing lost'"
 elif [ $rc -eq 0 ] && tail -n1 "$TMP/e" | grep -q 'problems above' && ! grep -q ' 0 \|libbpf' "$TMP/e"; then
-	# every run lost ticks here (an open finding: timer ticks of this VM
-	# held off past a whole interval, or the dithered sampler's limit too
-	# tight): the bound is not shown, the loss was reported honestly
-	echo "[Note: no lossless run in 3 (the 3-line bound not shown here); the losses were named: $(grep -c '(lost)' "$TMP/e") line(s)]"
-	ok "record -p PID -d 2: losses named, no zero counters, no libbpf lines"
+	echo "[Note: no lossless run in 3 (the 3-line bound not shown here); the problems were named: $(grep -c ': [0-9]' "$TMP/e") line(s)]"
+	ok "record -p PID -d 2: problems named, no zero counters, no libbpf lines"
 else
 	bad "record -p: rc $rc, $n lines: $(cat "$TMP/e")"
 fi
@@ -79,6 +79,34 @@ if command -v setpriv >/dev/null; then
 			bad "unprivileged $cmd: rc $rc: $(head -c 300 "$TMP/e")"
 		fi
 	done
+	# stat's process table (BPF) names what it can do instead
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$HOTCOLD" stat -d 1 >"$TMP/o" 2>"$TMP/e"
+	sed -n 2p "$TMP/e" | grep -q 'count your own processes instead: hotcold stat -- COMMAND' &&
+		ok "unprivileged stat -d 1: the way forward on line 2" || bad "stat -d 1 gave no way forward: $(cat "$TMP/e")"
+	# stat counts the caller's own processes without privileges where the kernel
+	# allows (perf_event_paranoid <= 2), user space only, as perf stat: its
+	# task-clock against the command's own rusage (about 0.15 s of CPU work;
+	# rusage's user and sys fields have 10 ms resolution each, and time(1)'s
+	# own exec is counted too: 25 ms, or 5% of a longer run)
+	if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 2 ]; then
+		setpriv --reuid=nobody --regid=nogroup --clear-groups "$HOTCOLD" stat -- \
+			/usr/bin/time -f '%U %S' /usr/bin/python3 -c 'sum(range(2 * 10**7))' >"$TMP/o" 2>"$TMP/e"
+		rc=$?
+		tc=$(awk '$2 == "msec" && $3 == "task-clock" { print $1 }' "$TMP/o")
+		ru=$(tail -n1 "$TMP/e" | awk '{ print ($1 + $2) * 1000 }')
+		pf=$(awk '$2 == "page-faults" { print $1 }' "$TMP/o")
+		if [ $rc -eq 0 ] && grep -q 'user space only' "$TMP/e" && [ -n "$tc" ] && [ "${pf:-0}" -gt 0 ] &&
+		   awk -v a="$tc" -v b="$ru" 'BEGIN { d = a - b; if (d < 0) d = -d; t = b * 0.05; if (t < 25) t = 25; exit !(d <= t) }'; then
+			ok "unprivileged stat -- CMD: exit 0, task-clock $tc ms vs rusage $ru ms, $pf page faults, 'user space only'"
+		else
+			bad "unprivileged stat -- CMD: rc $rc, task-clock '$tc' vs rusage '$ru': $(head -c 400 "$TMP/e")"
+		fi
+		# negative control: another user's process is refused by name, before counting
+		setpriv --reuid=nobody --regid=nogroup --clear-groups "$HOTCOLD" stat -p 1 -d 1 >"$TMP/o" 2>"$TMP/e"
+		rc=$?
+		[ $rc -eq 1 ] && grep -q 'pid 1 is not your process' "$TMP/e" && [ ! -s "$TMP/o" ] &&
+			ok "unprivileged stat -p 1: exit 1, 'not your process'" || bad "stat -p 1: rc $rc: $(cat "$TMP/e")"
+	fi
 fi
 
 expect() {	# expect STATUS STDERR-REGEX ARGS...

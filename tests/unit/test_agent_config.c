@@ -69,6 +69,11 @@ static void errors_name_the_file_and_line(void **state)
 	assert_int_equal(parse_text(&c, "interval = 2s\n\nbogus = 1\n", err, sizeof(err)),
 			 -EINVAL);
 	assert_string_equal(err, "agent.conf:3: unknown key 'bogus'");
+	/* a typo, or the command line's spelling: the nearest key */
+	assert_int_equal(parse_text(&c, "max-age = 1h\n", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "agent.conf:1: unknown key 'max-age'; did you mean 'max_age'?");
+	assert_int_equal(parse_text(&c, "intreval = 1h\n", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "agent.conf:1: unknown key 'intreval'; did you mean 'interval'?");
 	assert_int_equal(parse_text(&c, "# x\ninterval = 10q\n", err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "agent.conf:2: invalid value '10q' for interval"));
 	assert_int_equal(parse_text(&c, "interval\n", err, sizeof(err)), -EINVAL);

@@ -90,6 +90,13 @@ static void tracing_needs_sys_admin_or_bpf_and_perfmon(void **state)
 	assert_false(caps__mask_can_trace(0));
 	assert_true(caps__mask_can_trace(1ull << CAPS_SYS_ADMIN));
 	assert_true(caps__mask_can_trace((1ull << CAPS_BPF) | (1ull << CAPS_PERFMON)));
+	/* perf events alone (stat -p, stat -- CMD): CAP_PERFMON, or paranoid <= 1 */
+	assert_false(caps__mask_can_count_kernel(0, 2));
+	assert_false(caps__mask_can_count_kernel(1ull << CAPS_BPF, 2));
+	assert_true(caps__mask_can_count_kernel(1ull << CAPS_PERFMON, 3));
+	assert_true(caps__mask_can_count_kernel(1ull << CAPS_SYS_ADMIN, 2));
+	assert_true(caps__mask_can_count_kernel(0, 1));
+	assert_true(caps__mask_can_count_kernel(0, -1));
 	assert_false(caps__mask_can_trace(1ull << CAPS_BPF));
 	assert_false(caps__mask_can_trace(1ull << CAPS_PERFMON));
 	assert_true(caps__mask_can_trace(0x1ffffffffffull));	/* root's full set */

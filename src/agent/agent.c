@@ -30,6 +30,12 @@
  */
 #define AGENT_STALL_NS (500 * 1000000ull)
 #define AGENT_STALL_KINDS 16
+/*
+ * Naming left for an interval's end (the stacks of its last turn; the rest
+ * was named while it ran): at most 5% of the interval, at most this long.
+ * Past it, stacks keep their weight unnamed, counted (session.h).
+ */
+#define AGENT_NAME_END_NS (250 * 1000000ull)
 
 static volatile sig_atomic_t hup;
 
@@ -50,23 +56,28 @@ struct agent {
 	uint64_t start_ns;	/* the same, monotonic */
 	bool runq_warned;
 	const char *slowest_what;	/* the agent's own longest step this interval */
-	uint64_t slowest_ns;
+	uint64_t slowest_ns, slowest_cpu_ns;	/* its wall time, and the CPU it got */
 	const char *stalls_logged[AGENT_STALL_KINDS];	/* kinds of stall already logged */
 };
 
-/* A step of the agent's own (naming, encoding, writing) took @t0 until now. */
-static void agent_step(struct agent *a, const char *what, uint64_t t0)
+/* A step of the agent's own (encoding, writing) began at @t0 with the thread's CPU at @c0. */
+static void agent_step(struct agent *a, const char *what, uint64_t t0, uint64_t c0)
 {
 	uint64_t ns = clock_mono_ns() - t0;
 
 	if (ns > a->slowest_ns) {
 		a->slowest_ns = ns;
+		a->slowest_cpu_ns = clock_thread_cpu_ns() - c0;
 		a->slowest_what = what;
 	}
 }
 
-/* The loop came back @ns late (past AGENT_STALL_NS): counted; logged once per kind. */
-static void agent_stall(struct agent *a, const char *what, uint64_t ns)
+/*
+ * The loop came back @ns late (past AGENT_STALL_NS), its slowest step
+ * @what having had @cpu_ns of CPU (much less than @ns: the machine's load
+ * kept the agent waiting): counted; logged once per kind.
+ */
+static void agent_stall(struct agent *a, const char *what, uint64_t ns, uint64_t cpu_ns)
 {
 	size_t i;
 
@@ -76,19 +87,21 @@ static void agent_stall(struct agent *a, const char *what, uint64_t ns)
 			return;
 	if (i < AGENT_STALL_KINDS)
 		a->stalls_logged[i] = what;
-	pr_warn("agent: the loop stalled %.3f s %s (logged once; hotcold_agent_stalls_total "
-		"counts them)\n", ns / 1e9, what ? what : "in an unnamed step");
+	pr_warn("agent: the loop stalled %.3f s %s (%.3f s of CPU in that step; logged once; "
+		"hotcold_agent_stalls_total counts them)\n", ns / 1e9,
+		what ? what : "in an unnamed step", cpu_ns / 1e9);
 }
 
 /* The session's longest step since the last call joins the agent's. */
 static void agent_merge_slowest(struct agent *a)
 {
 	const char *what;
-	uint64_t ns;
+	uint64_t ns, cpu;
 
-	session__take_slowest(a->s, &what, &ns);
+	session__take_slowest(a->s, &what, &ns, &cpu);
 	if (ns > a->slowest_ns) {
 		a->slowest_ns = ns;
+		a->slowest_cpu_ns = cpu;
 		a->slowest_what = what;
 	}
 }
@@ -139,6 +152,7 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	 */
 	o->snapshot_at_exec = c->maps_at_exec;
 	o->label_cmdline = c->label_cmdline;
+	o->name_ahead = true;	/* an interval's end names little (session__take_profile) */
 	o->locks = c->locks;
 	o->counters = c->counters;
 	o->pids = c->pids;
@@ -185,7 +199,7 @@ static int agent_rotate(struct agent *a, bool partial)
 	struct split_out so = { 0 };
 	struct profile *p;
 	int64_t end_ms = clock_unix_ms();
-	uint64_t end_ns = clock_mono_ns(), c0 = clock_thread_cpu_ns(), t0, due;
+	uint64_t end_ns = clock_mono_ns(), c0 = clock_thread_cpu_ns(), t0, c1, due, name_ns;
 	int err;
 
 	err = session__fold_unstacked_runq(a->s);
@@ -194,22 +208,25 @@ static int agent_rotate(struct agent *a, bool partial)
 		a->runq_warned = true;
 	}
 	session__counts(a->s, &c);
-	t0 = clock_mono_ns();
-	p = profile__new();
-	err = p ? session__profile(a->s, p) : -ENOMEM;
+	name_ns = a->cfg.interval_ns / 20;
+	if (name_ns > AGENT_NAME_END_NS)
+		name_ns = AGENT_NAME_END_NS;
+	p = NULL;
+	err = session__take_profile(a->s, name_ns, &p);	/* a step of the session's */
 	/* the interval's span, not the session's: every stored profile says when it was */
 	if (!err)
 		profile__set_time(p, (uint64_t)a->start_ms * 1000000ull,
 				  (uint64_t)(end_ms - a->start_ms) * 1000000ull);
-	agent_step(a, "naming the interval's stacks", t0);
 	t0 = clock_mono_ns();
+	c1 = clock_thread_cpu_ns();
 	if (!err)
 		err = split_encode(p, &so);
 	profile__free(p);
 	if (!err && a->cfg.counters)
 		err = counters_blob(a, &so);
-	agent_step(a, "encoding the interval", t0);
+	agent_step(a, "encoding the interval", t0, c1);
 	t0 = clock_mono_ns();
+	c1 = clock_thread_cpu_ns();
 	if (!err) {
 		http__lock(a->http);	/* the web view's threads read the store */
 		err = store__write(a->st, a->start_ms, end_ms, partial, so.blobs, so.nr);
@@ -221,7 +238,7 @@ static int agent_rotate(struct agent *a, bool partial)
 		pr_warn("agent: cannot encode the interval: %s\n", strerror(-err));
 	}
 	split_release(&so);
-	agent_step(a, "writing the interval", t0);
+	agent_step(a, "writing the interval", t0, c1);
 	session__reset(a->s);
 	/*
 	 * The interval's frames are named and gone (the agent keeps no waker
@@ -229,11 +246,12 @@ static int agent_rotate(struct agent *a, bool partial)
 	 * give the encoder's and the table builders' free memory back.
 	 */
 	t0 = clock_mono_ns();
+	c1 = clock_thread_cpu_ns();
 	if (!partial) {		/* the last one: the exit frees everything */
 		symbolizer__trim(session__symbolizer(a->s));
 		malloc_trim(0);
 	}
-	agent_step(a, "trimming symbols after the interval", t0);
+	agent_step(a, "trimming symbols after the interval", t0, c1);
 	http__lock(a->http);	/* and the metrics */
 	a->m.write_ns += clock_thread_cpu_ns() - c0;
 	a->m.intervals++;
@@ -244,8 +262,9 @@ static int agent_rotate(struct agent *a, bool partial)
 	agent_merge_slowest(a);
 	a->m.slowest_what = a->slowest_what;
 	a->m.slowest_ns = a->slowest_ns;
+	a->m.slowest_cpu_ns = a->slowest_cpu_ns;
 	a->slowest_what = NULL;
-	a->slowest_ns = 0;
+	a->slowest_ns = a->slowest_cpu_ns = 0;
 	metrics_update(&a->m, a->s, &c, a->st, (end_ns - a->start_ns) / 1e9);
 	if (a->push)
 		pusher__stats(a->push, &a->m.push);
@@ -292,7 +311,7 @@ static void agent_reload(struct agent *a, agent_reload_fn reload, void *arg)
  */
 static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 {
-	uint64_t until = a->start_ns + a->cfg.interval_ns, t0 = clock_mono_ns(), t;
+	uint64_t until = a->start_ns + a->cfg.interval_ns, t0 = clock_mono_ns(), t, cpu;
 	const char *what;
 	bool done = false;
 	int err;
@@ -320,9 +339,12 @@ static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 	agent_merge_slowest(a);
 	http__unlock(a->http);
 	/* a rotate in this turn moved its steps to the metrics */
-	what = a->slowest_ns >= a->m.slowest_ns ? a->slowest_what : a->m.slowest_what;
+	if (a->slowest_ns >= a->m.slowest_ns)
+		what = a->slowest_what, cpu = a->slowest_cpu_ns;
+	else
+		what = a->m.slowest_what, cpu = a->m.slowest_cpu_ns;
 	if (t >= AGENT_STALL_NS)
-		agent_stall(a, what, t);
+		agent_stall(a, what, t, cpu);
 	return err;
 }
 

@@ -92,6 +92,7 @@ struct record_opts {
 	const char *output;	/* path; "-" is stdout */
 	enum out_format format;
 	enum frame_root root;
+	bool name_ahead;	/* the agent: name an interval's stacks while it runs (session_name.c) */
 	bool label_cmdline;	/* --label cmdline: root at the command line (record/labels.h) */
 	bool no_demangle;
 };

@@ -353,6 +353,16 @@ void session__stats(struct session *s, session_stat_fn fn, void *arg)
 		fn("unwind", "processes gone before their new tables were built",
 		   __atomic_load_n(&s->deferred_gone, __ATOMIC_RELAXED), false, arg);
 	}
+	if (s->naming || s->na.st.unnamed) {
+		const struct name_ahead_stats *ns = &s->na.st;
+
+		fn("naming", "stacks not named in time (interval budget)", ns->unnamed, true, arg);
+		fn("naming", "stacks named during their interval", ns->ahead, false, arg);
+		fn("naming", "stacks named at their interval's end", ns->at_end, false, arg);
+		fn("naming", "stacks left to the end (unknown frames)", ns->left, false, arg);
+		fn("naming", "intervals named again (stack table evictions)", ns->discarded, false,
+		   arg);
+	}
 	/* where the loader's own CPU goes (thread CPU time, ns) */
 	fn("loader", "ring polls", s->work.polls, false, arg);
 	fn("loader", "ring reads cut by the turn's budget", s->work.cut_turns, false, arg);

@@ -46,9 +46,10 @@ forks0=$(awk '/^processes/ { print $2 }' /proc/stat)
 churn_start "$TMP/bin" 8 $((RUN_A + 2))
 "$WL/churn" "$RUN_A" >/dev/null 2>&1 &
 CHURN_PIDS+=($!)
-HOTCOLD_AGENT_RING_BYTES=16384 "$HOTCOLD" agent -o "$F/hist" --interval 2 --off-cpu --runq \
+HOTCOLD_AGENT_RING_BYTES=16384 setsid "$HOTCOLD" agent -o "$F/hist" --interval 2 --off-cpu --runq \
 	--locks --http 127.0.0.1:$PORT 2>"$TMP/a.err" &
 ag=$!
+read -r run0 wait0 _ < /proc/$ag/schedstat
 cleanup_hooks+=("kill -KILL $ag 2>/dev/null")
 sleep $third
 # fill the tmpfs: every write fails with ENOSPC until the filler goes
@@ -59,6 +60,7 @@ sleep $third
 lost_ring=$(metric '^hotcold_lost_total\{.*ring_full')	# the diagnostics key (util/diag.c)
 refused=$(metric 'records not held twice')
 lag=$(metric 'hotcold_agent_loop_turns_total')
+read -r run1 wait1 _ < /proc/$ag/schedstat
 t=$(term_wait $ag 3)
 churn_stop
 forks=$(( $(awk '/^processes/ { print $2 }' /proc/stat) - forks0 ))
@@ -70,7 +72,8 @@ deleted=$(grep -c 'agent: disk full writing .*: deleting interval' "$TMP/a.err")
 idx=$(( $(grep -c . "$F/hist/index.jsonl" 2>/dev/null) + deleted ))
 read -r full late mx gaps part < <(index_check "$F/hist/index.jsonl" 2000)
 echo "A: $logged intervals ended, $idx written ($deleted of them deleted for room), $lost lost (disk full), longest ${mx} ms," \
-	"$lost_ring records lost to the ring, $forks forks (pid_max $pidmax), $lag loop turns, exit ${t} s"
+	"$lost_ring records lost to the ring, $forks forks (pid_max $pidmax), $lag loop turns, exit ${t} s;" \
+	"the agent's main thread: $(( (run1 - run0) / 1000000 )) ms on a CPU, $(( (wait1 - wait0) / 1000000 )) ms runnable but waiting for one"
 [ "$logged" -ge $((RUN_A / 3)) ] && [ "$logged" -eq $((idx + lost)) ] &&
 	ok "A: every interval written ($idx) or its loss counted ($lost) of $logged" ||
 	bad "A: $logged intervals, $idx written, $lost counted as lost"

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "record/budget.h"
+#include "util/budget.h"
 #include "stack/stack_agg.h"
 
 struct name_ahead_ops {

@@ -472,7 +472,7 @@ int session__stop(struct session *s)
 	if (s->labels)
 		labels__refresh(s->labels);	/* titles as they are at the end */
 	if (!err)
-		err = session_drain(s);
+		err = session_drain(s, true);	/* everything, as the ring above */
 	return err;
 }
 

@@ -14,6 +14,7 @@
 #include "record/session.h"
 #include "record/session_int.h"
 #include "unwind/tables.h"
+#include "util/budget.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -113,15 +114,26 @@ void session_step(struct session *s, const char *what, uint64_t t0, uint64_t c0)
 	}
 }
 
-int session_drain(struct session *s)
+int session_drain(struct session *s, bool all)
 {
 	uint64_t c = clock_thread_cpu_ns(), t0 = clock_mono_ns();
+	struct budget b;
 	int err = 0;
 
+	budget_init(&b, NULL, SESSION_DRAIN_ENTRIES, SESSION_DRAIN_NS);
+	s->drain_more = false;
 	for (size_t i = 0; !err && i < s->nr_cols; i++) {
-		if (s->cols[i].ops->drain)
-			err = s->cols[i].ops->drain(&s->cols[i], on_sample, s);
+		struct collector *col = &s->cols[i];
+
+		if (!col->ops->drain)
+			continue;
+		col->budget = all ? NULL : &b;
+		col->drain_more = false;
+		err = col->ops->drain(col, on_sample, s);
+		col->budget = NULL;
+		s->drain_more |= col->drain_more;
 	}
+	s->work.drain_cut += s->drain_more;
 	/* new processes' titles, set after the fork (labels.h): once each */
 	if (s->labels)
 		labels__settle(s->labels, clock_mono_ns());
@@ -163,9 +175,12 @@ static int session_periodic(struct session *s)
 	uint64_t t = clock_mono_ns(), t0, c0;
 	int err;
 
-	if (t < s->next_drain_ns)
+	/* a drain its budget cut goes on at once, the next one when due */
+	if (t < s->next_drain_ns && !s->drain_more)
 		return 0;
-	err = session_drain(s);
+	err = session_drain(s, false);
+	if (err || t < s->next_drain_ns)
+		return err;
 	if (err)
 		return err;
 	if (s->deferred.nr) {
@@ -264,8 +279,9 @@ int session__flush(struct session *s)
 	/* once per interval, bounded: the titles the interval's profile shows */
 	if (s->labels)
 		labels__refresh(s->labels);
+	/* budgeted as well: what is left goes to the next interval, as in the ring */
 	if (!err)
-		err = session_drain(s);
+		err = session_drain(s, false);
 	return err;
 }
 

@@ -366,6 +366,7 @@ void session__stats(struct session *s, session_stat_fn fn, void *arg)
 	/* where the loader's own CPU goes (thread CPU time, ns) */
 	fn("loader", "ring polls", s->work.polls, false, arg);
 	fn("loader", "ring reads cut by the turn's budget", s->work.cut_turns, false, arg);
+	fn("loader", "in-kernel drains cut by the turn's budget", s->work.drain_cut, false, arg);
 	fn("loader", "records decoded", s->work.records, false, arg);
 	fn("loader", "cpu ns in ring polls (records and new processes)", s->work.ring_ns, false,
 	   arg);

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "record/budget.h"
+#include "util/budget.h"
 #include "record/name_ahead.h"
 #include "stack/stack_agg.h"
 

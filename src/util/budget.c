@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* A turn's budget of items and time (budget.h). */
-#include "record/budget.h"
+#include "util/budget.h"
 
 #include "util/clock.h"
 

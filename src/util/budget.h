@@ -4,8 +4,8 @@
  * comes first. Loops that name, drain or replay take one item at a time and
  * stop when it runs out; what is left continues on the next turn.
  */
-#ifndef HC_RECORD_BUDGET_H
-#define HC_RECORD_BUDGET_H
+#ifndef HC_UTIL_BUDGET_H
+#define HC_UTIL_BUDGET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,4 +31,4 @@ void budget_init(struct budget *b, uint64_t (*now)(void), size_t items, uint64_t
  */
 bool budget_take(struct budget *b);
 
-#endif /* HC_RECORD_BUDGET_H */
+#endif /* HC_UTIL_BUDGET_H */

@@ -413,6 +413,10 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 			pr_warn("agent: cannot enable BPF statistics: %s\n", strerror(errno));
 	}
 	err = session__open(&a->s, &a->o);
+	if (err == -EINTR) {
+		err = 0;	/* SIGTERM while loading: a stop, before the first interval */
+		goto out;
+	}
 	if (err)
 		goto out;
 	malloc_trim(0);	/* after loading: the runtime objects' CFI tables were built */

@@ -338,8 +338,13 @@ static int session_open(struct session *s)
 		s->cols[s->nr_cols++].ops = &counters_ops;	/* record --counters */
 	for (size_t i = 0; i < s->nr_cols; i++) {
 		err = s->cols[i].ops->open(&s->cols[i], o, &s->env);
+		if (!err && stop_signal)
+			err = -EINTR;	/* loading can take seconds on a loaded machine */
 		if (err) {
-			s->nr_cols = i;	/* close only what opened */
+			s->nr_cols = i + (err == -EINTR);	/* close only what opened */
+			if (err == -EINTR)
+				pr_warn("record: stopped by a signal while loading: nothing "
+					"recorded\n");
 			return err;
 		}
 	}

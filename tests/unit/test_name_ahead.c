@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/budget.h"
@@ -112,149 +113,153 @@ static void budget_stops_at_its_count_or_its_deadline_whichever_first(void **sta
 	assert_int_equal(b.spent, 1001);
 }
 
+/* An aggregation, a fake profile and a ledger over them. */
+struct fx {
+	struct stack_agg *agg;
+	struct fake f;
+	struct name_ahead_ops ops;
+	struct name_ahead na;
+};
+
+static struct fx *fx_new(size_t max_stacks, uint64_t unknown_word)
+{
+	struct fx *x = calloc(1, sizeof(*x));
+
+	assert_non_null(x);
+	x->agg = stack_agg__new(max_stacks);
+	assert_non_null(x->agg);
+	x->f.unknown_word = unknown_word;
+	x->ops = ops_for(&x->f);
+	name_ahead__init(&x->na);
+	name_ahead__reset(&x->na, x->agg);
+	return x;
+}
+
+static void fx_free(struct fx *x)
+{
+	name_ahead__release(&x->na);
+	stack_agg__free(x->agg);
+	free(x);
+}
+
+/* A turn with a budget of @items (0: no limit). */
+static int step(struct fx *x, size_t items)
+{
+	struct budget b;
+
+	budget_init(&b, fake_now, items, 0);
+	return name_ahead__step(&x->na, x->agg, &b, &x->ops);
+}
+
+static int finish(struct fx *x, size_t items)
+{
+	struct budget b;
+
+	budget_init(&b, fake_now, items, 0);
+	return name_ahead__finish(&x->na, x->agg, &b, &x->ops);
+}
+
 /* Three turns of two names each, then the end: only growth is added, nothing named twice. */
 static void steps_name_new_entries_within_budget_and_the_end_adds_only_growth(void **state)
 {
-	struct stack_agg *agg = stack_agg__new(0);
-	struct fake f = { .unknown_word = 999 };
-	struct name_ahead_ops ops = ops_for(&f);
-	struct name_ahead na;
-	struct budget b;
+	struct fx *x = fx_new(0, 999);
 
 	(void)state;
-	name_ahead__init(&na);
-	name_ahead__reset(&na, agg);
 	for (uint64_t i = 1; i <= 5; i++)
-		add(agg, i, 10 * i);
-	budget_init(&b, fake_now, 2, 0);
-	assert_int_equal(name_ahead__step(&na, agg, &b, &ops), 1);	/* 3 left */
-	add(agg, 1, 7);			/* grows after it was named */
-	budget_init(&b, fake_now, 2, 0);
-	assert_int_equal(name_ahead__step(&na, agg, &b, &ops), 1);
-	budget_init(&b, fake_now, 2, 0);
-	assert_int_equal(name_ahead__step(&na, agg, &b, &ops), 0);
-	assert_int_equal(f.names, 5);
-	add(agg, 6, 60);		/* new in the last turn */
-	add(agg, 5, 1);
-	budget_init(&b, fake_now, 0, 0);
-	assert_int_equal(name_ahead__finish(&na, agg, &b, &ops), 0);
-	assert_int_equal(f.names, 6);		/* only the new one named at the end */
-	assert_int_equal(f.names_at_end, 1);
-	assert_int_equal(f.adds, 2);		/* stacks 1 and 5 grew */
-	assert_true(f.prof[1] == 17 && f.prof[5] == 51 && f.prof[6] == 60 && f.prof[3] == 30);
-	assert_true(fake_total(&f) == stack_agg__total_weight(agg));
-	assert_true(na.st.ahead == 5 && na.st.at_end == 1 && na.st.unnamed == 0);
-	name_ahead__release(&na);
-	stack_agg__free(agg);
+		add(x->agg, i, 10 * i);
+	assert_int_equal(step(x, 2), 1);	/* 3 left */
+	add(x->agg, 1, 7);			/* grows after it was named */
+	assert_int_equal(step(x, 2), 1);
+	assert_int_equal(step(x, 2), 0);
+	assert_int_equal(x->f.names, 5);
+	add(x->agg, 6, 60);			/* new in the last turn */
+	add(x->agg, 5, 1);
+	assert_int_equal(finish(x, 0), 0);
+	assert_int_equal(x->f.names, 6);	/* only the new one named at the end */
+	assert_int_equal(x->f.names_at_end, 1);
+	assert_int_equal(x->f.adds, 2);		/* stacks 1 and 5 grew */
+	assert_true(x->f.prof[1] == 17 && x->f.prof[5] == 51 && x->f.prof[6] == 60 &&
+		    x->f.prof[3] == 30);
+	assert_true(fake_total(&x->f) == stack_agg__total_weight(x->agg));
+	assert_true(x->na.st.ahead == 5 && x->na.st.at_end == 1 && x->na.st.unnamed == 0);
+	fx_free(x);
 }
 
 /* Names that may still change (unknown frames) are taken at the end, with all their weight. */
 static void entries_whose_names_may_change_are_named_at_the_end_with_their_whole_weight(void **state)
 {
-	struct stack_agg *agg = stack_agg__new(0);
-	struct fake f = { .unknown_word = 2 };
-	struct name_ahead_ops ops = ops_for(&f);
-	struct name_ahead na;
-	struct budget b;
+	struct fx *x = fx_new(0, 2);
 
 	(void)state;
-	name_ahead__init(&na);
-	name_ahead__reset(&na, agg);
-	add(agg, 1, 5);
-	add(agg, 2, 6);
-	budget_init(&b, fake_now, 0, 0);
-	assert_int_equal(name_ahead__step(&na, agg, &b, &ops), 0);
-	assert_true(f.prof[2] == 0 && na.st.left == 1);
-	add(agg, 2, 4);
-	assert_int_equal(name_ahead__finish(&na, agg, &b, &ops), 0);
-	assert_true(f.prof[1] == 5 && f.prof[2] == 10);
-	assert_true(na.st.at_end == 1);
-	name_ahead__release(&na);
-	stack_agg__free(agg);
+	add(x->agg, 1, 5);
+	add(x->agg, 2, 6);
+	assert_int_equal(step(x, 0), 0);
+	assert_true(x->f.prof[2] == 0 && x->na.st.left == 1);
+	add(x->agg, 2, 4);
+	assert_int_equal(finish(x, 0), 0);
+	assert_true(x->f.prof[1] == 5 && x->f.prof[2] == 10);
+	assert_true(x->na.st.at_end == 1);
+	fx_free(x);
 }
 
 /* Past the end's budget: every weight kept, the unnamed ones counted, no name wrong. */
 static void the_end_keeps_what_its_budget_cannot_name_and_counts_it(void **state)
 {
-	struct stack_agg *agg = stack_agg__new(0);
-	struct fake f = { .unknown_word = 999 };
-	struct name_ahead_ops ops = ops_for(&f);
-	struct name_ahead na;
-	struct budget b;
+	struct fx *x = fx_new(0, 999);
 
 	(void)state;
-	name_ahead__init(&na);
-	name_ahead__reset(&na, agg);
-	add(agg, 1, 1);
-	budget_init(&b, fake_now, 0, 0);
-	assert_int_equal(name_ahead__step(&na, agg, &b, &ops), 0);
+	add(x->agg, 1, 1);
+	assert_int_equal(step(x, 0), 0);
 	for (uint64_t i = 2; i <= 10; i++)
-		add(agg, i, 100);
-	add(agg, 1, 1);
-	budget_init(&b, fake_now, 3, 0);	/* 3 of the 9 new ones */
-	assert_int_equal(name_ahead__finish(&na, agg, &b, &ops), 0);
-	assert_true(f.prof[1] == 2);		/* growth is never left out */
-	assert_true(na.st.at_end == 3 && na.st.unnamed == 6 && na.st.unnamed_weight == 600);
-	assert_true(f.unnamed == 600);
-	assert_true(fake_total(&f) == stack_agg__total_weight(agg));
-	name_ahead__release(&na);
-	stack_agg__free(agg);
+		add(x->agg, i, 100);
+	add(x->agg, 1, 1);
+	assert_int_equal(finish(x, 3), 0);	/* 3 of the 9 new ones */
+	assert_true(x->f.prof[1] == 2);		/* growth is never left out */
+	assert_true(x->na.st.at_end == 3 && x->na.st.unnamed == 6 &&
+		    x->na.st.unnamed_weight == 600);
+	assert_true(x->f.unnamed == 600);
+	assert_true(fake_total(&x->f) == stack_agg__total_weight(x->agg));
+	fx_free(x);
 }
 
 /* Two entries with the same names share a profile stack: each one's growth goes there. */
 static void entries_merged_into_one_stack_each_add_their_own_growth(void **state)
 {
-	struct stack_agg *agg = stack_agg__new(0);
-	struct fake f = { .unknown_word = 999 };
-	struct name_ahead_ops ops = ops_for(&f);
-	struct name_ahead na;
-	struct budget b;
+	struct fx *x = fx_new(0, 999);
 
 	(void)state;
-	name_ahead__init(&na);
-	name_ahead__reset(&na, agg);
-	add(agg, 3, 1);
-	add(agg, 3 + NPROF, 2);		/* other words, the same names */
-	budget_init(&b, fake_now, 0, 0);
-	assert_int_equal(name_ahead__step(&na, agg, &b, &ops), 0);
-	add(agg, 3, 10);
-	add(agg, 3 + NPROF, 20);
-	assert_int_equal(name_ahead__finish(&na, agg, &b, &ops), 0);
-	assert_true(f.prof[3] == 33);
-	name_ahead__release(&na);
-	stack_agg__free(agg);
+	add(x->agg, 3, 1);
+	add(x->agg, 3 + NPROF, 2);		/* other words, the same names */
+	assert_int_equal(step(x, 0), 0);
+	add(x->agg, 3, 10);
+	add(x->agg, 3 + NPROF, 20);
+	assert_int_equal(finish(x, 0), 0);
+	assert_true(x->f.prof[3] == 33);
+	fx_free(x);
 }
 
 /* An eviction reuses an index the ledger knows: discarded, never added to the wrong stack. */
 static void an_eviction_discards_the_ledger_and_a_fresh_end_names_everything_once(void **state)
 {
-	struct stack_agg *agg = stack_agg__new(2);
-	struct fake f = { .unknown_word = 999 };
-	struct name_ahead_ops ops = ops_for(&f);
-	struct name_ahead na;
-	struct budget b;
+	struct fx *x = fx_new(2, 999);
 
 	(void)state;
-	name_ahead__init(&na);
-	name_ahead__reset(&na, agg);
-	add(agg, 1, 1);
-	add(agg, 2, 5);
-	budget_init(&b, fake_now, 0, 0);
-	assert_int_equal(name_ahead__step(&na, agg, &b, &ops), 0);
-	add(agg, 3, 9);			/* evicts stack 1: index 0 is now stack 3 */
-	assert_int_equal(name_ahead__step(&na, agg, &b, &ops), -ESTALE);
-	assert_int_equal(name_ahead__finish(&na, agg, &b, &ops), -ESTALE);
-	assert_true(na.st.discarded == 2);
+	add(x->agg, 1, 1);
+	add(x->agg, 2, 5);
+	assert_int_equal(step(x, 0), 0);
+	add(x->agg, 3, 9);			/* evicts stack 1: index 0 is now stack 3 */
+	assert_int_equal(step(x, 0), -ESTALE);
+	assert_int_equal(finish(x, 0), -ESTALE);
+	assert_true(x->na.st.discarded == 2);
 	/* the caller empties its profile and starts over */
-	memset(f.prof, 0, sizeof(f.prof));
-	name_ahead__reset(&na, agg);
-	assert_int_equal(name_ahead__finish(&na, agg, &b, &ops), 0);
-	assert_true(f.prof[3] == 9 && f.prof[2] == 5 && f.prof[1] == 0);
+	memset(x->f.prof, 0, sizeof(x->f.prof));
+	name_ahead__reset(&x->na, x->agg);
+	assert_int_equal(finish(x, 0), 0);
+	assert_true(x->f.prof[3] == 9 && x->f.prof[2] == 5);
 	/* stack 1's weight went to "[other stacks]" (no words: named as profile stack 0) */
-	assert_true(f.prof[0] == 1);
-	assert_true(fake_total(&f) == stack_agg__total_weight(agg));
-	name_ahead__release(&na);
-	stack_agg__free(agg);
+	assert_true(x->f.prof[0] == 1 && x->f.prof[1] == 0);
+	assert_true(fake_total(&x->f) == stack_agg__total_weight(x->agg));
+	fx_free(x);
 }
 
 int main(void)

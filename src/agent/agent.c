@@ -350,6 +350,7 @@ static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 
 static int agent_loop(struct agent *a, agent_reload_fn reload, void *arg)
 {
+	uint64_t t0, c0, t1;
 	int err;
 
 	do
@@ -360,8 +361,19 @@ static int agent_loop(struct agent *a, agent_reload_fn reload, void *arg)
 	if (err)
 		pr_warn("agent: stopping: %s\n", strerror(-err));
 	/* the partial interval: what was recorded up to the signal */
-	if (!session__stop(a->s))
+	t0 = clock_mono_ns();
+	if (session__signal_ns())
+		pr_debug("agent: the loop saw the signal %.3f s after it came\n",
+			 (t0 - session__signal_ns()) / 1e9);
+	c0 = clock_thread_cpu_ns();
+	if (!session__stop(a->s)) {
+		t1 = clock_mono_ns();
 		agent_rotate(a, true);
+		pr_debug("agent: stopped in %.3f s (%.3f s of CPU): %.3f s to stop the session, "
+			 "%.3f s to write the partial interval\n", (clock_mono_ns() - t0) / 1e9,
+			 (clock_thread_cpu_ns() - c0) / 1e9, (t1 - t0) / 1e9,
+			 (clock_mono_ns() - t1) / 1e9);
+	}
 	return err;
 }
 
@@ -384,6 +396,7 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	struct http_source hs;
 	struct agent *a = calloc(1, sizeof(*a));
 	int stats_fd = -1, err;
+	uint64_t t0;
 
 	if (!a)
 		return -ENOMEM;
@@ -440,9 +453,11 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	err = agent_loop(a, reload, arg);
 out:
 	/* after the partial interval is queued: the flush is bounded by push_flush */
+	t0 = clock_mono_ns();
 	pusher__stop(a->push);
 	http__stop(a->http);
 	session__close(a->s, NULL);
+	pr_debug("agent: closed in %.3f s\n", (clock_mono_ns() - t0) / 1e9);
 	store__free(a->st);
 	if (stats_fd >= 0)
 		close(stats_fd);

@@ -106,9 +106,8 @@ static int drain_batches(struct map_drain *d, struct budget *b, map_drain_fn fn,
 
 int map_drain__run(struct map_drain *d, struct budget *b, map_drain_fn fn, void *arg)
 {
-	/* without a budget, every entry: a walk under way ends, then a whole one */
-	bool again = !b && d->resume && !d->no_batch;
-	int err = d->no_batch ? drain_one_by_one(d, b, fn, arg) : drain_batches(d, b, fn, arg);
-
-	return err || !again ? err : drain_batches(d, b, fn, arg);
+	/* without a budget, every entry: one whole walk, from the first bucket */
+	if (!b)
+		d->resume = false;
+	return d->no_batch ? drain_one_by_one(d, b, fn, arg) : drain_batches(d, b, fn, arg);
 }

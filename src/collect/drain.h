@@ -38,8 +38,8 @@ void map_drain__release(struct map_drain *d);
  * a batch at a time (a batch already taken out is always handed over
  * whole, so it may pass @b by up to a batch). Each entry goes atomically;
  * what programs add meanwhile lands in fresh entries, for a later walk.
- * Without @b, every entry: a walk under way is finished, then one whole
- * walk more (entries added before its cursor meanwhile). 0: the walk is
+ * Without @b, every entry: one whole walk from the first bucket (a walk
+ * under way is abandoned, its cursor would miss entries added before it). 0: the walk is
  * complete; 1: @b ran out, the next call goes on; -errno.
  */
 int map_drain__run(struct map_drain *d, struct budget *b, map_drain_fn fn, void *arg);

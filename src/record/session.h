@@ -111,6 +111,8 @@ struct symbolizer *session__symbolizer(struct session *s);
 
 /* SIGINT/SIGTERM received. */
 bool session__stopping(void);
+/* When the first SIGINT/SIGTERM came (CLOCK_MONOTONIC ns), or 0. */
+uint64_t session__signal_ns(void);
 /* Reap a command (its status in *cmd_status when not NULL) and free everything. */
 void session__close(struct session *s, int *cmd_status);
 

@@ -295,9 +295,9 @@ int emit_stack_text(const struct stack_entry *e, struct symbolizer *sym,
 	return n < 0 ? n : 0;
 }
 
-/* @e with @weight into @p (*@index: its stack); -EAGAIN: unknown frames and @settled_only. */
+/* @e with @weight into @p; *@index: its stack. */
 static int profile_add_entry(struct emit_ctx *x, struct profile *p, const struct stack_entry *e,
-			     uint64_t weight, bool settled_only, size_t *index)
+			     uint64_t weight, size_t *index)
 {
 	struct profile_stack_in in = { 0 };
 	char comm[STACK_AGG_COMM_LEN + 1], thread[STACK_AGG_COMM_LEN + 1];
@@ -309,9 +309,6 @@ static int profile_add_entry(struct emit_ctx *x, struct profile *p, const struct
 	n = build_frames(x, e);
 	if (n < 0)
 		return n;
-	for (int i = 0; settled_only && i < n; i++)
-		if (x->fin[i].flags & FRAME_F_UNKNOWN)
-			return -EAGAIN;
 	memcpy(comm, e->key.pcomm[0] ? e->key.pcomm : e->key.comm, STACK_AGG_COMM_LEN);
 	comm[STACK_AGG_COMM_LEN] = '\0';
 	memcpy(thread, e->key.comm, STACK_AGG_COMM_LEN);
@@ -346,7 +343,7 @@ static int profile_one(const struct stack_entry *e, void *arg)
 
 	if (!e->weight)
 		return 0;
-	return profile_add_entry(pc->x, pc->p, e, e->weight, false, &index);
+	return profile_add_entry(pc->x, pc->p, e, e->weight, &index);
 }
 
 struct emit_namer {
@@ -381,9 +378,9 @@ void emit_namer__free(struct emit_namer *n)
 }
 
 int emit_namer__add(struct emit_namer *n, const struct stack_entry *e, uint64_t weight,
-		    bool settled_only, struct profile *p, size_t *index)
+		    struct profile *p, size_t *index)
 {
-	return profile_add_entry(n->x, p, e, weight, settled_only, index);
+	return profile_add_entry(n->x, p, e, weight, index);
 }
 
 int emit_profile_stats(const struct stack_agg *agg, struct symbolizer *sym,

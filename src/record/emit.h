@@ -96,14 +96,9 @@ int emit_profile_stats(const struct stack_agg *agg, struct symbolizer *sym,
 struct emit_namer;
 int emit_namer__new(struct emit_namer **out, struct symbolizer *sym, const struct emit_opts *o);
 void emit_namer__free(struct emit_namer *n);	/* NULL is a no-op */
-/*
- * Name @e into @p with @weight (not e->weight); *@index gets the profile
- * stack. With @settled_only, a stack with an unknown frame (whose name may
- * come later: a perf map, fetched debug info) is not added: -EAGAIN.
- * 0 or -errno.
- */
+/* Name @e into @p with @weight (not e->weight); *@index gets the profile stack. 0 or -errno. */
 int emit_namer__add(struct emit_namer *n, const struct stack_entry *e, uint64_t weight,
-		    bool settled_only, struct profile *p, size_t *index);
+		    struct profile *p, size_t *index);
 
 /*
  * One stack as folded text (frames joined by ';', no count) into @buf,

@@ -12,9 +12,9 @@
  * are named within the end's budget; what is still left is kept without
  * names (its weight under one "[unnamed]" stack per kind) and counted.
  *
- * Never a wrong name: an entry whose names may still change (an unknown
- * frame: a perf map, debug info arriving later) is left for the end, and an
- * eviction (the index then names another stack) discards the ledger.
+ * Never a wrong name: an entry is named as its frames are known when the
+ * ledger reaches it (a namer may refuse, -EAGAIN, to leave it to the end),
+ * and an eviction (the index then names another stack) discards the ledger.
  */
 #ifndef HC_RECORD_NAME_AHEAD_H
 #define HC_RECORD_NAME_AHEAD_H
@@ -44,7 +44,7 @@ struct name_ahead_ops {
 struct name_ahead_stats {
 	uint64_t ahead;		/* entries named during their interval */
 	uint64_t at_end;	/* named at the interval's end (new, or left for it) */
-	uint64_t left;		/* -EAGAIN: names that may change, left for the end */
+	uint64_t left;		/* -EAGAIN: the namer left them to the end */
 	uint64_t discarded;	/* intervals whose ledger an eviction discarded */
 	uint64_t unnamed;	/* entries kept without names: the end's budget ran out */
 	uint64_t unnamed_weight;

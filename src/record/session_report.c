@@ -359,7 +359,6 @@ void session__stats(struct session *s, session_stat_fn fn, void *arg)
 		fn("naming", "stacks not named in time (interval budget)", ns->unnamed, true, arg);
 		fn("naming", "stacks named during their interval", ns->ahead, false, arg);
 		fn("naming", "stacks named at their interval's end", ns->at_end, false, arg);
-		fn("naming", "stacks left to the end (unknown frames)", ns->left, false, arg);
 		fn("naming", "intervals named again (stack table evictions)", ns->discarded, false,
 		   arg);
 	}

@@ -5,8 +5,10 @@
 # side by side with the agent off, in one run: PostgreSQL + pgbench (4
 # clients, fsync on), nginx + wrk (16 connections), Redis + redis-benchmark
 # (16 clients), all at once on loopback (tests/integration/pg_lib.sh and
-# servers_lib.sh start them). Two phases of the same load, SECONDS each:
-#   off: no agent;
+# servers_lib.sh start them). Three phases of the same load, SECONDS each:
+#   off, on, off again: the servers' throughput with the agent is compared
+#   with the mean of the two without, so a shared machine's load drifting
+#   during the run shows as the two "off" rows differing;
 #   on:  `agent -F 19 --off-cpu --runq` (AGENT_FLAGS to change; the
 #        production defaults of bench/agent.sh), its first interval written
 #        before the load starts, so start-up (BPF loading, kallsyms) is not
@@ -14,10 +16,10 @@
 # Per phase: pgbench tps, wrk requests/s, Redis commands/s (INFO stats), and
 # with the agent its CPU (utime + stime over the phase, % of one core), RSS
 # at the end and its peak (VmHWM). Run under the bench lock:
-#   flock /tmp/hotcold-bench.lock bench/agent_servers.sh [SECONDS=40] [INTERVAL_S=10]
+#   flock /tmp/hotcold-bench.lock bench/agent_servers.sh [SECONDS=30] [INTERVAL_S=10]
 set -uo pipefail
 cd "$(dirname "$0")/.."
-SECS=${1:-40}
+SECS=${1:-30}
 IV=${2:-10}
 HOTCOLD=${HOTCOLD:-./.output/hotcold}
 FLAGS=${AGENT_FLAGS---off-cpu --runq}
@@ -64,7 +66,7 @@ read -r off_tps off_rps off_cps < <(load off)
 "$HOTCOLD" agent -o "$TMP/hist" --interval "${IV}s" -F 19 $FLAGS 2>"$TMP/agent.err" &
 ag=$!
 cleanup_hooks+=("kill -TERM $ag 2>/dev/null; wait $ag 2>/dev/null")
-until grep -q 'agent: interval 1:' "$TMP/agent.err"; do
+until grep -q 'agent: interval 1:' "$TMP/agent.err" 2>/dev/null; do
 	kill -0 $ag 2>/dev/null || { cat "$TMP/agent.err" >&2; exit 1; }
 	sleep 0.5
 done
@@ -80,12 +82,16 @@ cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" -v t0="$t0" -v t1="$t1" \
 	'BEGIN { printf "%.2f", (b - a) / hz / (t1 - t0) * 100 }')
 kill -TERM $ag
 wait $ag
+read -r off2_tps off2_rps off2_cps < <(load off2)
 
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0) printf "%+.1f%%", (b - a) / a * 100; else print "?" }'; }
-echo "| agent | pgbench tps | wrk req/s | Redis cmds/s | agent CPU (% of one core) | agent RSS end / peak (MiB) |"
+# pct OFF1 OFF2 ON: ON against the mean of the two phases without the agent
+pct() { awk -v a="$1" -v c="$2" -v b="$3" 'BEGIN { m = (a + c) / 2; if (m > 0) printf "%+.1f%%", (b - m) / m * 100; else print "?" }'; }
+echo "| phase | pgbench tps | wrk req/s | Redis cmds/s | agent CPU (% of one core) | agent RSS end / peak (MiB) |"
 echo "|---|---|---|---|---|---|"
-echo "| off | $off_tps | $off_rps | $off_cps | | |"
-echo "| on ($FLAGS, -F 19, ${IV} s intervals) | $on_tps ($(pct "$off_tps" "$on_tps")) | $on_rps ($(pct "$off_rps" "$on_rps")) | $on_cps ($(pct "$off_cps" "$on_cps")) | $cpu | $rss / $hwm |"
+echo "| agent off | $off_tps | $off_rps | $off_cps | | |"
+echo "| agent on ($FLAGS, -F 19, ${IV} s intervals) | $on_tps ($(pct "$off_tps" "$off2_tps" "$on_tps")) | $on_rps ($(pct "$off_rps" "$off2_rps" "$on_rps")) | $on_cps ($(pct "$off_cps" "$off2_cps" "$on_cps")) | $cpu | $rss / $hwm |"
+echo "| agent off again | $off2_tps | $off2_rps | $off2_cps | | |"
 echo
 echo "$SECS s per phase; load average $(cut -d' ' -f1-3 /proc/loadavg); intervals written: $(grep -c . "$TMP/hist/index.jsonl")"
 grep -E 'stalled|not named' "$TMP/agent.err" | head -3
+true

@@ -115,6 +115,7 @@ struct session {
 	uint64_t slowest_ns, slowest_cpu_ns;	/* its wall time and this thread's CPU in it */
 	/* the agent's interval named while it runs (session_name.c); off: all at its end */
 	bool naming;
+	bool name_more;			/* the last naming turn left stacks: no wait on the next */
 	struct name_ahead na;
 	struct emit_namer *namer;
 	struct profile *named;		/* the interval's stacks named so far */

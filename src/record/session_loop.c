@@ -152,7 +152,8 @@ int session_ring_turn(struct session *s, int wait_ms)
 	h.max_records = SESSION_TURN_RECORDS;
 	h.budget_ns = SESSION_TURN_NS;
 	t0 = clock_mono_ns();
-	ret = proc_tracker__poll(s->pt, s->ring_more ? 0 : wait_ms, &h);
+	/* work left from the last turn (records, stacks to name): no wait */
+	ret = proc_tracker__poll(s->pt, s->ring_more || s->name_more ? 0 : wait_ms, &h);
 	/* includes the wait (<= SESSION_POLL_MS): never a stall by itself */
 	session_step(s, "decoding ring records", t0, c);
 	t0 = clock_mono_ns();

@@ -123,6 +123,7 @@ void session_name_turn(struct session *s)
 		return;
 	budget_init(&b, NULL, SESSION_NAME_STACKS, SESSION_NAME_NS);
 	err = name_ahead__step(&s->na, s->agg, &b, &ops);
+	s->name_more = err == 1;	/* the next turn does not wait for the ring */
 	if (err < 0) {
 		/* -ESTALE is counted by the ledger; the end names what is left */
 		if (err != -ESTALE && !s->name_errors++)

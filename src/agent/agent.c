@@ -153,6 +153,7 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	o->snapshot_at_exec = c->maps_at_exec;
 	o->label_cmdline = c->label_cmdline;
 	o->name_ahead = true;	/* an interval's end names little (session__take_profile) */
+	o->exit_while_loading = true;	/* nothing to write yet: a stop is an exit */
 	o->locks = c->locks;
 	o->counters = c->counters;
 	o->pids = c->pids;

@@ -93,6 +93,7 @@ struct record_opts {
 	enum out_format format;
 	enum frame_root root;
 	bool name_ahead;	/* the agent: name an interval's stacks while it runs (session_name.c) */
+	bool exit_while_loading;	/* the agent: SIGINT/SIGTERM while loading BPF: _exit(0) */
 	bool label_cmdline;	/* --label cmdline: root at the command line (record/labels.h) */
 	bool no_demangle;
 };

@@ -33,8 +33,24 @@ static volatile uint64_t stop_signal_ns;	/* monotonic, when it came (clock_getti
 /* session__open() failed because the command could not be executed */
 static bool exec_failed_last;
 
+/*
+ * Set while an agent loads its BPF programs: nothing is recorded or being
+ * written yet, and one program's verification can take seconds on a busy
+ * machine, so SIGINT/SIGTERM end the process at once (the kernel releases
+ * what was loaded) rather than after the load.
+ */
+static volatile sig_atomic_t exit_while_loading;
+
 static void on_signal(int sig)
 {
+	static const char msg[] = "hotcold: stopped by a signal while loading: nothing recorded\n";
+
+	if (exit_while_loading) {
+		/* write(2) and _exit(2) are async-signal-safe; the message is best effort */
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+			_exit(0);
+		_exit(0);
+	}
 	if (!stop_signal)
 		stop_signal_ns = clock_mono_ns();
 	stop_signal = sig;
@@ -443,8 +459,10 @@ int session__open(struct session **out, const struct record_opts *o)
 		return -ENOMEM;
 	s->o = o;
 	pthread_mutex_init(&s->ut_lock, NULL);
+	exit_while_loading = o->exit_while_loading;
 	install_signals();
 	err = session_open(s);
+	exit_while_loading = 0;
 	if (!err)
 		err = session_start(s);
 	if (err) {

@@ -27,7 +27,8 @@ struct map_drain {
 	uint64_t moved;		/* entries moved out, cumulative */
 };
 
-#define MAP_DRAIN_BATCH 256
+/* entries per batch: a batch taken out is handed over whole, past the budget */
+#define MAP_DRAIN_BATCH 64
 
 /* For map @fd with these sizes. 0 or -ENOMEM. */
 int map_drain__init(struct map_drain *d, int fd, size_t key_size, size_t val_size);

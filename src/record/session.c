@@ -394,27 +394,20 @@ static int session_start(struct session *s)
 
 static void session_close(struct session *s)
 {
-	uint64_t t0 = clock_mono_ns(), t1, t2, t3;
-
 	if (s->out_open)
 		outfile_discard(&s->out);
 	for (size_t i = 0; i < s->nr_cols; i++)
 		s->cols[i].ops->close(&s->cols[i]);
 	proc_tracker__close(s->pt);
-	t1 = clock_mono_ns();
 	if (s->child.pid > 0 && !s->child_done)
 		target_child_abort(&s->child);
 	session_name_close(s);	/* before the symbolizer its namer uses */
 	symbolizer__free(s->sym);
-	t2 = clock_mono_ns();
 	/* a build still running owns ut: left to the exit, not freed under it */
 	if (session_unwind_stop(s, SESSION_BUILDER_WAIT_NS)) {
 		unwind_tables__free(s->ut);
 		pthread_mutex_destroy(&s->ut_lock);
 	}
-	t3 = clock_mono_ns();
-	pr_debug("record: closed: %.3f s collectors, %.3f s symbols, %.3f s unwind tables\n",
-		 (t1 - t0) / 1e9, (t2 - t1) / 1e9, (t3 - t2) / 1e9);
 	keymap__release(&s->ut_rm);
 	keymap__release(&s->deferred);
 	proclife__free(s->life);

@@ -30,6 +30,12 @@
  */
 #define AGENT_STALL_NS (500 * 1000000ull)
 #define AGENT_STALL_KINDS 16
+/*
+ * Naming left for an interval's end (the stacks of its last turn; the rest
+ * was named while it ran): at most 5% of the interval, at most this long.
+ * Past it, stacks keep their weight unnamed, counted (session.h).
+ */
+#define AGENT_NAME_END_NS (250 * 1000000ull)
 
 static volatile sig_atomic_t hup;
 
@@ -50,23 +56,28 @@ struct agent {
 	uint64_t start_ns;	/* the same, monotonic */
 	bool runq_warned;
 	const char *slowest_what;	/* the agent's own longest step this interval */
-	uint64_t slowest_ns;
+	uint64_t slowest_ns, slowest_cpu_ns;	/* its wall time, and the CPU it got */
 	const char *stalls_logged[AGENT_STALL_KINDS];	/* kinds of stall already logged */
 };
 
-/* A step of the agent's own (naming, encoding, writing) took @t0 until now. */
-static void agent_step(struct agent *a, const char *what, uint64_t t0)
+/* A step of the agent's own (encoding, writing) began at @t0 with the thread's CPU at @c0. */
+static void agent_step(struct agent *a, const char *what, uint64_t t0, uint64_t c0)
 {
 	uint64_t ns = clock_mono_ns() - t0;
 
 	if (ns > a->slowest_ns) {
 		a->slowest_ns = ns;
+		a->slowest_cpu_ns = clock_thread_cpu_ns() - c0;
 		a->slowest_what = what;
 	}
 }
 
-/* The loop came back @ns late (past AGENT_STALL_NS): counted; logged once per kind. */
-static void agent_stall(struct agent *a, const char *what, uint64_t ns)
+/*
+ * The loop came back @ns late (past AGENT_STALL_NS), its slowest step
+ * @what having had @cpu_ns of CPU (much less than @ns: the machine's load
+ * kept the agent waiting): counted; logged once per kind.
+ */
+static void agent_stall(struct agent *a, const char *what, uint64_t ns, uint64_t cpu_ns)
 {
 	size_t i;
 
@@ -76,19 +87,21 @@ static void agent_stall(struct agent *a, const char *what, uint64_t ns)
 			return;
 	if (i < AGENT_STALL_KINDS)
 		a->stalls_logged[i] = what;
-	pr_warn("agent: the loop stalled %.3f s %s (logged once; hotcold_agent_stalls_total "
-		"counts them)\n", ns / 1e9, what ? what : "in an unnamed step");
+	pr_warn("agent: the loop stalled %.3f s %s (%.3f s of CPU in that step; logged once; "
+		"hotcold_agent_stalls_total counts them)\n", ns / 1e9,
+		what ? what : "in an unnamed step", cpu_ns / 1e9);
 }
 
 /* The session's longest step since the last call joins the agent's. */
 static void agent_merge_slowest(struct agent *a)
 {
 	const char *what;
-	uint64_t ns;
+	uint64_t ns, cpu;
 
-	session__take_slowest(a->s, &what, &ns);
+	session__take_slowest(a->s, &what, &ns, &cpu);
 	if (ns > a->slowest_ns) {
 		a->slowest_ns = ns;
+		a->slowest_cpu_ns = cpu;
 		a->slowest_what = what;
 	}
 }
@@ -141,6 +154,8 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	o->label_cmdline = c->label_cmdline;
 	/* service rules by command line or cgroup, container labels (push.h) */
 	o->proc_labels = c->push != NULL;
+	o->name_ahead = true;	/* an interval's end names little (session__take_profile) */
+	o->exit_while_loading = true;	/* nothing to write yet: a stop is an exit */
 	o->locks = c->locks;
 	o->counters = c->counters;
 	o->pids = c->pids;
@@ -187,7 +202,7 @@ static int agent_rotate(struct agent *a, bool partial)
 	struct split_out so = { 0 };
 	struct profile *p;
 	int64_t end_ms = clock_unix_ms();
-	uint64_t end_ns = clock_mono_ns(), c0 = clock_thread_cpu_ns(), t0, due;
+	uint64_t end_ns = clock_mono_ns(), c0 = clock_thread_cpu_ns(), t0, c1, due, name_ns;
 	int err;
 
 	err = session__fold_unstacked_runq(a->s);
@@ -196,22 +211,25 @@ static int agent_rotate(struct agent *a, bool partial)
 		a->runq_warned = true;
 	}
 	session__counts(a->s, &c);
-	t0 = clock_mono_ns();
-	p = profile__new();
-	err = p ? session__profile(a->s, p) : -ENOMEM;
+	name_ns = a->cfg.interval_ns / 20;
+	if (name_ns > AGENT_NAME_END_NS)
+		name_ns = AGENT_NAME_END_NS;
+	p = NULL;
+	err = session__take_profile(a->s, name_ns, &p);	/* a step of the session's */
 	/* the interval's span, not the session's: every stored profile says when it was */
 	if (!err)
 		profile__set_time(p, (uint64_t)a->start_ms * 1000000ull,
 				  (uint64_t)(end_ms - a->start_ms) * 1000000ull);
-	agent_step(a, "naming the interval's stacks", t0);
 	t0 = clock_mono_ns();
+	c1 = clock_thread_cpu_ns();
 	if (!err)
 		err = split_encode(p, &so);
 	profile__free(p);
 	if (!err && a->cfg.counters)
 		err = counters_blob(a, &so);
-	agent_step(a, "encoding the interval", t0);
+	agent_step(a, "encoding the interval", t0, c1);
 	t0 = clock_mono_ns();
+	c1 = clock_thread_cpu_ns();
 	if (!err) {
 		http__lock(a->http);	/* the web view's threads read the store */
 		err = store__write(a->st, a->start_ms, end_ms, partial, so.blobs, so.nr);
@@ -223,7 +241,7 @@ static int agent_rotate(struct agent *a, bool partial)
 		pr_warn("agent: cannot encode the interval: %s\n", strerror(-err));
 	}
 	split_release(&so);
-	agent_step(a, "writing the interval", t0);
+	agent_step(a, "writing the interval", t0, c1);
 	session__reset(a->s);
 	/*
 	 * The interval's frames are named and gone (the agent keeps no waker
@@ -231,11 +249,12 @@ static int agent_rotate(struct agent *a, bool partial)
 	 * give the encoder's and the table builders' free memory back.
 	 */
 	t0 = clock_mono_ns();
+	c1 = clock_thread_cpu_ns();
 	if (!partial) {		/* the last one: the exit frees everything */
 		symbolizer__trim(session__symbolizer(a->s));
 		malloc_trim(0);
 	}
-	agent_step(a, "trimming symbols after the interval", t0);
+	agent_step(a, "trimming symbols after the interval", t0, c1);
 	http__lock(a->http);	/* and the metrics */
 	a->m.write_ns += clock_thread_cpu_ns() - c0;
 	a->m.intervals++;
@@ -246,8 +265,9 @@ static int agent_rotate(struct agent *a, bool partial)
 	agent_merge_slowest(a);
 	a->m.slowest_what = a->slowest_what;
 	a->m.slowest_ns = a->slowest_ns;
+	a->m.slowest_cpu_ns = a->slowest_cpu_ns;
 	a->slowest_what = NULL;
-	a->slowest_ns = 0;
+	a->slowest_ns = a->slowest_cpu_ns = 0;
 	metrics_update(&a->m, a->s, &c, a->st, (end_ns - a->start_ns) / 1e9);
 	if (a->push)
 		pusher__stats(a->push, &a->m.push);
@@ -294,7 +314,7 @@ static void agent_reload(struct agent *a, agent_reload_fn reload, void *arg)
  */
 static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 {
-	uint64_t until = a->start_ns + a->cfg.interval_ns, t0 = clock_mono_ns(), t;
+	uint64_t until = a->start_ns + a->cfg.interval_ns, t0 = clock_mono_ns(), t, cpu;
 	const char *what;
 	bool done = false;
 	int err;
@@ -322,14 +342,18 @@ static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 	agent_merge_slowest(a);
 	http__unlock(a->http);
 	/* a rotate in this turn moved its steps to the metrics */
-	what = a->slowest_ns >= a->m.slowest_ns ? a->slowest_what : a->m.slowest_what;
+	if (a->slowest_ns >= a->m.slowest_ns)
+		what = a->slowest_what, cpu = a->slowest_cpu_ns;
+	else
+		what = a->m.slowest_what, cpu = a->m.slowest_cpu_ns;
 	if (t >= AGENT_STALL_NS)
-		agent_stall(a, what, t);
+		agent_stall(a, what, t, cpu);
 	return err;
 }
 
 static int agent_loop(struct agent *a, agent_reload_fn reload, void *arg)
 {
+	uint64_t t0, c0, t1;
 	int err;
 
 	do
@@ -340,8 +364,19 @@ static int agent_loop(struct agent *a, agent_reload_fn reload, void *arg)
 	if (err)
 		pr_warn("agent: stopping: %s\n", strerror(-err));
 	/* the partial interval: what was recorded up to the signal */
-	if (!session__stop(a->s))
+	t0 = clock_mono_ns();
+	if (session__signal_ns())
+		pr_debug("agent: the loop saw the signal %.3f s after it came\n",
+			 (t0 - session__signal_ns()) / 1e9);
+	c0 = clock_thread_cpu_ns();
+	if (!session__stop(a->s)) {
+		t1 = clock_mono_ns();
 		agent_rotate(a, true);
+		pr_debug("agent: stopped in %.3f s (%.3f s of CPU): %.3f s to stop the session, "
+			 "%.3f s to write the partial interval\n", (clock_mono_ns() - t0) / 1e9,
+			 (clock_thread_cpu_ns() - c0) / 1e9, (t1 - t0) / 1e9,
+			 (clock_mono_ns() - t1) / 1e9);
+	}
 	return err;
 }
 
@@ -364,6 +399,7 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	struct http_source hs;
 	struct agent *a = calloc(1, sizeof(*a));
 	int stats_fd = -1, err;
+	uint64_t t0;
 
 	if (!a)
 		return -ENOMEM;
@@ -393,6 +429,10 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 			pr_warn("agent: cannot enable BPF statistics: %s\n", strerror(errno));
 	}
 	err = session__open(&a->s, &a->o);
+	if (err == -EINTR) {
+		err = 0;	/* SIGTERM while loading: a stop, before the first interval */
+		goto out;
+	}
 	if (err)
 		goto out;
 	malloc_trim(0);	/* after loading: the runtime objects' CFI tables were built */
@@ -416,9 +456,11 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	err = agent_loop(a, reload, arg);
 out:
 	/* after the partial interval is queued: the flush is bounded by push_flush */
+	t0 = clock_mono_ns();
 	pusher__stop(a->push);
 	http__stop(a->http);
 	session__close(a->s, NULL);
+	pr_debug("agent: closed in %.3f s\n", (clock_mono_ns() - t0) / 1e9);
 	store__free(a->st);
 	if (stats_fd >= 0)
 		close(stats_fd);

@@ -49,6 +49,7 @@ struct metrics {
 	uint64_t stalls;		/* steps longer than the stall threshold */
 	uint64_t slowest_ns;		/* the longest step of the last interval ... */
 	const char *slowest_what;	/* ... and what it was (static string or NULL) */
+	uint64_t slowest_cpu_ns;	/* ... and the CPU time the agent got in it */
 	uint64_t stacks_dropped_total;	/* over max_stacks, all intervals */
 	/* cumulative loss and degradation counters by collector (util/diag.h's class) */
 	struct metrics_loss loss[METRICS_MAX_LOSSES];

@@ -463,6 +463,21 @@ int profile__add_at(struct profile *p, const struct profile_stack_in *s, size_t 
 	return 0;
 }
 
+int profile__add_weight(struct profile *p, size_t index, uint64_t weight)
+{
+	struct profile_stack *st;
+	uint64_t total;
+
+	if (index >= p->nr_stacks)
+		return -ENOENT;
+	st = &p->stacks[index];
+	if (__builtin_add_overflow(p->totals[st->kind], weight, &total))
+		return -EOVERFLOW;
+	st->weight += weight;	/* at most the kind's total */
+	p->totals[st->kind] = total;
+	return 0;
+}
+
 int profile__copy_stack(struct profile *dst, const struct profile *src,
 			const struct profile_stack *s)
 {

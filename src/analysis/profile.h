@@ -134,6 +134,11 @@ void profile__free(struct profile *p);		/* NULL is a no-op */
 int profile__add(struct profile *p, const struct profile_stack_in *s);
 /* Same, and *@index (optional) gets the index of the stack added or merged into. */
 int profile__add_at(struct profile *p, const struct profile_stack_in *s, size_t *index);
+/*
+ * Add @weight to stack @index (as re-adding its frames and labels would):
+ * 0, -ENOENT (no such stack), -EOVERFLOW (nothing changed, as profile__add).
+ */
+int profile__add_weight(struct profile *p, size_t index, uint64_t weight);
 
 /*
  * Re-add stack @s of @src to @dst: same frames (by value: names, objects,

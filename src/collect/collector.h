@@ -71,9 +71,18 @@ struct collector_ops {
 	void (*close)(struct collector *c);	/* NULL-safe, after stop or failed open */
 };
 
+struct budget;
+
 struct collector {
 	const struct collector_ops *ops;
 	void *priv;
+	/*
+	 * Set by the session around a drain: the turn's budget (NULL: drain
+	 * everything, as at the end of a run); a drain that stops on it sets
+	 * drain_more, and the next turn's drain goes on (collect/drain.h).
+	 */
+	struct budget *budget;
+	bool drain_more;
 };
 
 /* Registry */

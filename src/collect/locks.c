@@ -20,6 +20,7 @@
 #include "collect/proc.h"
 #include "collect/python.h"
 #include "locks.skel.h"
+#include "util/budget.h"
 #include "util/log.h"
 
 _Static_assert(sizeof(struct hc_lock_key) == 16, "hc_lock_key ABI changed");
@@ -30,6 +31,8 @@ struct locks {
 	struct locknames *names;
 	int nr_cpus;
 	uint64_t min_wait_ns;
+	struct hc_lock_key walk_key;	/* the last lock a budgeted drain named */
+	bool walk_more;			/* its walk goes on after walk_key */
 };
 
 static int locks_open(struct collector *c, const struct record_opts *o,
@@ -104,17 +107,30 @@ static int locks_stop(struct collector *c)
 	return 0;
 }
 
-/* Name locks while their processes live: registering them resolves the symbol now. */
+/*
+ * Name locks while their processes live: registering them resolves the
+ * symbol now. Within the turn's budget (c->budget): the walk goes on after
+ * the last lock named (from the first if that one is gone: naming twice
+ * is harmless); without one, a whole walk.
+ */
 static int locks_drain(struct collector *c, sample_fn fn, void *arg)
 {
 	struct locks *lk = c->priv;
 	int fd = bpf_map__fd(lk->skel->maps.locks_agg);
-	struct hc_lock_key key, *prev = NULL;
+	struct hc_lock_key key;
 
-	while (!bpf_map_get_next_key(fd, prev, &key)) {
+	if (!c->budget)
+		lk->walk_more = false;
+	while (!bpf_map_get_next_key(fd, lk->walk_more ? &lk->walk_key : NULL, &key)) {
+		if (c->budget && !budget_take(c->budget)) {
+			c->drain_more = true;
+			return 0;
+		}
 		locknames__id(lk->names, key.tgid, key.type, key.addr);
-		prev = &key;
+		lk->walk_key = key;
+		lk->walk_more = true;
 	}
+	lk->walk_more = false;
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "abi/sched.h"
 #include "abi/unwind.h"
 #include "collect/collector.h"
+#include "collect/drain.h"
 #include "collect/proc.h"
 #include "collect/python.h"
 #include "sched.skel.h"
@@ -33,6 +34,13 @@ struct offcpu {
 	int nr_cpus;
 	uint64_t min_block_ns;
 	uint64_t short_drained;	/* short-block entries moved out */
+	struct map_drain short_drain;	/* offcpu_short, a budget at a time */
+};
+
+/* A drain's sample callback and its argument, through map_drain__run(). */
+struct sample_fn_arg {
+	sample_fn fn;
+	void *arg;
 };
 
 /*
@@ -182,6 +190,10 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 			strerror(-err));
 		goto err_destroy;
 	}
+	err = map_drain__init(&oc->short_drain, bpf_map__fd(oc->skel->maps.offcpu_short),
+			      sizeof(struct hc_offcpu_thread), sizeof(struct hc_offcpu_short));
+	if (err)
+		goto err_destroy;
 	c->priv = oc;
 	return 0;
 
@@ -311,71 +323,26 @@ static int emit_short(const struct hc_offcpu_thread *k, const struct hc_offcpu_s
 	return fn(&sv, arg);
 }
 
-/*
- * Move every thread's short-block sum out. lookup_and_delete is atomic per
- * entry: time a program adds after it lands in a fresh entry, next drain.
- */
-/* Entry by entry, for kernels without batch ops on hash maps. */
-static int drain_one_by_one(struct offcpu *oc, int fd, sample_fn fn, void *arg)
+static int drain_short(const void *key, const void *val, void *arg)
 {
-	struct hc_offcpu_thread key, next;
-	struct hc_offcpu_short val;
-	void *prev = NULL;
-	int err;
+	struct sample_fn_arg *sa = arg;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_and_delete_elem(fd, &key, &val))
-			continue;	/* deleted since get_next_key: nothing lost */
-		/* restart from the beginning: deleting @key invalidates the cursor */
-		prev = NULL;
-		oc->short_drained++;
-		err = emit_short(&key, &val, fn, arg);
-		if (err)
-			return err;
-	}
-	return 0;
+	return emit_short(key, val, sa->fn, sa->arg);
 }
 
-#define DRAIN_BATCH 256
-
 /*
- * Move every thread's short-block sum out. Batches of lookup_and_delete:
- * each bucket goes atomically, and the walk does not restart from the
- * first bucket after every entry as a get_next_key cursor must (that was
- * quadratic: 8 % of the agent's CPU under thread churn). Sums a program
- * adds meanwhile land in fresh entries, for the next drain.
+ * Move the threads' short-block sums out, within the turn's budget
+ * (collect/drain.h); the rest on the next turn.
  */
 static int offcpu_drain(struct collector *c, sample_fn fn, void *arg)
 {
-	static struct hc_offcpu_thread keys[DRAIN_BATCH];
-	static struct hc_offcpu_short vals[DRAIN_BATCH];
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	struct offcpu *oc = c->priv;
-	int fd = bpf_map__fd(oc->skel->maps.offcpu_short), err, ret;
-	__u64 in = 0, out = 0;
-	bool first = true;
-	__u32 count;
+	struct sample_fn_arg sa = { fn, arg };
+	int ret = map_drain__run(&oc->short_drain, c->budget, drain_short, &sa);
 
-	for (;;) {
-		count = DRAIN_BATCH;
-		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, keys, vals,
-						      &count, &opts);
-		if (err && err != -ENOENT)
-			/* -EINVAL/-ENOTSUPP: no batch ops; -ENOSPC: a bucket over DRAIN_BATCH */
-			return count ? err : drain_one_by_one(oc, fd, fn, arg);
-		for (__u32 i = 0; i < count; i++) {
-			oc->short_drained++;
-			ret = emit_short(&keys[i], &vals[i], fn, arg);
-			if (ret)
-				return ret;
-		}
-		if (err)
-			return 0;	/* -ENOENT: the walk is complete */
-		in = out;
-		first = false;
-	}
+	oc->short_drained = oc->short_drain.moved;
+	c->drain_more = ret == 1;
+	return ret < 0 ? ret : 0;
 }
 
 /*
@@ -577,6 +544,7 @@ static void offcpu_close(struct collector *c)
 	if (!oc)
 		return;
 	sched_bpf__destroy(oc->skel);
+	map_drain__release(&oc->short_drain);
 	free(oc);
 	c->priv = NULL;
 }

@@ -318,6 +318,44 @@ int emit_stack_text(const struct stack_entry *e, struct symbolizer *sym,
 	return n < 0 ? n : 0;
 }
 
+/* @e with @weight into @p; *@index: its stack. */
+static int profile_add_entry(struct emit_ctx *x, struct profile *p, const struct stack_entry *e,
+			     uint64_t weight, size_t *index)
+{
+	struct profile_stack_in in = { 0 };
+	char comm[STACK_AGG_COMM_LEN + 1], thread[STACK_AGG_COMM_LEN + 1];
+	int n, err;
+
+	err = profile_kind_from_abi(e->key.kind, &in.kind);
+	if (err)
+		return err;
+	n = build_frames(x, e);
+	if (n < 0)
+		return n;
+	memcpy(comm, e->key.pcomm[0] ? e->key.pcomm : e->key.comm, STACK_AGG_COMM_LEN);
+	comm[STACK_AGG_COMM_LEN] = '\0';
+	memcpy(thread, e->key.comm, STACK_AGG_COMM_LEN);
+	thread[STACK_AGG_COMM_LEN] = '\0';
+	in.thread = thread;
+	in.frames = x->fin;
+	in.nr_frames = n;
+	in.weight = weight;
+	in.pid = e->key.tgid;
+	in.tid = e->key.pid;
+	in.comm = comm;
+	in.cmdline = labels__get(x->o->labels, e->key.tgid);
+	in.cgroup = labels__cgroup(x->o->labels, e->key.tgid);
+	if (e->key.kind == SAMPLE_OFFCPU)
+		in.reason = e->key.aux2 == EMIT_AUX2_SHORT ? "short blocks" :
+			    offcpu_reason_name(e->key.aux);
+	err = profile__add_at(p, &in, index);
+	if (!err)
+		x->st->lines++;
+	if (!err && __builtin_add_overflow(x->st->total, weight, &x->st->total))
+		x->st->total = UINT64_MAX;
+	return err;
+}
+
 struct profile_ctx {
 	struct emit_ctx *x;
 	struct profile *p;
@@ -326,40 +364,48 @@ struct profile_ctx {
 static int profile_one(const struct stack_entry *e, void *arg)
 {
 	struct profile_ctx *pc = arg;
-	struct profile_stack_in in = { 0 };
-	char comm[STACK_AGG_COMM_LEN + 1], thread[STACK_AGG_COMM_LEN + 1];
-	int n, err;
+	size_t index;
 
 	if (!e->weight)
 		return 0;
-	err = profile_kind_from_abi(e->key.kind, &in.kind);
-	if (err)
+	return profile_add_entry(pc->x, pc->p, e, e->weight, &index);
+}
+
+struct emit_namer {
+	struct emit_ctx *x;
+	struct emit_opts o;
+	struct emit_stats st;
+};
+
+int emit_namer__new(struct emit_namer **out, struct symbolizer *sym, const struct emit_opts *o)
+{
+	struct emit_namer *n = calloc(1, sizeof(*n));
+	int err;
+
+	if (!n)
+		return -ENOMEM;
+	n->o = *o;
+	err = emit_ctx_init(&n->x, sym, &n->o, &n->st);
+	if (err) {
+		free(n);
 		return err;
-	n = build_frames(pc->x, e);
-	if (n < 0)
-		return n;
-	memcpy(comm, e->key.pcomm[0] ? e->key.pcomm : e->key.comm, STACK_AGG_COMM_LEN);
-	comm[STACK_AGG_COMM_LEN] = '\0';
-	memcpy(thread, e->key.comm, STACK_AGG_COMM_LEN);
-	thread[STACK_AGG_COMM_LEN] = '\0';
-	in.thread = thread;
-	in.frames = pc->x->fin;
-	in.nr_frames = n;
-	in.weight = e->weight;
-	in.pid = e->key.tgid;
-	in.tid = e->key.pid;
-	in.comm = comm;
-	in.cmdline = labels__get(pc->x->o->labels, e->key.tgid);
-	in.cgroup = labels__cgroup(pc->x->o->labels, e->key.tgid);
-	if (e->key.kind == SAMPLE_OFFCPU)
-		in.reason = e->key.aux2 == EMIT_AUX2_SHORT ? "short blocks" :
-			    offcpu_reason_name(e->key.aux);
-	err = profile__add(pc->p, &in);
-	if (!err)
-		pc->x->st->lines++;
-	if (!err && __builtin_add_overflow(pc->x->st->total, e->weight, &pc->x->st->total))
-		pc->x->st->total = UINT64_MAX;
-	return err;
+	}
+	*out = n;
+	return 0;
+}
+
+void emit_namer__free(struct emit_namer *n)
+{
+	if (!n)
+		return;
+	emit_ctx_free(n->x);
+	free(n);
+}
+
+int emit_namer__add(struct emit_namer *n, const struct stack_entry *e, uint64_t weight,
+		    struct profile *p, size_t *index)
+{
+	return profile_add_entry(n->x, p, e, weight, index);
 }
 
 int emit_profile_stats(const struct stack_agg *agg, struct symbolizer *sym,

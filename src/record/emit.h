@@ -93,6 +93,17 @@ int emit_profile_stats(const struct stack_agg *agg, struct symbolizer *sym,
 		       const struct emit_opts *o, struct profile *p, struct emit_stats *st);
 
 /*
+ * One stack at a time into a profile, for naming while an interval runs
+ * (session_name.c). @o is copied; @sym is used until emit_namer__free().
+ */
+struct emit_namer;
+int emit_namer__new(struct emit_namer **out, struct symbolizer *sym, const struct emit_opts *o);
+void emit_namer__free(struct emit_namer *n);	/* NULL is a no-op */
+/* Name @e into @p with @weight (not e->weight); *@index gets the profile stack. 0 or -errno. */
+int emit_namer__add(struct emit_namer *n, const struct stack_entry *e, uint64_t weight,
+		    struct profile *p, size_t *index);
+
+/*
  * One stack as folded text (frames joined by ';', no count) into @buf,
  * truncated at @len. 0 or -errno.
  */

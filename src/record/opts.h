@@ -92,6 +92,8 @@ struct record_opts {
 	const char *output;	/* path; "-" is stdout */
 	enum out_format format;
 	enum frame_root root;
+	bool name_ahead;	/* the agent: name an interval's stacks while it runs (session_name.c) */
+	bool exit_while_loading;	/* the agent: SIGINT/SIGTERM while loading BPF: _exit(0) */
 	bool label_cmdline;	/* --label cmdline: root at the command line (record/labels.h) */
 	bool proc_labels;	/* pprof labels cmdline and cgroup per sample (agent --push) */
 	bool no_demangle;

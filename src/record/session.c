@@ -32,11 +32,30 @@
 #define SESSION_CMD_GRACE_MS 2000
 
 static volatile sig_atomic_t stop_signal;
+static volatile uint64_t stop_signal_ns;	/* monotonic, when it came (clock_gettime is signal-safe) */
 /* session__open() failed because the command could not be executed */
 static bool exec_failed_last;
 
+/*
+ * Set while an agent loads its BPF programs: nothing is recorded or being
+ * written yet, and one program's verification can take seconds on a busy
+ * machine, so SIGINT/SIGTERM end the process at once (the kernel releases
+ * what was loaded) rather than after the load.
+ */
+static volatile sig_atomic_t exit_while_loading;
+
 static void on_signal(int sig)
 {
+	static const char msg[] = "hotcold: stopped by a signal while loading: nothing recorded\n";
+
+	if (exit_while_loading) {
+		/* write(2) and _exit(2) are async-signal-safe; the message is best effort */
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+			_exit(0);
+		_exit(0);
+	}
+	if (!stop_signal)
+		stop_signal_ns = clock_mono_ns();
 	stop_signal = sig;
 }
 
@@ -49,14 +68,6 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-}
-
-static int on_seen(uint32_t tgid, const char *comm, void *arg)
-{
-	struct session *s = arg;
-
-	proclife__seen(s->life, tgid, comm, clock_mono_ns());
-	return 0;
 }
 
 /*
@@ -226,49 +237,6 @@ int session_aggregate(const struct sample_view *v, void *arg)
 	return err == -ENOSPC ? 0 : err;
 }
 
-/* A ring record: through the process lifecycle (read, defer, hold) to the aggregation. */
-static int on_sample(const struct sample_view *v, void *arg)
-{
-	struct session *s = arg;
-
-	s->work.records++;
-	/* a CFI walk that ended early may have met a library mapped since (dlopen) */
-	if (v->unwind_unmapped && s->ut && !v->new_tgid && !v->kthread &&
-	    symbolizer__knows(s->sym, v->tgid))
-		session_refresh_unwind(s, v->tgid);
-	return proclife__sample(s->life, v);
-}
-
-static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
-{
-	struct session *s = arg;
-
-	/* the old image's held records, then its state: the next sample re-reads */
-	proclife__exec(s->life, tgid);
-	if (s->o->snapshot_at_exec)
-		session_snapshot_exec(s, tgid);
-	return 0;
-}
-
-static int on_proc_maps(uint32_t tgid, const struct procmap *m, size_t n, void *arg)
-{
-	struct session *s = arg;
-
-	proclife__exit_maps(s->life, tgid, m, n);
-	return 0;
-}
-
-static int on_proc_exit(uint32_t tgid, void *arg)
-{
-	struct session *s = arg;
-
-	proclife__exit(s->life, tgid);
-	/* kept until the profile that names its stacks is written */
-	if (s->labels)
-		labels__exit(s->labels, tgid);
-	return 0;
-}
-
 static bool host_known(uint32_t tgid, void *arg)
 {
 	struct session *s = arg;
@@ -289,14 +257,6 @@ static void host_exit_maps(uint32_t tgid, const struct procmap *m, size_t n, voi
 
 	symbolizer__add_exit_maps(s->sym, tgid, m, n);
 }
-
-static const struct proc_handlers handlers_proto = {
-	.sample = on_sample,
-	.exec = on_proc_exec,
-	.exit = on_proc_exit,
-	.seen = on_seen,
-	.maps = on_proc_maps,
-};
 
 static bool cfi_supported(void)
 {
@@ -449,13 +409,18 @@ static int session_open(struct session *s)
 		s->cols[s->nr_cols++].ops = &counters_ops;	/* record --counters */
 	for (size_t i = 0; i < s->nr_cols; i++) {
 		err = s->cols[i].ops->open(&s->cols[i], o, &s->env);
+		if (!err && stop_signal)
+			err = -EINTR;	/* loading can take seconds on a loaded machine */
 		if (err) {
-			s->nr_cols = i;	/* close only what opened */
+			s->nr_cols = i + (err == -EINTR);	/* close only what opened */
+			if (err == -EINTR)
+				pr_warn("record: stopped by a signal while loading: nothing "
+					"recorded\n");
 			return err;
 		}
 	}
 	session_open_targets(s);
-	return 0;
+	return session_name_open(s);
 }
 
 static int session_start(struct session *s)
@@ -480,168 +445,6 @@ static int session_start(struct session *s)
 	return 0;
 }
 
-static bool targets_gone(struct session *s)
-{
-	const struct record_opts *o = s->o;
-	pid_t r;
-
-	if (o->cmd_argv) {
-		if (s->child_done)
-			return true;
-		r = waitpid(s->child.pid, &s->child_wstatus, WNOHANG);
-		if (r == s->child.pid) {
-			s->child_done = true;
-			return true;
-		}
-		return false;
-	}
-	if (!o->nr_pids && !o->nr_tids)
-		return false;
-	for (size_t i = 0; i < o->nr_pids; i++)
-		if (target_alive(o->pids[i]))
-			return false;
-	for (size_t i = 0; i < o->nr_tids; i++)
-		if (target_alive(o->tids[i]))
-			return false;
-	return true;
-}
-
-
-/* A step of the loop took @t0 until now: keep the longest (session__take_slowest). */
-static void session_step(struct session *s, const char *what, uint64_t t0)
-{
-	uint64_t ns = clock_mono_ns() - t0;
-
-	if (ns > s->slowest_ns) {
-		s->slowest_ns = ns;
-		s->slowest_what = what;
-	}
-}
-
-/* In-kernel aggregates (off-CPU short blocks) into the same aggregation as ring samples. */
-static int session_drain(struct session *s)
-{
-	uint64_t c = clock_thread_cpu_ns(), t0 = clock_mono_ns();
-	int err = 0;
-
-	for (size_t i = 0; !err && i < s->nr_cols; i++) {
-		if (s->cols[i].ops->drain)
-			err = s->cols[i].ops->drain(&s->cols[i], on_sample, s);
-	}
-	/* new processes' titles, set after the fork (labels.h): once each */
-	if (s->labels)
-		labels__settle(s->labels, clock_mono_ns());
-	s->work.drain_ns += clock_thread_cpu_ns() - c;
-	session_step(s, "draining in-kernel maps", t0);
-	return err;
-}
-
-/*
- * One budgeted read of the ring, after waiting up to @wait_ms for a wakeup
- * (0: none), then the reads of the processes it deferred. What is left is
- * read on the next turn, without waiting (s->ring_more). 0 or -errno.
- */
-static int session_ring_turn(struct session *s, int wait_ms)
-{
-	struct proc_handlers h = handlers_proto;
-	uint64_t c = clock_thread_cpu_ns(), t0;
-	int ret;
-
-	h.arg = s;
-	h.max_records = SESSION_TURN_RECORDS;
-	h.budget_ns = SESSION_TURN_NS;
-	t0 = clock_mono_ns();
-	ret = proc_tracker__poll(s->pt, s->ring_more ? 0 : wait_ms, &h);
-	/* includes the wait (<= SESSION_POLL_MS): never a stall by itself */
-	session_step(s, "decoding ring records", t0);
-	t0 = clock_mono_ns();
-	s->ring_more = ret == 1;
-	s->work.cut_turns += s->ring_more;
-	/* the wait is not work: the step is the budgeted read alone, as near as it gets */
-	proclife__end_batch(s->life);
-	session_step(s, "reading new processes' maps", t0);
-	s->work.ring_ns += clock_thread_cpu_ns() - c;
-	s->work.polls++;
-	if (ret < 0)
-		pr_warn("record: reading the event ring failed: %s\n", strerror(-ret));
-	return ret < 0 ? ret : 0;
-}
-
-/* The periodic work besides the ring: in-kernel maps, deferred unwind tables. */
-static int session_periodic(struct session *s)
-{
-	uint64_t t = clock_mono_ns(), t0;
-	int err;
-
-	if (t < s->next_drain_ns)
-		return 0;
-	err = session_drain(s);
-	if (err)
-		return err;
-	if (s->deferred.nr) {
-		t0 = clock_mono_ns();
-		session_build_deferred(s);
-		session_step(s, "building deferred unwind tables", t0);
-	}
-	/* after a stall, the next drain is an interval from now, not a burst to catch up */
-	s->next_drain_ns += s->o->drain_interval_ns;
-	if (s->next_drain_ns < t)
-		s->next_drain_ns = t + s->o->drain_interval_ns;
-	return 0;
-}
-
-/*
- * Drain until the monotonic time @until_ns (0: no limit of its own), the
- * duration, a signal or the targets' exit. *done says whether the run is
- * over (anything but @until_ns). Every turn is bounded (session_ring_turn,
- * session_periodic), so the limits and the signal flag are seen at least
- * every SESSION_POLL_MS plus a turn's budget. 0 or -errno.
- */
-static int session_loop(struct session *s, uint64_t until_ns, bool *done)
-{
-	uint64_t end = s->end_ns, limit;
-	int err;
-
-	*done = true;
-	while (!stop_signal) {
-		uint64_t t = clock_mono_ns();
-		int timeout = SESSION_POLL_MS;
-
-		if (t >= end)
-			return 0;
-		if (until_ns && t >= until_ns) {
-			*done = false;
-			return 0;
-		}
-		limit = until_ns && until_ns < end ? until_ns : end;
-		if (limit - t < (uint64_t)SESSION_POLL_MS * 1000000)
-			timeout = (limit - t) / 1000000 + 1;
-		err = session_ring_turn(s, timeout);
-		/*
-		 * Tables the builder thread (unwind/tables_build.c) finished: into
-		 * the BPF maps. Under the tables' lock, only tried: while a deferred
-		 * process build runs (session_unwind.c), the next turn loads them.
-		 */
-		if (!err && session_unwind_lock(s)) {
-			unwind_tables__poll(s->ut);
-			session_unwind_unlock(s);
-		}
-		if (!err)
-			err = session_periodic(s);
-		if (err)
-			return err;
-		if (targets_gone(s)) {
-			pr_debug("record: targets exited\n");
-			return 0;
-		}
-		if (log_get_level() >= LOG_DEBUG && clock_mono_ns() >= s->next_report_ns) {
-			session_report_stats(s, false);
-			s->next_report_ns += s->o->drain_interval_ns;
-		}
-	}
-	return 0;
-}
-
 static void session_close(struct session *s)
 {
 	session_unwind_preload_join(s);	/* a failed open: it must not outlive ut */
@@ -652,6 +455,7 @@ static void session_close(struct session *s)
 	proc_tracker__close(s->pt);
 	if (s->child.pid > 0 && !s->child_done)
 		target_child_abort(&s->child);
+	session_name_close(s);	/* before the symbolizer its namer uses */
 	symbolizer__free(s->sym);
 	python__free(s->py);
 	/* a build still running owns ut: left to the exit, not freed under it */
@@ -703,8 +507,10 @@ int session__open(struct session **out, const struct record_opts *o)
 		return -ENOMEM;
 	s->o = o;
 	pthread_mutex_init(&s->ut_lock, NULL);
+	exit_while_loading = o->exit_while_loading;
 	install_signals();
 	err = session_open(s);
+	exit_while_loading = 0;
 	if (!err)
 		err = session_start(s);
 	if (err) {
@@ -719,20 +525,6 @@ int session__open(struct session **out, const struct record_opts *o)
 	session_describe(s);
 	*out = s;
 	return 0;
-}
-
-int session__poll(struct session *s, uint64_t until_ns, bool *done)
-{
-	return session_loop(s, until_ns, done);
-}
-
-/* Replay up to a budget of held records (their exits may never come). */
-static void session_release(struct session *s)
-{
-	uint64_t t0 = clock_mono_ns();
-
-	proclife__release(s->life, SESSION_REPLAY_BUDGET);
-	session_step(s, "replaying held records", t0);
 }
 
 int session__stop(struct session *s)
@@ -761,37 +553,8 @@ int session__stop(struct session *s)
 	if (s->labels)
 		labels__refresh(s->labels);	/* titles as they are at the end */
 	if (!err)
-		err = session_drain(s);
+		err = session_drain(s, true);	/* everything, as the ring above */
 	return err;
-}
-
-void session__cut(struct session *s)
-{
-	for (size_t i = 0; i < s->nr_cols; i++)
-		if (s->cols[i].ops->cut)
-			s->cols[i].ops->cut(&s->cols[i]);	/* a failure is logged: nothing lost */
-}
-
-int session__flush(struct session *s)
-{
-	/* one budgeted turn: what is left in the ring goes to the next interval */
-	int err = session_ring_turn(s, 0);
-
-	session_release(s);
-	/* once per interval, bounded: the titles the interval's profile shows */
-	if (s->labels)
-		labels__refresh(s->labels);
-	if (!err)
-		err = session_drain(s);
-	return err;
-}
-
-void session__take_slowest(struct session *s, const char **what, uint64_t *ns)
-{
-	*what = s->slowest_what;
-	*ns = s->slowest_ns;
-	s->slowest_what = NULL;
-	s->slowest_ns = 0;
 }
 
 int session__write(struct session *s, FILE *f, enum out_format fmt)
@@ -804,6 +567,7 @@ int session__write(struct session *s, FILE *f, enum out_format fmt)
 void session__reset(struct session *s)
 {
 	stack_agg__clear(s->agg);
+	session_name_reset(s);
 	/* the interval's profile was written: exited processes' labels go */
 	if (s->labels)
 		labels__purge(s->labels);
@@ -825,6 +589,11 @@ struct symbolizer *session__symbolizer(struct session *s)
 bool session__stopping(void)
 {
 	return stop_signal != 0;
+}
+
+uint64_t session__signal_ns(void)
+{
+	return stop_signal ? stop_signal_ns : 0;
 }
 
 void session__close(struct session *s, int *cmd_status)

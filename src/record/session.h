@@ -41,7 +41,8 @@ int session__flush(struct session *s);
  * The longest single step of the loop (wall ns) since the last call, and
  * what it was doing ("replaying held records", ...; NULL if none); resets.
  */
-void session__take_slowest(struct session *s, const char **what, uint64_t *ns);
+void session__take_slowest(struct session *s, const char **what, uint64_t *ns,
+			   uint64_t *cpu_ns);	/* and this thread's CPU time in it */
 
 /*
  * An interval ends (the agent): have the collectors emit what is still
@@ -95,11 +96,23 @@ struct profile;
  * 0 or -errno.
  */
 int session__profile(struct session *s, struct profile *p);
+/*
+ * The interval's profile for the agent, as session__profile() names it.
+ * With o->name_ahead (and no --label) most stacks were named during the
+ * interval, turn by turn; here only the weight they gained since, and the
+ * new stacks for up to @budget_ns (0: no limit); what is left keeps its
+ * weight under "[not named in time]" and is counted (session__stats).
+ * *@out is the caller's (profile__free). Call session__reset() after it.
+ * 0 or -errno.
+ */
+int session__take_profile(struct session *s, uint64_t budget_ns, struct profile **out);
 /* The session's symbolizer (for the agent's per-interval trim); owned by @s. */
 struct symbolizer *session__symbolizer(struct session *s);
 
 /* SIGINT/SIGTERM received. */
 bool session__stopping(void);
+/* When the first SIGINT/SIGTERM came (CLOCK_MONOTONIC ns), or 0. */
+uint64_t session__signal_ns(void);
 /* Reap a command (its status in *cmd_status when not NULL) and free everything. */
 void session__close(struct session *s, int *cmd_status);
 

@@ -17,6 +17,7 @@
 #include "collect/proc.h"
 #include "output/outfile.h"
 #include "record/emit.h"
+#include "record/name_ahead.h"
 #include "record/opts.h"
 #include "record/proclife.h"
 #include "record/target.h"
@@ -45,6 +46,9 @@ struct labels;
 #define SESSION_TURN_RECORDS 16384
 #define SESSION_TURN_NS (50 * 1000000ull)
 #define SESSION_REPLAY_BUDGET 1024
+/* in-kernel map entries per drain turn (an entry ~1-5 us, as a ring record) */
+#define SESSION_DRAIN_ENTRIES 8192
+#define SESSION_DRAIN_NS (20 * 1000000ull)
 #define SESSION_STOP_NS (300 * 1000000ull)
 #define SESSION_BUILD_NS (50 * 1000000ull)	/* unwind table builds per drain, without a builder */
 /* at close: how long to wait for the builder's table build in progress */
@@ -98,6 +102,7 @@ struct session {
 		uint64_t records;
 		uint64_t adds, add_ns;		/* session_add_process(), part of ring_ns */
 		uint64_t drain_ns;		/* collectors' drain of in-kernel maps */
+		uint64_t drain_cut;		/* drains ended by the turn's budget */
 		uint64_t execs, exec_ns;	/* snapshots at exec, part of ring_ns */
 	} work;
 	struct outfile out;	/* created before recording: fail early, not after */
@@ -109,12 +114,48 @@ struct session {
 	uint64_t next_drain_ns;		/* monotonic: next drain of in-kernel aggregates */
 	uint64_t next_report_ns;	/* monotonic: next -v loss report */
 	bool ring_more;			/* the last read left records: no wait on the next */
+	bool drain_more;		/* the last drain left entries: again on the next turn */
 	const char *slowest_what;	/* the longest step since session__take_slowest() */
-	uint64_t slowest_ns;
+	uint64_t slowest_ns, slowest_cpu_ns;	/* its wall time and this thread's CPU in it */
+	/* the agent's interval named while it runs (session_name.c); off: all at its end */
+	bool naming;
+	bool name_more;			/* the last naming turn left stacks: no wait on the next */
+	struct name_ahead na;
+	struct emit_namer *namer;
+	struct profile *named;		/* the interval's stacks named so far */
+	uint64_t name_errors;		/* ledgers dropped on an error (named at the end) */
 };
 
 /* session.c: one record, past the process lifecycle, into the aggregation */
 int session_aggregate(const struct sample_view *v, void *arg);
+
+/* session_loop.c */
+/*
+ * One budgeted read of the ring, after waiting up to @wait_ms for a wakeup
+ * (0: none), then the reads of the processes it deferred. What is left is
+ * read on the next turn, without waiting (s->ring_more). 0 or -errno.
+ */
+int session_ring_turn(struct session *s, int wait_ms);
+/*
+ * In-kernel aggregates (off-CPU short blocks) into the same aggregation as
+ * ring samples: a turn's budget of entries (the rest on the next turn,
+ * s->drain_more), or @all of them (the end of a run). 0 or -errno.
+ */
+int session_drain(struct session *s, bool all);
+/*
+ * A step of the loop began at monotonic @t0 with this thread's CPU clock at
+ * @c0: keep the longest (session__take_slowest).
+ */
+void session_step(struct session *s, const char *what, uint64_t t0, uint64_t c0);
+
+/* session_name.c */
+/* The agent (o->name_ahead, no --label): a ledger and the interval's profile. 0 or -errno. */
+int session_name_open(struct session *s);
+/* One turn's budget of naming the interval's new stacks; failures are counted, not fatal. */
+void session_name_turn(struct session *s);
+/* The aggregation was emptied: a new interval's ledger. */
+void session_name_reset(struct session *s);
+void session_name_close(struct session *s);
 
 /* session_procs.c */
 /*

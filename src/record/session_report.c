@@ -356,9 +356,19 @@ void session__stats(struct session *s, session_stat_fn fn, void *arg)
 		fn("unwind", "processes gone before their new tables were built",
 		   __atomic_load_n(&s->deferred_gone, __ATOMIC_RELAXED), false, arg);
 	}
+	if (s->naming || s->na.st.unnamed) {
+		const struct name_ahead_stats *ns = &s->na.st;
+
+		fn("naming", "stacks not named in time (interval budget)", ns->unnamed, true, arg);
+		fn("naming", "stacks named during their interval", ns->ahead, false, arg);
+		fn("naming", "stacks named at their interval's end", ns->at_end, false, arg);
+		fn("naming", "intervals named again (stack table evictions)", ns->discarded, false,
+		   arg);
+	}
 	/* where the loader's own CPU goes (thread CPU time, ns) */
 	fn("loader", "ring polls", s->work.polls, false, arg);
 	fn("loader", "ring reads cut by the turn's budget", s->work.cut_turns, false, arg);
+	fn("loader", "in-kernel drains cut by the turn's budget", s->work.drain_cut, false, arg);
 	fn("loader", "records decoded", s->work.records, false, arg);
 	fn("loader", "cpu ns in ring polls (records and new processes)", s->work.ring_ns, false,
 	   arg);

@@ -93,6 +93,7 @@ struct stack_agg {
 	uint64_t total_weight;
 	uint64_t dropped;
 	uint64_t dropped_weight;
+	uint64_t evicted;	/* entries whose index now holds another stack */
 	/* built when the table first fills (see the top) */
 	uint32_t *heap;		/* entry indices, lightest (then oldest) first */
 	uint32_t *hpos;		/* entry index -> position in heap */
@@ -471,6 +472,7 @@ static int insert_full(struct stack_agg *agg, const struct stack_key *key, const
 	}
 	slot_remove(agg, victim);	/* hashes the old words: before they change */
 	other_add(agg, e->key.kind, e->weight, e->count);
+	agg->evicted++;
 	entry_set_words(e, n, fresh);
 	if (n)
 		memcpy(e->words, words, n * sizeof(*words));
@@ -554,27 +556,32 @@ int stack_agg__add(struct stack_agg *agg, const struct stack_key *key, const uin
 	return insert_new(agg, key, words, n, h, pos, weight);
 }
 
+int stack_agg__entry(const struct stack_agg *agg, size_t i, struct stack_entry *e)
+{
+	const struct agg_entry *ae;
+
+	if (i >= agg->nr_ents + agg->nr_other)
+		return -ENOENT;
+	if (i >= agg->nr_ents) {
+		other_entry(&agg->other[i - agg->nr_ents], e);
+		return 0;
+	}
+	ae = &agg->ents[i];
+	e->key = ae->key;
+	e->weight = ae->weight;
+	e->count = ae->count;
+	e->nr_words = (size_t)ae->key.nr_kernel + ae->key.nr_user;
+	e->words = ae->words;
+	return 0;
+}
+
 int stack_agg__for_each(const struct stack_agg *agg,
 			int (*fn)(const struct stack_entry *e, void *arg), void *arg)
 {
-	const struct agg_entry *ae;
 	struct stack_entry e;
-	size_t i;
 	int ret;
 
-	for (i = 0; i < agg->nr_ents; i++) {
-		ae = &agg->ents[i];
-		e.key = ae->key;
-		e.weight = ae->weight;
-		e.count = ae->count;
-		e.nr_words = (size_t)ae->key.nr_kernel + ae->key.nr_user;
-		e.words = ae->words;
-		ret = fn(&e, arg);
-		if (ret)
-			return ret;
-	}
-	for (i = 0; i < agg->nr_other; i++) {
-		other_entry(&agg->other[i], &e);
+	for (size_t i = 0; !stack_agg__entry(agg, i, &e); i++) {
 		ret = fn(&e, arg);
 		if (ret)
 			return ret;
@@ -602,6 +609,16 @@ uint64_t stack_agg__dropped_weight(const struct stack_agg *agg)
 	return agg->dropped_weight;
 }
 
+size_t stack_agg__nr_other(const struct stack_agg *agg)
+{
+	return agg->nr_other;
+}
+
+uint64_t stack_agg__evicted(const struct stack_agg *agg)
+{
+	return agg->evicted;
+}
+
 void stack_agg__clear(struct stack_agg *agg)
 {
 	free_owned(agg);
@@ -615,4 +632,5 @@ void stack_agg__clear(struct stack_agg *agg)
 	agg->total_weight = 0;
 	agg->dropped = 0;
 	agg->dropped_weight = 0;
+	agg->evicted = 0;
 }

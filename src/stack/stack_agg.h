@@ -68,7 +68,17 @@ int stack_agg__add(struct stack_agg *agg, const struct stack_key *key,
 int stack_agg__for_each(const struct stack_agg *agg,
 			int (*fn)(const struct stack_entry *e, void *arg), void *arg);
 
+/*
+ * Entry @i into *@e: the kept stacks 0 .. nr_entries - 1 in insertion order,
+ * then the nr_other "[other stacks]" entries (the order of for_each). An
+ * index names the same stack until stack_agg__evicted() grows or a clear.
+ * 0, or -ENOENT past the end.
+ */
+int stack_agg__entry(const struct stack_agg *agg, size_t i, struct stack_entry *e);
 size_t stack_agg__nr_entries(const struct stack_agg *agg);	/* kept stacks, not [other] */
+size_t stack_agg__nr_other(const struct stack_agg *agg);	/* "[other stacks]" entries */
+/* Kept stacks evicted for a heavier one (their index reused) since the last clear. */
+uint64_t stack_agg__evicted(const struct stack_agg *agg);
 uint64_t stack_agg__total_weight(const struct stack_agg *agg);	/* of all adds, [other] too */
 /* Stacks merged into "[other stacks]" (refused, or evicted later), and their weight. */
 uint64_t stack_agg__dropped(const struct stack_agg *agg);

@@ -81,6 +81,8 @@ static const struct diag table[] = {
 	  "frames of short-lived processes stay unnamed; start hotcold before them" },
 	{ "records not held for exit maps (limit)", "held_records_dropped", DIAG_DEGRADED,
 	  "frames of short-lived processes stay unnamed; " NARROW },
+	{ "stacks not named in time (interval budget)", "stacks_unnamed_budget", DIAG_DEGRADED,
+	  "the agent was starved of CPU at the interval's end: a longer --interval, or less load" },
 	{ "objects unreadable", "objects_unreadable", DIAG_DEGRADED,
 	  "frames in them stay unnamed; run as root, see -v for which" },
 };

@@ -49,6 +49,7 @@ CHURN_PIDS+=($!)
 HOTCOLD_AGENT_RING_BYTES=16384 "$HOTCOLD" agent -o "$F/hist" --interval 2 --off-cpu --runq \
 	--locks --http 127.0.0.1:$PORT 2>"$TMP/a.err" &
 ag=$!
+read -r run0 wait0 _ < /proc/$ag/schedstat
 cleanup_hooks+=("kill -KILL $ag 2>/dev/null")
 sleep $third
 # fill the tmpfs: every write fails with ENOSPC until the filler goes
@@ -71,6 +72,7 @@ for l in t.splitlines():
 PY
 refused=$(metric 'records not held twice')
 lag=$(metric 'hotcold_agent_loop_turns_total')
+read -r run1 wait1 _ < /proc/$ag/schedstat
 t=$(term_wait $ag 3)
 churn_stop
 forks=$(( $(awk '/^processes/ { print $2 }' /proc/stat) - forks0 ))
@@ -82,7 +84,8 @@ deleted=$(grep -c 'agent: disk full writing .*: deleting interval' "$TMP/a.err")
 idx=$(( $(grep -c . "$F/hist/index.jsonl" 2>/dev/null) + deleted ))
 read -r full late mx gaps part < <(index_check "$F/hist/index.jsonl" 2000)
 echo "A: $logged intervals ended, $idx written ($deleted of them deleted for room), $lost lost (disk full), longest ${mx} ms," \
-	"$lost_ring records lost to the ring, $forks forks (pid_max $pidmax), $lag loop turns, exit ${t} s"
+	"$lost_ring records lost to the ring, $forks forks (pid_max $pidmax), $lag loop turns, exit ${t} s;" \
+	"the agent's main thread: $(( (run1 - run0) / 1000000 )) ms on a CPU, $(( (wait1 - wait0) / 1000000 )) ms runnable but waiting for one"
 [ "$logged" -ge $((RUN_A / 3)) ] && [ "$logged" -eq $((idx + lost)) ] &&
 	ok "A: every interval written ($idx) or its loss counted ($lost) of $logged" ||
 	bad "A: $logged intervals, $idx written, $lost counted as lost"
@@ -90,22 +93,15 @@ echo "A: $logged intervals ended, $idx written ($deleted of them deleted for roo
 [ $((lost + deleted)) -ge 1 ] &&
 	ok "A: the full disk met: $deleted old intervals deleted for room, $lost lost, all counted" ||
 	bad "A: no ENOSPC seen while the disk was full: the fault was not injected"
-# the lost intervals are not in the index: judge the ones written (at least 3)
-# Intervals on time under this churn: NOT yet a hard check. Naming an
-# interval's stacks (thousands of new processes a second) and decoding a
-# burst of ring records are each still one unbounded step of the loop, and
-# on 2 CPUs they stall it 0.6-0.9 s, so intervals end up to ~2x late (issue
-# 12 stays open for it). Measured and printed with the stalls the agent
-# logged, so the regression or the fix shows; make it `bad` again once
-# naming has a budget. The hang itself (no interval at all, SIGTERM
-# ignored) is checked hard above and below.
-grep -E "stalled" "$TMP/a.err" | head -5
-if [ "$full" -ge 3 ] && [ "$late" -eq 0 ]; then
-	ok "A: every complete interval ended on time (longest $mx ms of 2000 + 10%)"
-else
-	echo "[Note: A: $late of $full written intervals late (longest $mx ms of 2000 + 10%; load $(cut -d' ' -f1 /proc/loadavg)): issue 12's open item, naming is not budgeted yet]"
-	[ "$full" -ge 3 ] || bad "A: only $full intervals written"
-fi
+# the lost intervals are not in the index: judge the ones written (at least 3).
+# Every step of the loop is bounded (ring reads, replays, in-kernel drains,
+# naming: most stacks are named while the interval runs, the rest within 5%
+# of it), so each interval ends within 10% of its due time; the stalls the
+# agent logged (with the CPU it got in them) say where a late one went.
+grep -E "stalled|not named in time" "$TMP/a.err" | head -5
+[ "$full" -ge 3 ] && [ "$late" -eq 0 ] &&
+	ok "A: every complete interval ended on time (longest $mx ms of 2000 + 10%)" ||
+	bad "A: $late of $full written intervals late (longest $mx ms of 2000 + 10%; load $(cut -d' ' -f1 /proc/loadavg))"
 [ "$lost_ring" -gt 0 ] 2>/dev/null && ok "A: the 16 KiB ring overflowed ($lost_ring records), counted" ||
 	bad "A: the ring never overflowed: the fault was not injected"
 # per-interval loss lines come from the diagnostics registry: the count this

@@ -36,7 +36,12 @@ rc=$?
 	bad "open token file: exit $rc, $(tail -2 "$TMP/e0")"
 
 # a non-loopback bind warns loudly (an address of this machine: ours only)
-timeout -s INT 2 "$HOTCOLD" agent -o "$TMP/h1" --interval 1s --http 0.0.0.0:$port 2>"$TMP/e1"
+# (SIGINT once it runs: a signal while it loads ends the start before the web view)
+"$HOTCOLD" agent -o "$TMP/h1" --interval 1s --http 0.0.0.0:$port 2>"$TMP/e1" &
+h1=$!
+for _ in $(seq 400); do grep -q 'writing every' "$TMP/e1" && break; sleep 0.05; done
+kill -INT $h1
+wait $h1
 grep -q "WARNING: the web view listens on '0.0.0.0:$port'.*WITHOUT AUTHENTICATION" "$TMP/e1" &&
 	ok "binding 0.0.0.0 warns, naming the missing authentication" ||
 	bad "no warning for 0.0.0.0: $(head -3 "$TMP/e1")"

@@ -11,6 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/agent_lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
+. "$(dirname "$0")/servers_lib.sh"
 
 for b in "$PGBIN/postgres" "$PGBIN/initdb" /usr/bin/pgbench /usr/sbin/nginx /usr/bin/wrk \
 	/usr/bin/redis-server /usr/bin/redis-benchmark; do
@@ -25,38 +26,9 @@ PORT=$((20000 + RANDOM % 20000))
 # ---- PostgreSQL: own cluster, unix socket only, fsync on
 pg_start $PORT -c fsync=on -c synchronous_commit=on -c shared_buffers=16MB || finish
 
-# ---- nginx: own config and paths, one loopback port
-NG=$TMP/nginx
-mkdir -p "$NG"
-cat > "$NG/nginx.conf" <<EOF
-daemon off;
-worker_processes 2;
-pid $NG/nginx.pid;
-error_log $NG/error.log;
-events { worker_connections 256; }
-http {
-	access_log off;
-	client_body_temp_path $NG/body;
-	proxy_temp_path $NG/proxy;
-	fastcgi_temp_path $NG/fastcgi;
-	uwsgi_temp_path $NG/uwsgi;
-	scgi_temp_path $NG/scgi;
-	server {
-		listen 127.0.0.1:$((PORT + 1));
-		location / { return 200 "hotcold\n"; }
-	}
-}
-EOF
-/usr/sbin/nginx -c "$NG/nginx.conf" -p "$NG" 2>"$TMP/nginx.log" &
-ngpid=$!
-cleanup_hooks+=("kill -QUIT $ngpid 2>/dev/null; wait $ngpid 2>/dev/null")
-
-# ---- Redis: loopback, no persistence
-mkdir -p "$TMP/redis"
-/usr/bin/redis-server --bind 127.0.0.1 --port $((PORT + 2)) --save '' --appendonly no \
-	--dir "$TMP/redis" --daemonize no >"$TMP/redis.log" 2>&1 &
-rdpid=$!
-cleanup_hooks+=("kill -TERM $rdpid 2>/dev/null; wait $rdpid 2>/dev/null")
+# ---- nginx (an epoll gateway) and Redis (no persistence), loopback
+nginx_start $((PORT + 1))
+redis_start $((PORT + 2))
 sleep 1
 for p in $pgpid $ngpid $rdpid; do kill -0 $p 2>/dev/null || { bad "a server did not start:" \
 	"$(tail -2 "$TMP/pg.log" "$TMP/nginx.log" "$TMP/redis.log")"; finish; }; done

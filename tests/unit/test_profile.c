@@ -643,6 +643,28 @@ static void stack_text_joins_frames_with_their_suffixes(void **state)
 	profile__free(p);
 }
 
+/* A weight added by index is the same as re-adding the stack; totals stay bounded. */
+static void add_weight_by_index_grows_the_stack_and_its_kind_total(void **state)
+{
+	struct profile_frame_in f[] = { { .name = "app" }, { .name = "run" } };
+	struct profile_stack_in s = { .frames = f, .nr_frames = 2, .weight = 3,
+				      .kind = PROFILE_KIND_OFFCPU };
+	struct profile *p = profile__new();
+	size_t i = 99;
+
+	(void)state;
+	assert_int_equal(profile__add_at(p, &s, &i), 0);
+	assert_int_equal(i, 0);
+	assert_int_equal(profile__add_weight(p, 0, 4), 0);
+	assert_true(profile__stack(p, 0)->weight == 7);
+	assert_true(profile__total(p, PROFILE_KIND_OFFCPU) == 7);
+	assert_int_equal(profile__add_weight(p, 1, 4), -ENOENT);
+	assert_int_equal(profile__add_weight(p, 0, UINT64_MAX), -EOVERFLOW);
+	assert_true(profile__stack(p, 0)->weight == 7);		/* unchanged */
+	assert_true(profile__total(p, PROFILE_KIND_OFFCPU) == 7);
+	profile__free(p);
+}
+
 static void kind_names_parse_back(void **state)
 {
 	enum profile_kind k;
@@ -695,6 +717,7 @@ int main(void)
 		cmocka_unit_test(add_interns_strings_and_names_empty_frames_unknown),
 		cmocka_unit_test(stack_text_joins_frames_with_their_suffixes),
 		cmocka_unit_test(kind_names_parse_back),
+		cmocka_unit_test(add_weight_by_index_grows_the_stack_and_its_kind_total),
 	};
 
 	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);

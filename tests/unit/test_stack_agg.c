@@ -332,6 +332,45 @@ static void stack_agg_merges_lighter_new_stacks_into_other_stacks_when_full(void
 	stack_agg__free(agg);
 }
 
+/* Index access: kept stacks in insertion order, then [other]; an eviction is counted. */
+static void stack_agg_entry_indexes_kept_then_other_and_counts_evictions(void **state)
+{
+	struct stack_agg *agg = stack_agg__new(2);
+	struct stack_key k = make_key(0, 1, 1, 0, 1, "x");
+	struct stack_entry e;
+	uint64_t w[1];
+
+	(void)state;
+	w[0] = 10;
+	assert_int_equal(stack_agg__add(agg, &k, w, 5), 0);
+	w[0] = 11;
+	assert_int_equal(stack_agg__add(agg, &k, w, 7), 0);
+	assert_int_equal(stack_agg__entry(agg, 0, &e), 0);
+	assert_true(e.words[0] == 10 && e.weight == 5 && e.nr_words == 1);
+	assert_int_equal(stack_agg__entry(agg, 1, &e), 0);
+	assert_true(e.words[0] == 11 && e.weight == 7);
+	assert_int_equal(stack_agg__entry(agg, 2, &e), -ENOENT);
+	/* lighter than both: merged, nothing evicted */
+	w[0] = 12;
+	assert_int_equal(stack_agg__add(agg, &k, w, 1), -ENOSPC);
+	assert_true(stack_agg__evicted(agg) == 0);
+	assert_int_equal(stack_agg__nr_other(agg), 1);
+	assert_int_equal(stack_agg__entry(agg, 2, &e), 0);
+	assert_true(e.key.aux == STACK_AGG_OTHER_AUX && e.weight == 1);
+	/* heavier than the lightest (index 0): its index now holds the new stack */
+	w[0] = 13;
+	assert_int_equal(stack_agg__add(agg, &k, w, 9), 0);
+	assert_true(stack_agg__evicted(agg) == 1);
+	assert_int_equal(stack_agg__entry(agg, 0, &e), 0);
+	assert_true(e.words[0] == 13 && e.weight == 9);
+	assert_int_equal(stack_agg__entry(agg, 2, &e), 0);
+	assert_true(e.weight == 6);	/* 1 merged + 5 evicted */
+	stack_agg__clear(agg);
+	assert_true(stack_agg__evicted(agg) == 0);
+	assert_int_equal(stack_agg__entry(agg, 0, &e), -ENOENT);
+	stack_agg__free(agg);
+}
+
 static void stack_agg_with_one_entry_keeps_the_newest_of_equals_and_merges_the_rest(void **state)
 {
 	struct stack_agg *agg = stack_agg__new(1);
@@ -675,6 +714,7 @@ int main(void)
 		cmocka_unit_test(stack_agg_clear_empties_resets_drops_and_keeps_memory),
 		cmocka_unit_test(stack_agg_stores_maximum_depth_stacks_across_clear),
 		cmocka_unit_test(stack_agg_saturates_weights_instead_of_wrapping),
+		cmocka_unit_test(stack_agg_entry_indexes_kept_then_other_and_counts_evictions),
 		cmocka_unit_test(stack_agg_for_each_stops_and_returns_the_callbacks_value),
 		cmocka_unit_test(stack_agg_new_rejects_absurd_sizes_and_free_accepts_null),
 	};

@@ -56,6 +56,7 @@ struct profile {
 	char event[64];			/* on-CPU sampling event when not a clock; "" */
 	uint64_t event_period;
 	uint64_t start_ns, duration_ns;
+	unsigned int declared;		/* profile__declare_kinds() */
 	uint32_t *ids;			/* scratch: frame ids of the stack being added */
 	size_t cap_ids;
 };
@@ -593,9 +594,14 @@ uint64_t profile__duration_ns(const struct profile *p)
 	return p->duration_ns;
 }
 
+void profile__declare_kinds(struct profile *p, unsigned int kinds)
+{
+	p->declared |= kinds & ((1u << PROFILE_KIND_NR) - 1);
+}
+
 unsigned int profile__kinds(const struct profile *p)
 {
-	unsigned int m = 0;
+	unsigned int m = p->declared;
 
 	for (size_t i = 0; i < p->nr_stacks; i++)
 		m |= 1u << p->stacks[i].kind;

@@ -186,8 +186,17 @@ uint64_t profile__event_period(const struct profile *p);
 void profile__set_time(struct profile *p, uint64_t start_ns, uint64_t duration_ns);
 uint64_t profile__start_ns(const struct profile *p);
 uint64_t profile__duration_ns(const struct profile *p);
-/* Bit (1u << kind) for every kind with at least one stack. */
+/*
+ * Bit (1u << kind) for every kind with at least one stack, and every kind
+ * declared by profile__declare_kinds().
+ */
 unsigned int profile__kinds(const struct profile *p);
+/*
+ * The kinds the recording collected (1u << kind each), held or not: an
+ * empty `record --locks` still writes "kind=lock", not the on-CPU default,
+ * and a hot/cold recording stays hot/cold when one side had nothing.
+ */
+void profile__declare_kinds(struct profile *p, unsigned int kinds);
 
 /* ---- folded text ------------------------------------------------------------ */
 

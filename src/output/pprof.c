@@ -135,9 +135,10 @@ static int layout(struct enc *e)
 	uint64_t ns;
 	int k;
 
+	/* the kinds held, and those the recording declared (an empty lock profile is one) */
 	for (k = 0; k < PROFILE_KIND_NR; k++)
-		e->present[k] = profile__has_kind(e->p, k);
-	if (!profile__nr_stacks(e->p))
+		e->present[k] = profile__has_kind(e->p, k) || (profile__kinds(e->p) & (1u << k));
+	if (!profile__kinds(e->p))
 		e->present[PROFILE_KIND_ONCPU] = true;	/* an empty CPU profile */
 	e->period = e->present[PROFILE_KIND_ONCPU] ? profile__period_ns(e->p) : 0;
 	for (k = 0; k < PROFILE_KIND_NR; k++) {

@@ -418,6 +418,7 @@ int emit_profile_stats(const struct stack_agg *agg, struct symbolizer *sym,
 		return err;
 	profile__set_period_ns(p, o->period_ns);
 	profile__set_event(p, o->event, o->event_period);
+	profile__declare_kinds(p, o->kinds);
 	if (o->start_ns || o->duration_ns)
 		profile__set_time(p, o->start_ns, o->duration_ns);
 	err = stack_agg__for_each(agg, profile_one, &pc);

@@ -60,6 +60,8 @@ struct emit_opts {
 	const char *event;	/* sampling event when not a clock (-e page-faults), or NULL */
 	uint64_t event_period;	/* one sample = this many events */
 	bool mixed;		/* on- and off-CPU together (the folded writer sees it itself) */
+	unsigned int kinds;	/* profile kinds recorded (1u << kind), declared on the
+				 * profile so an empty one says what it is; 0: by its stacks */
 	uint64_t start_ns;	/* the recording's start, ns since the epoch; 0 unknown */
 	uint64_t duration_ns;	/* and its length; 0 unknown */
 	bool srclines;		/* user frames get their source lines and inline chain

@@ -125,6 +125,10 @@ struct emit_opts session_emit_opts(const struct session *s)
 		.root_label = s->o->label_cmdline,
 		.period_ns = 1000000000ull / s->o->freq_hz,
 		.mixed = s->o->oncpu && (s->o->offcpu || s->o->runq || s->o->locks),
+		.kinds = (s->o->oncpu ? 1u << PROFILE_KIND_ONCPU : 0) |
+			 (s->o->offcpu ? 1u << PROFILE_KIND_OFFCPU : 0) |
+			 (s->o->runq ? 1u << PROFILE_KIND_RUNQ : 0) |
+			 (s->o->locks ? 1u << PROFILE_KIND_LOCK : 0),
 		.locknames = s->locknames,
 		/* the profile's time span: from the start to now (it is written at the end) */
 		.start_ns = s->start_unix_ns,

@@ -680,6 +680,33 @@ static void kind_names_parse_back(void **state)
 	assert_string_equal(profile_kind_unit(PROFILE_KIND_LOCK), "nanoseconds");
 }
 
+/* An empty recording still says what it held: the declared kind, not on-CPU. */
+static void declared_kinds_head_an_empty_profile(void **state)
+{
+	struct profile *p = profile__new();
+	char *out;
+
+	(void)state;
+	assert_non_null(p);
+	out = write_text(p);
+	assert_non_null(strstr(out, "kind=oncpu unit=samples"));	/* nothing declared */
+	free(out);
+	profile__declare_kinds(p, 1u << PROFILE_KIND_LOCK);
+	assert_int_equal(profile__kinds(p), 1u << PROFILE_KIND_LOCK);
+	out = write_text(p);
+	assert_non_null(strstr(out, "kind=lock unit=nanoseconds"));
+	assert_null(strstr(out, "kind=oncpu"));
+	free(out);
+	/* hot/cold with nothing off-CPU: still two sections, on-CPU as time */
+	profile__declare_kinds(p, 1u << PROFILE_KIND_ONCPU | 1u << PROFILE_KIND_OFFCPU);
+	profile__set_period_ns(p, 10101010);
+	out = write_text(p);
+	assert_non_null(strstr(out, "kind=oncpu unit=nanoseconds period_ns=10101010"));
+	assert_non_null(strstr(out, "kind=offcpu unit=nanoseconds"));
+	free(out);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -718,6 +745,7 @@ int main(void)
 		cmocka_unit_test(stack_text_joins_frames_with_their_suffixes),
 		cmocka_unit_test(kind_names_parse_back),
 		cmocka_unit_test(add_weight_by_index_grows_the_stack_and_its_kind_total),
+		cmocka_unit_test(declared_kinds_head_an_empty_profile),
 	};
 
 	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);

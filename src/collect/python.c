@@ -290,7 +290,7 @@ size_t python__user_frames(struct python *py, uint32_t tgid, const uint64_t *nat
 	uint64_t v;
 	size_t n;
 
-	if (!np || nn + np > sizeof(slots) / sizeof(slots[0]) ||
+	if (!np || nn + np + 1 > sizeof(slots) / sizeof(slots[0]) ||
 	    !keymap__get(&py->procs, tgid, 0, &v)) {
 		/* Python frames of a process we no longer know (replayed after its exit) */
 		py->no_state_frames += np;
@@ -305,6 +305,10 @@ size_t python__user_frames(struct python *py, uint32_t tgid, const uint64_t *nat
 
 		if (!(slots[i] & PY_SLOT_PY)) {
 			out[i] = f[k];
+			continue;
+		}
+		if (slots[i] == PY_SLOT_GAP) {
+			out[i] = (struct sym_ufr){ .obj = SYM_OBJ_PYTHON, .addr = SYM_PY_GAP };
 			continue;
 		}
 		/* the name's id, and where in the code for its line (sym/symbolizer.h) */

@@ -35,8 +35,9 @@ size_t python_merge(const uint64_t *nat, size_t nn, const uint64_t *py, size_t n
 		while (!(py[j++] & HC_PY_ENTRY) && j < np);
 		st->replaced++;
 	}
-	if (partial) {
+	if (partial && j < np) {
 		st->above_partial += np - j;
+		out[n++] = PY_SLOT_GAP;
 		while (j < np)
 			out[n++] = PY_SLOT_PY | (uint32_t)j++;
 	}

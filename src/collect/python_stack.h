@@ -14,6 +14,13 @@
 
 /* A merged frame: a native frame's index, or a Python frame's (PY_SLOT_PY set). */
 #define PY_SLOT_PY 0x80000000u
+/*
+ * Where native frames are missing: between Python frames put above a
+ * native walk that stopped early and that walk's last frame. Without it
+ * the stack would read as if the Python function called the native leaf
+ * directly (caller_z;libz+0x5d80 instead of caller_z;...;deflate;...).
+ */
+#define PY_SLOT_GAP (PY_SLOT_PY | 0x7fffffffu)
 
 struct python_merge_stats {
 	uint64_t replaced;	/* eval activations replaced by their Python frames */
@@ -31,8 +38,9 @@ size_t python_native_count(const uint64_t *uips, size_t n);
  * is _PyEval_EvalFrameDefault in the process. Python frames left over
  * when the native frames end are the callers of the outermost native
  * frame if the native walk stopped early (@partial: a frame-pointer walk
- * through code without them, a table not built yet): they go above it;
- * after a complete walk they belong nowhere and are dropped, counted.
+ * through code without them, a table not built yet): they go above it,
+ * after a PY_SLOT_GAP (room for @nn + @np + 1 then); after a complete walk
+ * they belong nowhere and are dropped, counted.
  * Returns the merged count.
  */
 size_t python_merge(const uint64_t *nat, size_t nn, const uint64_t *py, size_t np,

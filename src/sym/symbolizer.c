@@ -501,6 +501,10 @@ static int python_frame_name(const struct symbolizer *s, const struct sym_ufr *f
 {
 	const char *name = python_names__name(s->py, (uint32_t)f->addr);
 
+	if ((uint32_t)f->addr == SYM_PY_GAP) {
+		snprintf(buf, len, "%s", SYM_PY_GAP_NAME);
+		return 0;
+	}
 	*flags |= SYM_F_PYTHON;
 	if (!name) {
 		*flags |= SYM_F_UNKNOWN;

@@ -38,6 +38,9 @@ struct symbolizer_opts {
  * python_names, and above bit 32 its instruction + 1 (0: unknown)
  */
 #define SYM_OBJ_PYTHON	0xffffffffu
+/* A SYM_OBJ_PYTHON frame's id saying native frames are missing there (collect/python_stack.h) */
+#define SYM_PY_GAP	0xffffffffu
+#define SYM_PY_GAP_NAME	"[native frames not walked]"
 
 struct sym_ufr {
 	uint32_t obj;		/* 0: no mapping (addr is the raw ip); else object id */

@@ -133,12 +133,24 @@ grep -F "$(pyf sleeper_wait)" "$TMP/off.folded" | grep -q "Thread.run (.*threadi
 z=$(grep -F ";$(pyf caller_z)" "$TMP/z.folded" | awk '{ t += $NF } END { printf "%.0f", t }')
 # native frames between: the call before the interpreter specialised it goes
 # through PyObject_Vectorcall and cfunction_vectorcall_*
-zd=$(grep -E "$(pyre caller_z)[0-9]+\\);([^;(]+;)*zlib_compress[^;]*;deflate" "$TMP/z.folded" |
+zd=$(grep -v -F ";[native frames not walked];" "$TMP/z.folded" |
+	grep -E "$(pyre caller_z)[0-9]+\\);([^;(]+;)*zlib_compress[^;]*;deflate" |
 	awk '{ t += $NF } END { printf "%.0f", t }')
-# 0.3 s of compress at 999 Hz: ~300 samples; a few land in the Python call
-# itself or in freeing the result
-awk -v z="$z" -v d="$zd" 'BEGIN { exit !(z >= 150 && d >= 0.9 * z) }' &&
-	ok "native under Python: $zd of $z caller_z samples are caller_z -> ... -> zlib_compress -> deflate*" ||
+# Samples taken while libz's CFI table was still being built (in the
+# background; more of them on a loaded machine: 1 to 98 of ~300 measured)
+# have a partial native walk: their Python frames sit above it after a
+# "[native frames not walked]" frame, never as a caller of the leaf, and
+# the walks are counted ("walks ended early: CFI table not yet published").
+zg=$(grep -F ";$(pyf caller_z)" "$TMP/z.folded" | grep -F ";[native frames not walked];" |
+	awk '{ t += $NF } END { printf "%.0f", t }')
+zl=$(grep -F ";$(pyf caller_z)" "$TMP/z.folded" | grep -v -F ";[native frames not walked];" |
+	grep -E "$(pyre caller_z)[0-9]+\\);libz" | awk '{ t += $NF } END { printf "%.0f", t }')
+[ "${zl:-0}" -eq 0 ] && ok "native under Python: no caller_z -> libz stack without the gap frame ($zg samples with it)" ||
+	bad "native under Python: $zl caller_z samples call into libz directly (a partial walk not marked)"
+# 0.3 s of compress at 999 Hz: ~300 samples; of the fully walked ones a few
+# land in the Python call itself or in freeing the result (1 to 3 measured)
+awk -v z="$z" -v d="$zd" -v g="$zg" 'BEGIN { exit !(z >= 150 && z - g >= 100 && d >= 0.9 * (z - g)) }' &&
+	ok "native under Python: $zd of $z - $zg caller_z samples are caller_z -> ... -> zlib_compress -> deflate*" ||
 	{ bad "native under Python: $zd of $z caller_z samples through zlib_compress -> deflate"; grep caller_z "$TMP/z.folded" | head -3; }
 
 # the agent: the same Python names in its interval files

@@ -130,14 +130,15 @@ static void leftover_frames_go_above_a_partial_walk_only(void **state)
 {
 	uint64_t nat[] = { 0x5000, 0x6001 };	/* no eval frame reached */
 	uint64_t py[] = { PYF(0xa), PYE(0xb) };
-	uint32_t above[] = { NAT(0), NAT(1), PYS(0), PYS(1) };
+	/* the gap says native frames are missing between them and the walk's last frame */
+	uint32_t above[] = { NAT(0), NAT(1), PY_SLOT_GAP, PYS(0), PYS(1) };
 	struct python_merge_stats st = {};
-	uint32_t out[4];
+	uint32_t out[5];
 	size_t n;
 
 	(void)state;
 	n = python_merge(nat, 2, py, 2, EVAL_LO, EVAL_HI, true, out, &st);
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 5);
 	assert_memory_equal(out, above, sizeof(above));
 	assert_int_equal(st.above_partial, 2);
 	assert_int_equal(st.unplaced, 0);

@@ -172,8 +172,14 @@ static __always_inline void exec_rules(__u32 tgid)
 
 static __always_inline int on_exec(struct task_struct *p)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid);
+	__u32 tgid = BPF_CORE_READ(p, tgid), *v, bits;
 
+	/* the -- CMD child has exec'd: from here on it is the command (abi/common.h) */
+	v = cfg_filter ? bpf_map_lookup_elem(&proc_targets, &tgid) : NULL;
+	if (v && (*v & HC_TARGET_EXEC)) {
+		bits = *v & ~HC_TARGET_EXEC;
+		bpf_map_update_elem(&proc_targets, &tgid, &bits, BPF_EXIST);
+	}
 	if (cfg_filter && have_rules())
 		exec_rules(tgid);
 	if (!tgid_interesting(tgid))

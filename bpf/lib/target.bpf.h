@@ -18,7 +18,7 @@ static __always_inline bool target_match(void *targets, __u32 tgid, __u32 pid)
 
 	v = bpf_map_lookup_elem(targets, &tgid);
 	if (v && (*v & HC_TARGET_TGID))
-		return true;
+		return !(*v & HC_TARGET_EXEC);	/* the -- CMD child before its exec */
 	v = bpf_map_lookup_elem(targets, &pid);
 	return v && (*v & HC_TARGET_TID);
 }

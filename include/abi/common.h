@@ -13,6 +13,13 @@
 #define HC_TARGET_TGID		0x1	/* key is a process id: all its threads */
 #define HC_TARGET_TID		0x2	/* key is a thread id: that thread only */
 #define HC_TARGET_RULE		0x4	/* with TGID: matched by --cgroup/--comm, re-checked at exec */
+/*
+ * With TGID: the `-- CMD` child, a target only from its exec on (perf's
+ * enable_on_exec). Before it, the forked child runs hotcold's own code
+ * (waiting for the go, then execve tearing down the copied image) under
+ * the name "hotcold": not the command's time.
+ */
+#define HC_TARGET_EXEC		0x8
 
 /* --cgroup and --comm rules each (proc.bpf.c's cfg_cgroup_ and cfg_comm_ arrays) */
 #define HC_MAX_TARGET_RULES	8

@@ -315,7 +315,7 @@ int proc_tracker__open(struct proc_tracker **out, const struct record_opts *o,
 	if (!err)
 		err = add_targets(pt, o->tids, o->nr_tids, HC_TARGET_TID);
 	if (!err && child_pid)
-		err = add_targets(pt, &child_pid, 1, HC_TARGET_TGID);
+		err = add_targets(pt, &child_pid, 1, HC_TARGET_TGID | HC_TARGET_EXEC);
 	if (err) {
 		pr_warn("proc: cannot fill the target filter: %s\n", strerror(-err));
 		goto err_destroy;

@@ -7,6 +7,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 export HOTCOLD=$(realpath "$1"); shift
 export WL=$(dirname "$HOTCOLD")/workloads
 pass=0 fail=0 skip=0 failed=()
+# each test's checks that failed, printed again at the end: a CI log shows
+# its tail, and the tail must say what failed, not only which test
+fails=$(mktemp /tmp/hotcold-run-fails.XXXXXX)
+trap 'rm -f "$fails" "$fails.out"' EXIT
 tests=("$@")
 [ ${#tests[@]} -eq 0 ] && tests=($(cd "$here" && ls t_*.sh | sed 's/\.sh$//'))
 if [ "$(id -u)" != 0 ]; then
@@ -17,8 +21,12 @@ fi
 for t in "${tests[@]}"; do
 	echo "--- $t"
 	start=$(date +%s)
-	bash "$here/$t.sh"
+	# into a file, not a pipe: a server a test leaves behind would hold a
+	# pipe open and hang the run
+	bash "$here/$t.sh" > "$fails.out" 2>&1
 	rc=$?
+	cat "$fails.out"
+	grep -E '^\[Failed' "$fails.out" | sed "s/^/  $t: /" >> "$fails"
 	dur=$(( $(date +%s) - start ))
 	case $rc in
 	0) pass=$((pass + 1)); echo "--- $t: ok (${dur}s)";;
@@ -26,7 +34,7 @@ for t in "${tests[@]}"; do
 	*) fail=$((fail + 1)); failed+=("$t"); echo "--- $t: FAILED (rc $rc, ${dur}s)";;
 	esac
 done
-[ $fail -ne 0 ] && echo "failed: ${failed[*]}"
+[ $fail -ne 0 ] && { echo "failed: ${failed[*]}"; grep -E "^  ($(IFS='|'; echo "${failed[*]}")): " "$fails" | head -40; }
 echo "integration: $pass passed, $fail failed, $skip skipped"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

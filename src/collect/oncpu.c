@@ -287,6 +287,12 @@ static void oncpu_stats(const struct collector *c, struct collector_stats *st)
 						   true };
 	st->s[st->nr++] = (struct collector_stat){ "user stacks truncated",
 						   v[HC_STAT_USTACK_TRUNC], true };
+	if (oc->skel->rodata->cfg_branches) {
+		st->s[st->nr++] = (struct collector_stat){ "branch stacks lost (ring full)",
+							   v[HC_STAT_BRANCH_RB_FULL], true };
+		st->s[st->nr++] = (struct collector_stat){ "samples without branch records",
+							   v[HC_STAT_BRANCH_NONE], true };
+	}
 	if (oc->dither.period_ns) {
 		struct oncpu_dither_cpu d;
 

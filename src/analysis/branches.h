@@ -22,7 +22,10 @@ int branches_write(FILE *out, const struct branch_table *t);
  */
 int branches_read(FILE *in, struct branch_table *t, char *err, size_t errlen);
 
-/* "func+0x1c (file.c:42)" or "module+0x1234": @buf always NUL-terminated. */
+/*
+ * "func+0x1c (file.c:42)" (the source file's name, not its path),
+ * "module+0x1234" without a function: @buf always NUL-terminated.
+ */
 void branch_end_name(const struct branch_end *e, char *buf, size_t len);
 
 /*

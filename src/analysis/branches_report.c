@@ -24,8 +24,10 @@ void branch_end_name(const struct branch_end *e, char *buf, size_t len)
 		n = snprintf(buf, len, "[unknown] 0x%" PRIx64, e->off);
 	if (n < 0 || (size_t)n >= len)
 		return;
+	/* the file name: the JSON and the branch file keep the path */
 	if (e->file && e->line)
-		snprintf(buf + n, len - n, " (%s:%" PRIu32 ")", e->file, e->line);
+		snprintf(buf + n, len - n, " (%s:%" PRIu32 ")",
+			 strrchr(e->file, '/') ? strrchr(e->file, '/') + 1 : e->file, e->line);
 }
 
 /* Whether the PMU flagged any entry either way: without flags there is no mispredict data. */

@@ -202,6 +202,22 @@ double branch_pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+static const char *file_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/*
+ * The recorder names objects as mapped, a profile's reader may have them
+ * under another path (a container's root, a copy): the file name decides.
+ */
+static bool same_object(const char *a, const char *b)
+{
+	return !strcmp(a, b) || !strcmp(file_name(a), file_name(b));
+}
+
 long branches_in_range(const struct branch_table *t, const char *module, uint64_t lo,
 		       uint64_t hi, size_t **out)
 {
@@ -211,7 +227,7 @@ long branches_in_range(const struct branch_table *t, const char *module, uint64_
 	for (size_t i = 0; i < t->nr; i++) {
 		const struct branch_end *f = &t->v[i].from;
 
-		if (!f->module || strcmp(f->module, module) || f->off < lo || f->off >= hi)
+		if (!f->module || f->off < lo || f->off >= hi || !same_object(f->module, module))
 			continue;
 		if (!v) {
 			v = malloc(t->nr * sizeof(*v));

@@ -92,7 +92,7 @@ double branch_pct(uint64_t part, uint64_t whole);
 
 /*
  * Sites whose branch instruction lies in [@lo, @hi) of @module (by file
- * offset), into *@out (malloc'd indexes into t->v, in the table's order):
+ * offset; the object by path, or by file name when the paths differ), into *@out (malloc'd indexes into t->v, in the table's order):
  * annotate marks them. Returns how many, or -ENOMEM.
  */
 long branches_in_range(const struct branch_table *t, const char *module, uint64_t lo,

@@ -59,8 +59,8 @@ static void write_totals(FILE *out, const struct branch_totals *t)
 		fprintf(out, "note: %" PRIu64 " branches of sites past the %u-site limit are in the "
 			     "totals only\n", t->dropped_sites, BRANCH_MAX_SITES);
 	if (t->bad_records)
-		fprintf(out, "note: %" PRIu64 " malformed branch records were dropped while "
-			     "recording\n", t->bad_records);
+		fprintf(out, "note: %" PRIu64 " branch stacks were not fully counted while "
+			     "recording (out of memory)\n", t->bad_records);
 }
 
 int branches_write_report(FILE *out, const struct branch_table *t, size_t top)

@@ -54,7 +54,7 @@ struct branch_totals {
 	uint64_t entries;	/* taken branches in them */
 	uint64_t mispred, predicted;
 	uint64_t dropped_sites;	/* entries of sites past BRANCH_MAX_SITES, not counted per site */
-	uint64_t bad_records;	/* records that failed to decode (set by the recorder) */
+	uint64_t bad_records;	/* branch stacks not fully counted: out of memory (the recorder's) */
 };
 
 struct branch_table {

@@ -84,7 +84,7 @@ static const struct opt_spec record_opts_tab[] = {
 	{ .name = "branches", 'b', 'b', OPTV_FLAG, NULL,
 	  "with each on-CPU sample its branch stack (Intel LBR, AMD Zen 4+, Arm BRBE; not "
 	  "Arm SPE), to OUTPUT.branches: mispredicted branch sites for report --branches and "
-	  "annotate; a hardware event (default -e cycles -c 1000003); exit 1 without one" },
+	  "annotate; a hardware event (default -e cycles -c 10000019); exit 1 without one" },
 	{ .name = "count", 'c', 'c', OPTV_U64, "PERIOD",
 	  "with -e: one sample every PERIOD events (default: 1 for software events, 100003 "
 	  "for hardware ones; clocks: -F)", 1, UINT64_C(1) << 62 },

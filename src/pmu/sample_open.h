@@ -33,8 +33,13 @@ void pmu_sample_attr(struct perf_event_attr *attr, const struct pmu_sample_event
 #define PMU_BRANCH_SAMPLE_TYPE (PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER)
 /* Add the branch stack to @attr (sample_type, branch_sample_type). */
 void pmu_sample_attr_branches(struct perf_event_attr *attr);
-/* record -b without -c: one sample per this many events (a prime; ~3 kHz at 3 GHz cycles) */
-#define PMU_BRANCH_DEFAULT_PERIOD 1000003
+/*
+ * record -b without -c: one sample per this many events, a prime: ~300
+ * samples/s per busy CPU at 3 GHz cycles, each with up to 32 branches
+ * (~10^4 branches/s per CPU); the stack and the 800-byte branch record of
+ * each sample stay well within the ring and the loader's time.
+ */
+#define PMU_BRANCH_DEFAULT_PERIOD 10000019
 
 /*
  * One event per online CPU (all tasks), as pmu_open_sampling() does for

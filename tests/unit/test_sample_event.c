@@ -102,7 +102,7 @@ static void branch_stack_attr_is_any_user(void **state)
 	pmu_sample_attr_branches(&a);
 	assert_int_equal(a.sample_type & PERF_SAMPLE_BRANCH_STACK, PERF_SAMPLE_BRANCH_STACK);
 	assert_int_equal(a.branch_sample_type, PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER);
-	assert_int_equal(a.sample_period, 1000003);
+	assert_int_equal(a.sample_period, 10000019);
 	assert_int_equal(a.type, PERF_TYPE_HARDWARE);
 }
 

@@ -11,6 +11,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "abi/branches.h"
 #include "abi/oncpu.h"
 #include "abi/unwind.h"
 #include "lib/stats.bpf.h"
@@ -29,6 +30,8 @@ const volatile __u64 cfg_period_ns = 0;
 const volatile __u64 cfg_max_late_ns = 0;
 /* a thread's tick-charged CPU time never runs further ahead of the kernel's */
 const volatile __u64 cfg_max_ahead_ns = 0;
+/* record -b: the event carries a branch stack; copy it after each sample */
+const volatile bool cfg_branches = false;
 
 #include "shared_maps.bpf.h"
 
@@ -134,6 +137,39 @@ static __always_inline bool dither_take(struct oncpu_dither_cpu *c, struct task_
 	return true;
 }
 
+/*
+ * The PMU's branch stack at this overflow (LBR/BRBE), newest first, into
+ * its own ring record. Reserved at full size: the helper writes straight
+ * into the ring and the record needs no scratch buffer. Without a branch
+ * stack on the event (a PMU without LBR) the helper fails with -ENOENT;
+ * an empty stack is possible too: both are counted, never sent.
+ */
+static __always_inline void branches_emit(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 pid)
+{
+	struct hc_branch_rec *b;
+	long n;
+
+	b = bpf_ringbuf_reserve(&proc_events, sizeof(*b), 0);
+	if (!b) {
+		stat_inc(&oncpu_stats, HC_STAT_BRANCH_RB_FULL);
+		return;
+	}
+	n = bpf_read_branch_records(ctx, b->e, sizeof(b->e), 0);
+	if (n < (long)sizeof(b->e[0])) {
+		bpf_ringbuf_discard(b, BPF_RB_NO_WAKEUP);
+		stat_inc(&oncpu_stats, HC_STAT_BRANCH_NONE);
+		return;
+	}
+	b->hdr.type = HC_REC_BRANCH;
+	b->hdr.size = sizeof(*b);
+	b->tgid = tgid;
+	b->pid = pid;
+	b->nr = n / sizeof(b->e[0]);
+	b->cpu = bpf_get_smp_processor_id();
+	b->time_ns = bpf_ktime_get_ns();
+	bpf_ringbuf_submit(b, rb_wakeup());
+}
+
 SEC("perf_event")
 int oncpu_sample(struct bpf_perf_event_data *ctx)
 {
@@ -207,5 +243,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 	else
 		stat_inc(&oncpu_stats, HC_STAT_SAMPLES);
 	scratch_put();
+	if (cfg_branches)
+		branches_emit(ctx, tgid, pid);
 	return 0;
 }

@@ -31,6 +31,7 @@ enum hc_rec_type {
 	HC_REC_EXIT = 3,	/* a target process exited: after its last sample */
 	HC_REC_SEEN = 4,	/* first sight of a process (off-CPU): read its maps now */
 	HC_REC_MAPS = 5,	/* a young process's executable mappings at exit (hc_maps_rec) */
+	HC_REC_BRANCH = 6,	/* a sample's branch stack, record -b (abi/branches.h) */
 };
 
 /* hc_stack_rec::kind: which collector produced the sample */
@@ -179,6 +180,8 @@ enum hc_stat {
 	HC_STAT_MAPS_PARTIAL,	/* exit maps: more than HC_MAX_EXIT_VMAS executable mappings */
 	HC_STAT_MAPS_ERR,	/* exit maps: not read (ring full, mmap lock busy) */
 	HC_STAT_LOCK_OWNER_UNKNOWN,/* locks: a kernel mutex/rwsem wait with no owner recorded */
+	HC_STAT_BRANCH_RB_FULL,	/* record -b: ring full, a sample's branch stack lost */
+	HC_STAT_BRANCH_NONE,	/* record -b: bpf_read_branch_records() gave no entries */
 	HC_STAT_NR,
 };
 

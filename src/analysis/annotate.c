@@ -247,5 +247,6 @@ void annotate_result_release(struct annotate_result *r)
 	free(r->symbol);
 	free(r->insns);
 	free(r->lines);
+	free(r->branches);
 	memset(r, 0, sizeof(*r));
 }

@@ -101,11 +101,20 @@ struct annotate_line {
 	uint64_t first_addr;	/* lowest instruction: the in-order view's order */
 };
 
+/* A branch site of record -b inside the function (annotate_branch.c). */
+struct annotate_branch {
+	uint64_t addr;		/* link-time virtual address of the branch instruction */
+	uint64_t taken, mispred;
+	char target[256];	/* "func+0x30 (file.c:44)" */
+};
+
 struct annotate_result {
 	char *obj_path;		/* object read for code */
 	char *debug_path;	/* separate debug file used, or NULL */
 	char *symbol;
 	uint64_t sym_addr, sym_size;
+	uint64_t sym_off;	/* file offset of sym_addr; valid with has_code */
+	bool has_code;		/* the function's code was read */
 	struct annotate_insn *insns;
 	size_t nr_insns;
 	struct annotate_line *lines;	/* hottest first, then by first_addr */
@@ -115,6 +124,8 @@ struct annotate_result {
 	char missing[512];	/* what this view lacks and why ("" when complete) */
 	char **pool;		/* interned strings */
 	size_t nr_pool, cap_pool;
+	struct annotate_branch *branches;	/* most mispredicted first; NULL: none */
+	size_t nr_branches;
 };
 
 /*
@@ -135,6 +146,15 @@ int annotate_lines(struct annotate_result *r);
 
 /* Attach source text to r->lines via the --source-dir map. Missing files are noted. */
 void annotate_source(struct annotate_result *r, const struct annotate_opts *o);
+
+struct branch_table;
+/*
+ * The branch sites of @t (record -b) whose branch lies in the function
+ * @r shows (same object as @s, by path or file name; by file offset),
+ * into r->branches. 0 (none is not an error) or -ENOMEM.
+ */
+int annotate_branches(struct annotate_result *r, const struct annotate_sel *s,
+		      const struct branch_table *t);
 
 /* Output. @top: hottest lines listed (0: all). 0 or -EIO. */
 int annotate_write_text(FILE *out, const struct annotate_sel *s, const struct annotate_result *r,

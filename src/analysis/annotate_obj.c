@@ -229,6 +229,8 @@ static int read_code(int fd, Elf *elf, struct annotate_result *r)
 		note(r, "%s: no code for %s in the file", r->obj_path, r->symbol);
 		return 0;
 	}
+	r->sym_off = off;
+	r->has_code = true;
 	if (len > avail)
 		len = avail;
 	if (len > ANNOTATE_MAX_CODE) {

@@ -49,6 +49,34 @@ static void put_src(FILE *out, const struct annotate_line *l)
 	fputc('\n', out);
 }
 
+static const struct annotate_branch *branch_at(const struct annotate_result *r, uint64_t addr)
+{
+	for (size_t i = 0; i < r->nr_branches; i++)
+		if (r->branches[i].addr == addr)
+			return &r->branches[i];
+	return NULL;
+}
+
+static void put_branch(FILE *out, const struct annotate_branch *b)
+{
+	fprintf(out, "mispredicted %" PRIu64 " of %" PRIu64 " (%.1f%%) -> ", b->mispred, b->taken,
+		pct(b->mispred, b->taken));
+	termsafe_put(b->target, out);
+	fputc('\n', out);
+}
+
+/* record -b: the function's branch sites, most mispredicted first */
+static void put_branches(FILE *out, const struct annotate_result *r, size_t top)
+{
+	if (!r->nr_branches)
+		return;
+	fprintf(out, "\nBranch sites (record -b; taken branches recorded, %% mispredicted):\n");
+	for (size_t i = 0; i < r->nr_branches && (!top || i < top); i++) {
+		fprintf(out, "%16s  %8" PRIx64 ":  ", "", r->branches[i].addr);
+		put_branch(out, &r->branches[i]);
+	}
+}
+
 int annotate_write_text(FILE *out, const struct annotate_sel *s, const struct annotate_result *r,
 			size_t top)
 {
@@ -93,6 +121,7 @@ int annotate_write_text(FILE *out, const struct annotate_sel *s, const struct an
 			fprintf(out, "%6.1f%% %8" PRIu64 "  (no line information)\n",
 				pct(r->no_line, total), r->no_line);
 	}
+	put_branches(out, r, top);
 	fputs("\n", out);
 	termsafe_put(r->symbol, out);
 	fprintf(out, " in address order:\n");
@@ -120,6 +149,10 @@ int annotate_write_text(FILE *out, const struct annotate_sel *s, const struct an
 		fprintf(out, "  %8" PRIx64 ":  ", in->addr);
 		termsafe_put(in->text, out);
 		fputc('\n', out);
+		if (branch_at(r, in->addr)) {
+			fprintf(out, "%16s  %8s   ^ ", "", "");
+			put_branch(out, branch_at(r, in->addr));
+		}
 	}
 	return ferror(out) ? -EIO : 0;
 }
@@ -174,6 +207,15 @@ int annotate_write_json(FILE *out, const struct annotate_sel *s, const struct an
 		jstr(out, "file", in->file);
 		fprintf(out, ",\"line\":%" PRIu32 ",\"samples\":%" PRIu64 ",", in->line, in->weight);
 		jstr(out, "inlined", in->inlined);
+		fputc('}', out);
+	}
+	fputs("],\"branches\":[", out);
+	for (size_t i = 0; i < r->nr_branches; i++) {
+		const struct annotate_branch *b = &r->branches[i];
+
+		fprintf(out, "%s{\"address\":%" PRIu64 ",\"taken\":%" PRIu64
+			",\"mispredicted\":%" PRIu64 ",", i ? "," : "", b->addr, b->taken, b->mispred);
+		jstr(out, "target", b->target);
 		fputc('}', out);
 	}
 	fputs("]}\n", out);

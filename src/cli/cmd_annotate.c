@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "analysis/annotate.h"
+#include "cli/branches_input.h"
 #include "cli/cmd.h"
 #include "cli/input.h"
 #include "util/compiler.h"
@@ -148,6 +149,27 @@ static int select_error(const struct annotate_args *a, const struct annotate_sel
 	}
 }
 
+/*
+ * PROFILE.branches, when `record -b` wrote one: the function's branch
+ * sites marked. A malformed one is reported and left out. 0 or -ENOMEM.
+ */
+static int show_branches(const struct annotate_args *a, const struct annotate_sel *s,
+			 struct annotate_result *r)
+{
+	struct branch_table t;
+	int err;
+
+	if (cli_load_branches("annotate", a->input, true, &t) != EXIT_OK)
+		return 0;
+	branch_table_sort(&t);
+	err = annotate_branches(r, s, &t);
+	if (!err && !r->nr_branches && t.nr)
+		pr_info("annotate: no branch site of %s's branch records in %s\n", a->input,
+			r->symbol);
+	branch_table_release(&t);
+	return err;
+}
+
 /* The view of @s (released here). An exit status. */
 static int show(const struct annotate_args *a, struct annotate_sel *s)
 {
@@ -160,6 +182,8 @@ static int show(const struct annotate_args *a, struct annotate_sel *s)
 		annotate_sel_release(s);
 		return EXIT_USAGE;
 	}
+	if (!err && !a->history)
+		err = show_branches(a, s, &r);
 	if (!err)
 		err = a->json ? annotate_write_json(stdout, s, &r) :
 				annotate_write_text(stdout, s, &r, (size_t)a->top);

@@ -81,6 +81,10 @@ static const struct opt_spec record_opts_tab[] = {
 	  "page-faults, minor-faults, major-faults, context-switches, cpu-migrations, "
 	  "cycles, instructions, branches, branch-misses, cache-references, cache-misses, "
 	  "... or raw rNNNN (hex)" },
+	{ .name = "branches", 'b', 'b', OPTV_FLAG, NULL,
+	  "with each on-CPU sample its branch stack (Intel LBR, AMD Zen 4+, Arm BRBE; not "
+	  "Arm SPE), to OUTPUT.branches: mispredicted branch sites for report --branches and "
+	  "annotate; a hardware event (default -e cycles -c 10000019); exit 1 without one" },
 	{ .name = "count", 'c', 'c', OPTV_U64, "PERIOD",
 	  "with -e: one sample every PERIOD events (default: 1 for software events, 100003 "
 	  "for hardware ones; clocks: -F)", 1, UINT64_C(1) << 62 },
@@ -195,6 +199,9 @@ static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 	case 'c':
 		o->sample_period = v->u;
 		break;
+	case 'b':
+		o->branches = true;
+		break;
 	case OPT_USER_ONLY:
 		o->kernel_stacks = false;
 		break;
@@ -272,6 +279,36 @@ static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 	return 0;
 }
 
+/*
+ * -b: branch stacks come with samples of a hardware event only; cycles
+ * unless -e names another. Checked here (exit 2); whether the PMU has a
+ * branch stack is known when the events open (exit 1).
+ */
+static int branches_args(struct record_opts *o, bool oncpu_asked)
+{
+	if (o->event == PMU_EV_CPU_CLOCK || (o->sample_ev_set && !o->sample_ev.hardware)) {
+		pr_warn("record: -b needs a hardware event (cycles, instructions, branch-misses, "
+			"rNNNN); '%s' is a software event, without branch records\n",
+			o->sample_ev.name);
+		return EXIT_USAGE;
+	}
+	if ((o->offcpu || o->runq || o->locks) && !oncpu_asked) {
+		pr_warn("record: -b takes branch stacks with on-CPU samples: add --on-cpu\n");
+		return EXIT_USAGE;
+	}
+	if (!strcmp(o->output, "-")) {
+		pr_warn("record: -b writes OUTPUT.branches next to the profile: give -o FILE, "
+			"not stdout\n");
+		return EXIT_USAGE;
+	}
+	if (!o->sample_ev_set && pmu_sample_event_parse("cycles", &o->sample_ev))
+		return EXIT_FAILURE;
+	o->sample_ev_set = true;
+	if (!o->sample_period)
+		o->sample_period = PMU_BRANCH_DEFAULT_PERIOD;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	struct record_ctx x = { .o = o };
@@ -288,6 +325,11 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			return EXIT_USAGE;
 		}
 		o->sample_ev_set = true;	/* -e cycles/cpu-clock -c N: period sampling */
+	}
+	if (o->branches) {
+		ret = branches_args(o, x.oncpu_asked);
+		if (ret)
+			return ret;
 	}
 	if (o->sample_ev_set && !o->sample_period)
 		o->sample_period = pmu_sample_default_period(&o->sample_ev);

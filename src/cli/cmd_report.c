@@ -7,6 +7,7 @@
 
 #include "analysis/filter.h"
 #include "analysis/report.h"
+#include "cli/branches_input.h"
 #include "cli/cmd.h"
 #include "cli/input.h"
 #include "util/compiler.h"
@@ -16,6 +17,7 @@ enum {
 	OPT_GREP = 256,
 	OPT_EXCLUDE,
 	OPT_JSON,
+	OPT_BRANCHES,
 };
 
 static const struct opt_spec report_opts[] = {
@@ -27,6 +29,9 @@ static const struct opt_spec report_opts[] = {
 	CLI_OPT_KIND_SPEC("kind to report: from the file's header (its first kind); for other "
 			  "files oncpu (default, samples), offcpu, runq, lock (ns)"),
 	{ .name = "json", 0, OPT_JSON, OPTV_FLAG, NULL, "one JSON object instead of tables" },
+	{ .name = "branches", 0, OPT_BRANCHES, OPTV_FLAG, NULL,
+	  "the mispredicted branch sites (source -> target, miss %) from FILE.branches, "
+	  "written by record -b" },
 	OPT_SPEC_VERBOSE("list malformed input lines"),
 	OPT_SPEC_QUIET("only errors"),
 	OPT_SPEC_HELP,
@@ -37,10 +42,12 @@ const struct opt_cmd report_cmd = {
 	.synopsis = "[options] FILE",
 	.about = "Summarize a folded profile (FILE, or - for stdin): top frames by self and\n"
 		 "inclusive weight, the hottest frame, per-process totals, and notes when the\n"
-		 "profile is flat or dominated by idle-looking frames.\n",
+		 "profile is flat or dominated by idle-looking frames. --branches: the\n"
+		 "mispredicted branch sites recorded with record -b (FILE.branches).\n",
 	.footer = "Exit status: 0 ok; 1 the input cannot be opened or read, or stdout\n"
 		  "cannot be written; 2 usage error: a bad option or value, or an input\n"
-		  "without one valid folded line (empty, binary, compressed).\n",
+		  "without one valid folded line (empty, binary, compressed); with\n"
+		  "--branches, a profile without FILE.branches or a malformed one.\n",
 	.opts = report_opts,
 	.nr_opts = ARRAY_SIZE(report_opts),
 	.operands = 1,
@@ -53,6 +60,7 @@ struct report_args {
 	int kind;		/* CLI_KIND_UNSET, --kind, then the kind shown */
 	uint64_t top_n;
 	bool json;
+	bool branches;
 };
 
 static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
@@ -73,6 +81,9 @@ static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 		return cli_parse_kind("report", v->str, &a->kind) ? EXIT_USAGE : 0;
 	case OPT_JSON:
 		a->json = true;
+		break;
+	case OPT_BRANCHES:
+		a->branches = true;
 		break;
 	default:
 		cli_log_opt(s->id);
@@ -114,6 +125,30 @@ fail:
 	return err ? EXIT_RUNTIME : EXIT_OK;
 }
 
+/* report --branches: the branch sites instead of the stacks. An exit status. */
+static int run_branches(const struct report_args *a)
+{
+	struct branch_table t;
+	int ret, err;
+
+	if (a->grep || a->exclude || a->kind != CLI_KIND_UNSET) {
+		pr_warn("report: --branches takes no --grep, --exclude or --kind\n");
+		return EXIT_USAGE;
+	}
+	ret = cli_load_branches("report", a->input, false, &t);
+	if (ret != EXIT_OK)
+		return ret;
+	branch_table_sort(&t);
+	err = a->json ? branches_write_json(stdout, &t, a->top_n)
+		      : branches_write_report(stdout, &t, a->top_n);
+	if (!err && (fflush(stdout) == EOF || ferror(stdout)))
+		err = -EIO;
+	if (err)
+		pr_warn("report: cannot write the report: %s\n", strerror(-err));
+	branch_table_release(&t);
+	return err ? EXIT_RUNTIME : EXIT_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .kind = CLI_KIND_UNSET, .top_n = 10 };
@@ -125,6 +160,8 @@ int cmd_report(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	a.input = argv[first];
+	if (a.branches)
+		return run_branches(&a);
 	ret = cli_load_folded("report", a.input, &a.kind, &p, &st);
 	if (ret == EXIT_OK)
 		cli_note_other_kinds("report", p, a.kind);

@@ -130,6 +130,7 @@ static int oncpu_open(struct collector *c, const struct record_opts *o,
 	oc->skel->rodata->cfg_period_ns = oc->dither.period_ns;
 	oc->skel->rodata->cfg_max_late_ns = oc->dither.max_late_ns;
 	oc->skel->rodata->cfg_max_ahead_ns = oc->dither.max_ahead_ns;
+	oc->skel->rodata->cfg_branches = o->branches;
 	err = collector_reuse_maps(env, oc->skel->maps.proc_targets, oc->skel->maps.proc_seen,
 				   oc->skel->maps.proc_events, oc->skel->maps.unwind_procs,
 				   oc->skel->maps.unwind_objs);
@@ -145,7 +146,7 @@ static int oncpu_open(struct collector *c, const struct record_opts *o,
 		oc->sample_ev = &o->sample_ev;
 		oc->sample_period = o->sample_period;
 		err = pmu_open_sample_event(&o->sample_ev, o->sample_period, oc->freq_hz,
-					    env->online, oc->nr_cpus, oc->pmu_fds);
+					    o->branches, env->online, oc->nr_cpus, oc->pmu_fds);
 	} else {
 		err = pmu_open_sampling(oc->req_event, oc->dither.tick_hz, env->online,
 					oc->nr_cpus, oc->pmu_fds, &oc->event);
@@ -286,6 +287,12 @@ static void oncpu_stats(const struct collector *c, struct collector_stats *st)
 						   true };
 	st->s[st->nr++] = (struct collector_stat){ "user stacks truncated",
 						   v[HC_STAT_USTACK_TRUNC], true };
+	if (oc->skel->rodata->cfg_branches) {
+		st->s[st->nr++] = (struct collector_stat){ "branch stacks lost (ring full)",
+							   v[HC_STAT_BRANCH_RB_FULL], true };
+		st->s[st->nr++] = (struct collector_stat){ "samples without branch records",
+							   v[HC_STAT_BRANCH_NONE], true };
+	}
 	if (oc->dither.period_ns) {
 		struct oncpu_dither_cpu d;
 

@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "abi/common.h"
+#include "collect/branches.h"
 #include "proc.skel.h"
 #include "record/opts.h"
 #include "record/target_rules.h"
@@ -156,6 +157,17 @@ static int decode_maps(struct proc_tracker *pt, const struct hc_maps_rec *r, siz
 	return pt->h->maps ? pt->h->maps(r->tgid, pt->vmas, r->nr, pt->h->arg) : 0;
 }
 
+static int decode_branches(struct proc_tracker *pt, const void *data, size_t size)
+{
+	struct branch_sample b;
+
+	if (branch_rec_decode(data, size, &b)) {
+		pt->bad_records++;
+		return 0;
+	}
+	return pt->h->branches ? pt->h->branches(&b, pt->h->arg) : 0;
+}
+
 static int dispatch(struct proc_tracker *pt, void *data, size_t size)
 {
 	const struct hc_rec_hdr *hdr = data;
@@ -171,6 +183,8 @@ static int dispatch(struct proc_tracker *pt, void *data, size_t size)
 		return decode_stack(pt, data, size);
 	case HC_REC_MAPS:
 		return decode_maps(pt, data, size);
+	case HC_REC_BRANCH:
+		return decode_branches(pt, data, size);
 	case HC_REC_EXEC:
 	case HC_REC_EXIT:
 	case HC_REC_SEEN:

@@ -14,12 +14,16 @@
 struct proc_tracker;
 struct procmap;
 
+struct branch_sample;
+
 struct proc_handlers {
 	/* return non-zero to stop consuming (propagated) */
 	int (*sample)(const struct sample_view *s, void *arg);
 	int (*exec)(uint32_t tgid, const char *comm, void *arg);
 	int (*exit)(uint32_t tgid, void *arg);
 	int (*seen)(uint32_t tgid, const char *comm, void *arg);	/* first sight, no sample */
+	/* a sample's branch stack (record -b), decoded (collect/branches.h) */
+	int (*branches)(const struct branch_sample *b, void *arg);
 	/* a young process's executable mappings, just before its exit (path "") */
 	int (*maps)(uint32_t tgid, const struct procmap *m, size_t n, void *arg);
 	void *arg;

@@ -71,6 +71,7 @@ struct record_opts {
 	bool sample_ev_set;
 	struct pmu_sample_event sample_ev;
 	uint64_t sample_period;	/* 0: frequency sampling at freq_hz (clocks only) */
+	bool branches;		/* -b: each sample's branch stack (sample_ev is hardware) */
 	bool user_stacks;
 	bool kernel_stacks;
 	bool idle;		/* include the idle task */

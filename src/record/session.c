@@ -370,6 +370,11 @@ static int session_open(struct session *s)
 		}
 		s->out_open = true;
 	}
+	if (o->branches && o->output) {
+		err = session_branches_open(s);
+		if (err)
+			return err;
+	}
 	err = target_check(o->pids, o->nr_pids, "process");
 	if (!err)
 		err = target_check(o->tids, o->nr_tids, "thread");
@@ -456,6 +461,7 @@ static void session_close(struct session *s)
 	if (s->child.pid > 0 && !s->child_done)
 		target_child_abort(&s->child);
 	session_name_close(s);	/* before the symbolizer its namer uses */
+	session_branches_close(s);
 	symbolizer__free(s->sym);
 	python__free(s->py);
 	/* a build still running owns ut: left to the exit, not freed under it */
@@ -626,6 +632,9 @@ static int session_write_output(struct session *s)
 		pr_warn("record: cannot write '%s': %s\n", s->o->output, strerror(-err));
 		return err;
 	}
+	err = session_branches_write(s);
+	if (err)
+		return err;
 	s->written = es;
 	s->wrote = true;
 	return 0;

@@ -27,6 +27,7 @@
 #include "unwind/tables.h"
 
 struct wakers;
+struct branch_table;
 struct locknames;
 struct labels;
 
@@ -124,7 +125,20 @@ struct session {
 	struct emit_namer *namer;
 	struct profile *named;		/* the interval's stacks named so far */
 	uint64_t name_errors;		/* ledgers dropped on an error (named at the end) */
+	struct branch_table *branches;	/* record -b (session_branches.c); NULL: off */
+	char *branches_path;		/* OUTPUT.branches */
+	uint64_t branches_nomem;	/* branch stacks not fully counted: out of memory */
 };
+
+/* session_branches.c: record -b */
+struct branch_sample;
+/* Allocate the site table; check OUTPUT.branches can be written. 0 or -errno. */
+int session_branches_open(struct session *s);
+/* proc_handlers.branches: count one sample's branch stack. Always 0. */
+int session_branches_add(const struct branch_sample *b, void *arg);
+/* Name the sites and write OUTPUT.branches (no-op without -b). 0 or -errno. */
+int session_branches_write(struct session *s);
+void session_branches_close(struct session *s);	/* NULL-safe fields */
 
 /* session.c: one record, past the process lifecycle, into the aggregation */
 int session_aggregate(const struct sample_view *v, void *arg);

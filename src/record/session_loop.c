@@ -75,6 +75,7 @@ static const struct proc_handlers handlers_proto = {
 	.exit = on_proc_exit,
 	.seen = on_seen,
 	.maps = on_proc_maps,
+	.branches = session_branches_add,
 };
 
 static bool targets_gone(struct session *s)

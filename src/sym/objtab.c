@@ -418,11 +418,20 @@ int objtab__info(struct objtab *ot, uint32_t id, uint64_t addr, struct objtab_in
 int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_t len,
 		 unsigned int *flags)
 {
+	uint64_t sym_off;
+
+	return objtab__name_off(ot, id, addr, buf, len, flags, &sym_off);
+}
+
+int objtab__name_off(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_t len,
+		     unsigned int *flags, uint64_t *sym_off)
+{
 	struct obj *o = obj_get(ot, id);
 	const char *name = NULL;
 	uint64_t start, size;
 	int err;
 
+	*sym_off = UINT64_MAX;
 	if (!o) {
 		name_unknown(buf, len, flags);
 		return id ? -ENOENT : 0;
@@ -440,7 +449,7 @@ int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_
 	}
 	if (o->es) {
 		err = elf_syms__load(o->es);
-		name = elf_syms__lookup_off(o->es, addr, NULL);
+		name = elf_syms__lookup_off(o->es, addr, sym_off);
 	} else {
 		err = o->err;
 	}
@@ -448,6 +457,7 @@ int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_
 		demangle_or_copy(name, ot->demangle, buf, len);
 		return 0;
 	}
+	*sym_off = UINT64_MAX;
 	/*
 	 * Never guess a neighbour's name: the offset still tells a human
 	 * where. Without .symtab the FDE bounds say which function: its start

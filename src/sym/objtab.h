@@ -79,6 +79,9 @@ uint32_t objtab__jit(struct objtab *ot, uint32_t tgid, uint32_t nspid, uid_t uid
  */
 int objtab__name(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_t len,
 		 unsigned int *flags);
+/* The same, and *@sym_off gets @addr's distance from its symbol's start (UINT64_MAX: none). */
+int objtab__name_off(struct objtab *ot, uint32_t id, uint64_t addr, char *buf, size_t len,
+		     unsigned int *flags, uint64_t *sym_off);
 
 /*
  * Eviction in two steps: mark every object still referenced, then sweep

@@ -529,6 +529,16 @@ int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *b
 	return objtab__name(s->objs, f->obj, f->addr, buf, len, flags);
 }
 
+int symbolizer__user_name_off(struct symbolizer *s, const struct sym_ufr *f, char *buf,
+			      size_t len, unsigned int *flags, uint64_t *sym_off)
+{
+	*sym_off = UINT64_MAX;
+	if (f->obj == SYM_OBJ_PYTHON)
+		return symbolizer__user_name(s, f, buf, len, flags);
+	*flags = 0;
+	return objtab__name_off(s->objs, f->obj, f->addr, buf, len, flags, sym_off);
+}
+
 int symbolizer__object(struct symbolizer *s, const struct sym_ufr *f, struct objtab_info *out)
 {
 	return f->obj && f->obj != SYM_OBJ_PYTHON ? objtab__info(s->objs, f->obj, f->addr, out) : -ENOENT;

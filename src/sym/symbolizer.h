@@ -159,6 +159,12 @@ size_t symbolizer__normalize_stack(struct symbolizer *s, uint32_t tgid, const ui
  */
 int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *buf,
 			  size_t len, unsigned int *flags);
+/*
+ * The same for a native frame, and *@sym_off gets its distance from the
+ * function's start (UINT64_MAX: no symbol): "func+0x1c" for branch sites.
+ */
+int symbolizer__user_name_off(struct symbolizer *s, const struct sym_ufr *f, char *buf,
+			      size_t len, unsigned int *flags, uint64_t *sym_off);
 
 struct python_names;
 /* Name SYM_OBJ_PYTHON frames from @pn (borrowed; NULL: they are "[unknown]"). */

@@ -33,6 +33,10 @@ static const struct diag table[] = {
 	{ "spans lost (counter read failed)", "counter_read_failed", DIAG_LOSS,
 	  "check that 'hotcold stat' works here; counters may be multiplexed away" },
 	{ "spans lost (process table full)", "counter_table_full", DIAG_LOSS, NARROW },
+	{ "branch stacks lost (ring full)", "branch_ring_full", DIAG_LOSS, RING },
+	{ "samples without branch records", "branch_stack_missing", DIAG_LOSS,
+	  "the PMU gave no branch stack for those samples (LBR in use by another tool, or "
+	  "taken away by a hypervisor): check 'perf record -b' on this machine" },
 	{ "stacks over the aggregation limit", "max_stacks", DIAG_LOSS, "raise --max-stacks" },
 	{ "blocks whose switch-in was not traced, untimed", "offcpu_switch_in_untimed", DIAG_LOSS,
 	  "nothing to do: a thread preempted as it blocked came back untraced" },

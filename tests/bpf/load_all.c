@@ -64,6 +64,9 @@ static double now_ms(void)
 #define DITHER(skel) ((skel)->rodata->cfg_period_ns = 10101010, (skel)->rodata->cfg_max_late_ns = 10101010, \
 		      (skel)->rodata->cfg_max_ahead_ns = 12500000, \
 		      (skel)->rodata->cfg_unwind = HC_UNWIND_CFI, (skel)->rodata->cfg_filter = true)
+/* record -b, as the loader runs it (-e cycles: no dithering): bpf_read_branch_records verified */
+#define BRANCHES(skel) ((skel)->rodata->cfg_branches = true, (skel)->rodata->cfg_unwind = HC_UNWIND_CFI, \
+			(skel)->rodata->cfg_filter = true)
 /* `hotcold locks`: the holders' side */
 #define HOLDERS(skel) ((skel)->rodata->cfg_holders = true, (skel)->rodata->cfg_unwind = HC_UNWIND_CFI)
 /* as the loader runs it: rodata off would let the verifier skip the VMA walk as dead code */
@@ -87,6 +90,7 @@ int main(void)
 	CHECK_SKEL_CFG(oncpu, " (--unwind=cfi)", CFI(skel));
 	CHECK_SKEL_CFG(oncpu, " (--unwind=cfi, filtered)", CFI_FILTER(skel));
 	CHECK_SKEL_CFG(oncpu, " (dithered, --unwind=cfi, filtered)", DITHER(skel));
+	CHECK_SKEL_CFG(oncpu, " (branch records, --unwind=cfi, filtered)", BRANCHES(skel));
 	CHECK_SKEL_CFG(locks, " (--unwind=cfi, filtered)", CFI_FILTER(skel));
 	CHECK_SKEL_CFG(locks, " (holders, --unwind=cfi)", HOLDERS(skel));
 	CHECK_SKEL_CFG(sched, " (--unwind=cfi, filtered)", CFI_FILTER(skel));

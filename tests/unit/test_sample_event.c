@@ -90,6 +90,22 @@ static void periods_and_attrs(void **state)
 	assert_int_equal(a.config, PERF_COUNT_SW_TASK_CLOCK);
 }
 
+/* record -b: the branch stack of every taken user branch, on top of the sampling attr */
+static void branch_stack_attr_is_any_user(void **state)
+{
+	struct pmu_sample_event e;
+	struct perf_event_attr a;
+
+	assert_int_equal(pmu_sample_event_parse("cycles", &e), 0);
+	pmu_sample_attr(&a, &e, PMU_BRANCH_DEFAULT_PERIOD, 99);
+	assert_int_equal(a.sample_type & PERF_SAMPLE_BRANCH_STACK, 0);
+	pmu_sample_attr_branches(&a);
+	assert_int_equal(a.sample_type & PERF_SAMPLE_BRANCH_STACK, PERF_SAMPLE_BRANCH_STACK);
+	assert_int_equal(a.branch_sample_type, PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER);
+	assert_int_equal(a.sample_period, 10000019);
+	assert_int_equal(a.type, PERF_TYPE_HARDWARE);
+}
+
 static void write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -152,6 +168,7 @@ int main(void)
 		cmocka_unit_test(hardware_and_raw),
 		cmocka_unit_test(bad_names),
 		cmocka_unit_test(periods_and_attrs),
+		cmocka_unit_test(branch_stack_attr_is_any_user),
 		cmocka_unit_test(resolve_counting_names),
 	};
 

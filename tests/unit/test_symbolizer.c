@@ -438,6 +438,30 @@ static void offset_outside_every_symbol_is_named_basename_plus_offset(void **sta
 	symbolizer__free(s);
 }
 
+/* record -b names branch sites "func+0x3": the offset from the function's start */
+static void name_off_gives_the_distance_from_the_function_start(void **state)
+{
+	struct symbolizer *s = new_fake(0);
+	unsigned int flags = ~0u;
+	uint64_t sym_off = 0;
+	struct sym_ufr f;
+	char buf[64];
+
+	(void)state;
+	symbolizer__normalize(s, FAKE_PID, LIB_BASE + lib_off("lib_static_b") + 3, &f);
+	assert_int_equal(symbolizer__user_name_off(s, &f, buf, sizeof(buf), &flags, &sym_off), 0);
+	assert_string_equal(buf, "lib_static_b");
+	assert_int_equal(flags, 0);
+	assert_int_equal(sym_off, 3);
+	/* no symbol there: the usual fallback name and no offset */
+	symbolizer__normalize(s, FAKE_PID, LIB_BASE + 0x10, &f);
+	symbolizer__user_name_off(s, &f, buf, sizeof(buf), &flags, &sym_off);
+	assert_string_equal(buf, "libfx.so+0x10");
+	assert_int_equal(flags, SYM_F_UNKNOWN);
+	assert_true(sym_off == UINT64_MAX);
+	symbolizer__free(s);
+}
+
 static void jit_map_owned_by_a_stranger_is_not_used(void **state)
 {
 	struct symbolizer *s = new_fake(0);
@@ -720,6 +744,7 @@ int main(void)
 		cmocka_unit_test(names_this_process_vdso_from_its_memory),
 		cmocka_unit_test(falls_back_to_the_process_root_when_map_files_is_unavailable),
 		cmocka_unit_test(offset_outside_every_symbol_is_named_basename_plus_offset),
+		cmocka_unit_test(name_off_gives_the_distance_from_the_function_start),
 		cmocka_unit_test(jit_map_owned_by_a_stranger_is_not_used),
 		cmocka_unit_test(namespaced_process_is_named_from_the_perf_map_in_its_root),
 		cmocka_unit_test(objects_beyond_the_limit_are_counted_and_unknown),

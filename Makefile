@@ -66,6 +66,9 @@ $(OUT)/%.o: %.c | $(SKELS)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
 
+# the index page's script, assembled in with .incbin (-MMD does not see it)
+$(OUT)/src/agent/view_page.o: src/agent/view_page.js
+
 # ---- tests -----------------------------------------------------------------
 # Each unit test links its own file plus the modules listed in
 # tests/unit/<test>.deps (one source path per line).

@@ -104,9 +104,11 @@ check-integration: $(BIN)
 
 check: check-unit
 
-# The flame graph as a person sees it: headless Chromium clicks and searches.
-check-browser: $(BIN)
+# The flame graph as a person sees it: headless Chromium clicks and searches;
+# the agent's timeline: drags, clicks, filter, diff (root: else skipped).
+check-browser: $(BIN) $(OUT)/workloads/hotloop
 	$(Q)tests/browser/flamegraph.sh $(BIN)
+	$(Q)tests/browser/timeline.sh $(BIN) || [ $$? -eq 77 ]
 
 # Writers and readers byte for byte, bad input, and go tool pprof on our pprof.
 check-golden: $(BIN)

@@ -3,7 +3,6 @@
 #include "agent/view.h"
 
 #include <errno.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,36 +106,6 @@ int view_load(const struct store *st, pthread_mutex_t *mu, int kind, const struc
 	if (!vs->truncated)
 		vs->read = vs->intervals;
 	return err ? err : (int)vs->read;
-}
-
-int view_filter_root(const struct profile *in, const char *re, struct profile **out)
-{
-	struct profile *p;
-	regex_t rx;
-	int err = 0;
-
-	if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB))
-		return -EINVAL;
-	p = profile__new();
-	if (!p) {
-		regfree(&rx);
-		return -ENOMEM;
-	}
-	profile__copy_meta(p, in);
-	for (size_t i = 0; !err && i < profile__nr_stacks(in); i++) {
-		const struct profile_stack *s = profile__stack(in, i);
-		const struct profile_frame *root = profile__frame(in, s->frames[0]);
-
-		if (root && !regexec(&rx, root->name, 0, NULL, 0))
-			err = profile__copy_stack(p, in, s);
-	}
-	regfree(&rx);
-	if (err) {
-		profile__free(p);
-		return err;
-	}
-	*out = p;
-	return 0;
 }
 
 int view_index(const struct store *st, FILE *out)

@@ -4,7 +4,7 @@ var NAME = { oncpu: 'on-CPU', offcpu: 'off-CPU', runq: 'run queue', lock: 'lock 
 var FLAG = { oncpu: 'on by default (--no-on-cpu turns it off)', offcpu: '--off-cpu',
 	runq: '--runq', lock: '--locks' };
 var NS = 'http://www.w3.org/2000/svg', LEFT = 110, W = 1080, LANE = 56, GAP = 14, TOP = 8;
-var T = null, sel = null, selA = null, lanes = [], t0 = 0, t1 = 1;
+var T = null, sel = null, selA = null, lanes = [], t0 = 0, t1 = 1, asked = 0;
 function $(id) { return document.getElementById(id); }
 function el(tag, attrs, parent) {
 	var e = document.createElementNS(NS, tag);
@@ -37,6 +37,7 @@ function draw(j) {
 	var ivs = T.intervals, svg = $('timeline');
 	if (!ivs.length) {
 		svg.style.display = 'none';
+		say('status', '');
 		empty('No intervals yet: the agent writes one when each interval ends (--interval), ' +
 		      'and this page lists them once written. Reload in a moment.');
 		return;
@@ -134,10 +135,12 @@ function query() {
 	return 'kind=' + $('kind').value + (p ? '&p=' + encodeURIComponent(p) : '');
 }
 function load(url, why) {	/* fetch first: an empty or failed answer becomes a message, not a blank graph */
+	var mine = ++asked;
 	say('graphinfo', 'loading...');
 	fetch(url).then(function (resp) {
 		return resp.text().then(function (body) { return { ok: resp.ok, body: body }; });
 	}).then(function (a) {
+		if (mine !== asked) return;	/* a later selection's answer is the one to show */
 		var m = /<g data-x="0" data-w="(\d+)"/.exec(a.body);
 		if (!a.ok || !m) { say('graphinfo', ''); empty(a.ok ? why : a.body.trim()); return; }
 		$('empty').style.display = 'none';
@@ -152,6 +155,7 @@ function show() {
 	if (!sel) return;
 	var k = $('kind').value, s = sum(sel, k), p = $('filter').value;
 	if (!s.any && s.known) {
+		asked++;
 		say('graphinfo', '');
 		empty('No ' + NAME[k] + ' data in the selected range' + (lanes.indexOf(k) < 0 ?
 			': this agent does not record it (' + FLAG[k] + ')' : ': nothing was recorded in these intervals') + '.');

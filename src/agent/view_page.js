@@ -186,6 +186,9 @@ $('graph').addEventListener('load', function () {
 	var d = $('graph').contentDocument, s = d && d.querySelector('svg');
 	if (s) $('graph').style.height = (s.getAttribute('height') || 400) + 'px';
 });
-fetch('/timeline.json').then(function (r) { return r.json(); }).then(draw).catch(function (e) {
-	empty('Cannot read the timeline: ' + e);
+fetch('/timeline.json').then(function (r) {	/* a 503 (busy) says so in its text */
+	return r.ok ? r.json() : r.text().then(function (t) { throw new Error(t.trim()); });
+}).then(draw).catch(function (e) {
+	say('status', '');
+	empty('Cannot read the timeline: ' + e.message + ' (reload to retry)');
 });

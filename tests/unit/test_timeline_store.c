@@ -39,21 +39,38 @@ static void write_interval(struct store *st, int i, const char *oncpu, const cha
 	free(gz[1]);
 }
 
+static struct store *open_store(char *dir, const struct retention *r)
+{
+	struct store *st;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(store__open(&st, dir, r), 0);
+	return st;
+}
+
+static void close_store(struct store *st, struct timeline_memo *m, const char *dir)
+{
+	char cmd[64];
+
+	timeline_memo_release(m);
+	store__free(st);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 #define ON  (1u << PROFILE_KIND_ONCPU)
 #define OFF (1u << PROFILE_KIND_OFFCPU)
 
 static void totals_per_interval_and_kind_as_the_merge_reads_them(void **state)
 {
-	char dir[] = "/tmp/hc-timeline-XXXXXX", cmd[64];
+	char dir[] = "/tmp/hc-timeline-XXXXXX";
 	struct retention r = { 0 };
 	struct timeline_memo m = { 0 };
 	struct timeline_row *rows;
-	struct store *st;
+	struct store *st = open_store(dir, &r);
 	size_t nr;
 	bool complete;
 
-	assert_non_null(mkdtemp(dir));
-	assert_int_equal(store__open(&st, dir, &r), 0);
 	/* a header in samples, a line malformed (skipped by the reader, so not counted) */
 	write_interval(st, 0, "# hotcold folded v1 kind=oncpu unit=samples period_ns=10101010\n"
 			      "a;b 5\na;c 7\nbroken line\n", "x;y_[k] 1000000\n");
@@ -74,10 +91,7 @@ static void totals_per_interval_and_kind_as_the_merge_reads_them(void **state)
 	assert_int_equal(rows[2].total[PROFILE_KIND_OFFCPU], 18446744073709551615ull);
 	assert_int_equal(m.nr, 4);	/* one entry per folded file */
 	free(rows);
-	timeline_memo_release(&m);
-	store__free(st);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	close_store(st, &m, dir);
 }
 
 /*
@@ -90,12 +104,10 @@ static void the_budget_bounds_a_request_and_the_memo_carries_on(void **state)
 	struct retention r = { 0 };
 	struct timeline_memo m = { 0 };
 	struct timeline_row *rows;
-	struct store *st;
+	struct store *st = open_store(dir, &r);
 	size_t nr;
 	bool complete;
 
-	assert_non_null(mkdtemp(dir));
-	assert_int_equal(store__open(&st, dir, &r), 0);
 	for (int i = 0; i < 4; i++)
 		write_interval(st, i, "a 1\n", NULL);
 	for (int call = 1; call <= 4; call++) {
@@ -127,32 +139,24 @@ static void the_budget_bounds_a_request_and_the_memo_carries_on(void **state)
 	assert_int_equal(rows[0].has, ON);
 	assert_int_equal(rows[0].known, 0);
 	free(rows);
-	timeline_memo_release(&m);
-	store__free(st);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	close_store(st, &m, dir);
 }
 
 static void an_empty_history_has_no_rows(void **state)
 {
-	char dir[] = "/tmp/hc-timeline-XXXXXX", cmd[64];
+	char dir[] = "/tmp/hc-timeline-XXXXXX";
 	struct retention r = { 0 };
 	struct timeline_memo m = { 0 };
 	struct timeline_row *rows = (void *)1;
-	struct store *st;
+	struct store *st = open_store(dir, &r);
 	size_t nr = 7;
 	bool complete = false;
 
-	assert_non_null(mkdtemp(dir));
-	assert_int_equal(store__open(&st, dir, &r), 0);
 	assert_int_equal(timeline_rows(st, &mu, &m, 1u << 20, &rows, &nr, &complete), 0);
 	assert_int_equal(nr, 0);
 	assert_true(complete);
 	free(rows);
-	timeline_memo_release(&m);
-	store__free(st);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	close_store(st, &m, dir);
 }
 
 int main(void)

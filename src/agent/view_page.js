@@ -134,13 +134,17 @@ function query() {
 	var p = $('filter').value;
 	return 'kind=' + $('kind').value + (p ? '&p=' + encodeURIComponent(p) : '');
 }
+/* document.body's data-loading is 1 while the newest answer is awaited (tests wait on it) */
+function loading(on) { document.body.setAttribute('data-loading', on ? '1' : '0'); }
 function load(url, why) {	/* fetch first: an empty or failed answer becomes a message, not a blank graph */
 	var mine = ++asked;
+	loading(true);
 	say('graphinfo', 'loading...');
 	fetch(url).then(function (resp) {
 		return resp.text().then(function (body) { return { ok: resp.ok, body: body }; });
 	}).then(function (a) {
 		if (mine !== asked) return;	/* a later selection's answer is the one to show */
+		loading(false);
 		var m = /<g data-x="0" data-w="(\d+)"/.exec(a.body);
 		if (!a.ok || !m) { say('graphinfo', ''); empty(a.ok ? why : a.body.trim()); return; }
 		$('empty').style.display = 'none';
@@ -149,6 +153,11 @@ function load(url, why) {	/* fetch first: an empty or failed answer becomes a me
 		g.setAttribute('data-total', m[1]);
 		g.src = url + (s ? '&s=' + encodeURIComponent(s) : '');	/* the second read hits the cache */
 		say('graphinfo', 'graph total ' + m[1]);
+	}).catch(function (e) {
+		if (mine !== asked) return;
+		loading(false);
+		say('graphinfo', '');
+		empty('Cannot reach the agent: ' + e.message);
 	});
 }
 function show() {
@@ -156,6 +165,7 @@ function show() {
 	var k = $('kind').value, s = sum(sel, k), p = $('filter').value;
 	if (!s.any && s.known) {
 		asked++;
+		loading(false);
 		say('graphinfo', '');
 		empty('No ' + NAME[k] + ' data in the selected range' + (lanes.indexOf(k) < 0 ?
 			': this agent does not record it (' + FLAG[k] + ')' : ': nothing was recorded in these intervals') + '.');

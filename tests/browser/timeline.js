@@ -42,6 +42,7 @@ async function until(p, expr, what, ms = 15000) {
 // title, the root's children) or the empty state's text.
 const SHOWN = `(() => {
 	const g = document.getElementById('graph'), e = document.getElementById('empty');
+	if (document.body.getAttribute('data-loading') !== '0') return null;	/* an answer pending */
 	if (getComputedStyle(e).display !== 'none') return { empty: e.textContent };
 	const d = g.contentDocument, root = d && d.querySelector('#frames > g');
 	if (g.style.display !== 'block' || !root || d.readyState !== 'complete' || !d.location.href.startsWith(g.src)) return null;

@@ -49,7 +49,8 @@ int view_load(const struct store *st, pthread_mutex_t *mu, int kind, const struc
 /*
  * A new profile with the stacks of @in whose root frame (the process, or its
  * command-line label) matches the POSIX extended regular expression @re;
- * labels, kinds and the period kept. 0, -EINVAL (a bad expression), -errno.
+ * labels, kinds and the period kept. 0, -EINVAL (a bad expression, or one
+ * with a back-reference: they can take exponential time), -errno.
  */
 int view_filter_root(const struct profile *in, const char *re, struct profile **out);
 

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <regex.h>
+#include <string.h>
 
 int view_filter_root(const struct profile *in, const char *re, struct profile **out)
 {
@@ -16,6 +17,12 @@ int view_filter_root(const struct profile *in, const char *re, struct profile **
 	regex_t rx;
 	int err = 0;
 
+	/* back-references (a glibc extension to EREs) are the exponential case: refused */
+	for (const char *c = strchr(re, '\\'); c; c = strchr(c + 2, '\\'))
+		if (c[1] >= '1' && c[1] <= '9')
+			return -EINVAL;
+		else if (!c[1])
+			break;
 	if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB))
 		return -EINVAL;
 	p = profile__new();

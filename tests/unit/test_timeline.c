@@ -131,6 +131,15 @@ static void the_filter_keeps_the_processes_whose_root_frame_matches(void **state
 	f = NULL;
 	assert_int_equal(view_filter_root(p, "(", &f), -EINVAL);
 	assert_null(f);
+	assert_int_equal(view_filter_root(p, "^(a*)*\\1$", &f), -EINVAL);
+	assert_null(f);
+	/* an escaped backslash or dot is no back-reference */
+	assert_int_equal(view_filter_root(p, "\\\\1|^bash$", &f), 0);
+	assert_int_equal(profile__total(f, PROFILE_KIND_ONCPU), 7);
+	profile__free(f);
+	assert_int_equal(view_filter_root(p, "^redis\\-server$", &f), 0);
+	assert_int_equal(profile__total(f, PROFILE_KIND_ONCPU), 20);
+	profile__free(f);
 	profile__free(p);
 }
 

@@ -66,6 +66,9 @@ $(OUT)/%.o: %.c | $(SKELS)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
 
+# the index page's script, assembled in with .incbin (-MMD does not see it)
+$(OUT)/src/agent/view_page.o: src/agent/view_page.js
+
 # ---- tests -----------------------------------------------------------------
 # Each unit test links its own file plus the modules listed in
 # tests/unit/<test>.deps (one source path per line).
@@ -101,9 +104,11 @@ check-integration: $(BIN)
 
 check: check-unit
 
-# The flame graph as a person sees it: headless Chromium clicks and searches.
-check-browser: $(BIN)
+# The flame graph as a person sees it: headless Chromium clicks and searches;
+# the agent's timeline: drags, clicks, filter, diff (root: else skipped).
+check-browser: $(BIN) $(OUT)/workloads/hotloop
 	$(Q)tests/browser/flamegraph.sh $(BIN)
+	$(Q)tests/browser/timeline.sh $(BIN) || [ $$? -eq 77 ]
 
 # Writers and readers byte for byte, bad input, and go tool pprof on our pprof.
 check-golden: $(BIN)

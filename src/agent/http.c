@@ -30,6 +30,7 @@
 
 #include "agent/http_auth.h"
 #include "agent/http_cache.h"
+#include "agent/timeline.h"
 #include "agent/view.h"
 #include "util/parse.h"
 #include "output/pprof.h"
@@ -47,6 +48,8 @@
 #define HTTP_MAX_MINUTES	1440	/* /flame, /diff windows */
 #define HTTP_MAX_SECONDS	86400	/* /debug/pprof/profile */
 #define HTTP_THREAD_NICE	10	/* added to the agent's own nice value */
+#define HTTP_MAX_FILTER		256	/* bytes of a p= expression */
+#define HTTP_TIMELINE_BYTES	(32u << 20)	/* folded text one /timeline.json reads */
 
 struct http {
 	struct MHD_Daemon *d;
@@ -57,7 +60,8 @@ struct http {
 	struct profile *live_want;	/* a request waiting for the live interval */
 	int live_err;
 	bool live_done, stopping;
-	pthread_mutex_t heavy;		/* one merged view at a time */
+	pthread_mutex_t heavy;		/* one merged view at a time; @memo */
+	struct timeline_memo memo;	/* totals per stored file (timeline.h) */
 	struct http_cache cache;	/* merged views, until the history changes */
 };
 
@@ -96,10 +100,19 @@ static int arg_kind(struct MHD_Connection *c)
 	return kind;
 }
 
-/* t=STAMP or minutes=N (ending now, shifted back @back windows). false: bad arguments. */
-static bool arg_window(struct MHD_Connection *c, int back, struct view_window *w)
+/* The stamps of a range argument ("FROM..TO" or "STAMP"), owned by the request. */
+struct range_buf {
+	char from[STORE_STAMP_LEN], to[STORE_STAMP_LEN];
+};
+
+/*
+ * t=STAMP, @range_key=FROM..TO (or one stamp), or minutes=N (ending now,
+ * shifted back @back windows). false: bad arguments.
+ */
+static bool arg_window(struct MHD_Connection *c, const char *range_key, int back,
+		       struct range_buf *rb, struct view_window *w)
 {
-	const char *t = arg(c, "t"), *m = arg(c, "minutes");
+	const char *t = arg(c, "t"), *m = arg(c, "minutes"), *rg = arg(c, range_key);
 	uint64_t min;
 
 	memset(w, 0, sizeof(*w));
@@ -107,11 +120,41 @@ static bool arg_window(struct MHD_Connection *c, int back, struct view_window *w
 		w->stamp = t;
 		return true;
 	}
+	if (rg) {
+		w->from = rb->from;
+		w->to = rb->to;
+		return !timeline_range_parse(rg, rb->from, rb->to);
+	}
 	if (parse_u64(m ? m : "10", 1, HTTP_MAX_MINUTES, &min))
 		return false;
 	w->to_ms = clock_unix_ms() - back * (int64_t)min * 60000;
 	w->from_ms = w->to_ms - (int64_t)min * 60000;
 	return true;
+}
+
+/* p=REGEX: only the processes (root frames) matching it; NULL for none, false if too long. */
+static bool arg_filter(struct MHD_Connection *c, const char **re)
+{
+	*re = arg(c, "p");
+	if (*re && !**re)
+		*re = NULL;
+	return !*re || strlen(*re) <= HTTP_MAX_FILTER;
+}
+
+/* @p filtered by @re in place of itself. 0 or -errno (-EINVAL: a bad expression). */
+static int filter_in_place(struct profile **p, const char *re)
+{
+	struct profile *f;
+	int err;
+
+	if (!re)
+		return 0;
+	err = view_filter_root(*p, re, &f);
+	if (err)
+		return err;
+	profile__free(*p);
+	*p = f;
+	return 0;
 }
 
 /* "/flame/STAMP/KIND.svg": the same as ?t=STAMP&kind=KIND, leaving the query to ?s= */
@@ -183,15 +226,56 @@ static void to_cache(struct http *h, const char *key, const char *gen, struct re
 			       r->note);
 }
 
+/* The subtitle of a merged view: what it read and how it was filtered. */
+static void merged_subtitle(const struct view_window *w, const struct view_stats *vs,
+			    const char *re, char *buf, size_t len)
+{
+	int n;
+
+	if (w->from && strcmp(w->from, w->to))
+		n = snprintf(buf, len, "%s to %s", w->from, w->to);
+	else if (w->from)
+		n = snprintf(buf, len, "%s", w->from);
+	else
+		n = snprintf(buf, len, "the last %lld minutes",
+			     (long long)((w->to_ms - w->from_ms) / 60000));
+	if (n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - n, ": %zu of %zu intervals%s", vs->read,
+			      vs->intervals, vs->truncated ? " (newest only: size limit)" : "");
+	if (re && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, "; processes matching /%s/", re);
+}
+
+/* Load @w (of @kind, filtered by @re) into *@p. 0 or -errno. */
+static int load_window(struct http *h, int kind, const struct view_window *w, const char *re,
+		       struct profile **p, struct view_stats *vs)
+{
+	int err;
+
+	profile__set_period_ns(*p, h->src.period_ns);
+	err = view_load(h->src.st, &h->mu, kind, w, *p, vs);
+	if (err >= 0)
+		err = filter_in_place(p, re);
+	return err;
+}
+
+static void fail_err(struct reply *r, int err)
+{
+	fail(r, err == -EINVAL ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_INTERNAL_SERVER_ERROR,
+	     err == -EINVAL ? "bad p= expression" : strerror(-err));
+}
+
 static void serve_flame(struct http *h, struct MHD_Connection *c, const char *url,
 			struct reply *r)
 {
 	struct view_window w;
 	struct view_stats vs;
+	struct range_buf rb;
 	struct svg_opts so;
 	struct profile *p = profile__new();
-	char stamp[STORE_STAMP_LEN], sub[128], key[64], gen[96];
+	char stamp[STORE_STAMP_LEN], sub[256], key[128], gen[96];
 	int kind = arg_kind(c), err;
+	const char *re = NULL;
 	bool ok = true;
 
 	if (strcmp(url, "/flame")) {
@@ -199,85 +283,124 @@ static void serve_flame(struct http *h, struct MHD_Connection *c, const char *ur
 		memset(&w, 0, sizeof(w));
 		w.stamp = stamp;
 	} else {
-		ok = arg_window(c, 0, &w);
+		ok = arg_window(c, "range", 0, &rb, &w) && arg_filter(c, &re);
 	}
 	if (!p || kind < 0 || !ok) {
-		fail(r, MHD_HTTP_BAD_REQUEST, "bad kind, t or minutes");
+		fail(r, MHD_HTTP_BAD_REQUEST, "bad kind, t, range, minutes or p");
 		profile__free(p);
 		return;
 	}
 	if (!w.stamp) {
-		snprintf(key, sizeof(key), "flame %.16s %.16s", arg(c, "kind") ? arg(c, "kind") : "",
-			 arg(c, "minutes") ? arg(c, "minutes") : "");
+		snprintf(key, sizeof(key), "flame %.8s %.8s %.50s %.60s",
+			 arg(c, "kind") ? arg(c, "kind") : "", arg(c, "minutes") ? arg(c, "minutes") : "",
+			 arg(c, "range") ? arg(c, "range") : "", re ? re : "");
 		history_gen(h, gen, sizeof(gen));
 		if (from_cache(h, key, gen, r) || !heavy_enter(h, r)) {
 			profile__free(p);
 			return;
 		}
 	}
-	profile__set_period_ns(p, h->src.period_ns);
-	err = view_load(h->src.st, &h->mu, kind, &w, p, &vs);
+	err = load_window(h, kind, &w, re, &p, &vs);
 	note_window(r, &vs);
 	svg_opts_init(&so);
-	snprintf(sub, sizeof(sub), "merged window: %s", r->note);
+	merged_subtitle(&w, &vs, re, sub, sizeof(sub));
 	so.subtitle = w.stamp ? w.stamp : sub;
 	if (err >= 0)
 		err = svg_write(p, &so, r->f);
 	if (err < 0)
-		fail(r, MHD_HTTP_INTERNAL_SERVER_ERROR, strerror(-err));
+		fail_err(r, err);
 	r->type = err < 0 ? r->type : "image/svg+xml";
 	if (!w.stamp) {
-		to_cache(h, key, gen, r);
+		/* a key cut short by its %.Ns would answer another view: not kept */
+		if (strlen(re ? re : "") <= 60 && strlen(arg(c, "range") ? arg(c, "range") : "") <= 50)
+			to_cache(h, key, gen, r);
 		pthread_mutex_unlock(&h->heavy);
 	}
 	profile__free(p);
+}
+
+/* An empty side makes a diff that says nothing: a 404 saying which (the page shows it). */
+static bool diff_sides_hold(struct reply *r, const struct profile *a, const struct profile *b,
+			    int kind)
+{
+	const char *side = !profile__total(a, kind) ? "a" : !profile__total(b, kind) ? "b" : NULL;
+
+	if (!side)
+		return true;
+	rewind(r->f);
+	r->status = MHD_HTTP_NOT_FOUND;
+	r->type = "text/plain";
+	fprintf(r->f, "nothing to compare: range %s has no %s data\n", side,
+		profile_kind_name(kind));
+	return false;
 }
 
 static void serve_diff(struct http *h, struct MHD_Connection *c, struct reply *r)
 {
 	struct view_window wa, wb;
 	struct view_stats va, vb;
+	struct range_buf ra, rb;
 	struct profile *a = profile__new(), *b = profile__new();
-	const char *sa = arg(c, "a"), *sb = arg(c, "b");
+	const char *sa = arg(c, "a"), *sb = arg(c, "b"), *re = NULL;
 	struct svg_opts so;
-	char key[112], gen[96];
+	char key[128], gen[96];
 	int kind = arg_kind(c), err = -EINVAL;
 
-	if (a && b && kind >= 0 && sa && sb) {
-		wa = (struct view_window){ .stamp = sa };
-		wb = (struct view_window){ .stamp = sb };
+	/* a=, b=: a stamp or a range each; else the minutes before vs the last minutes */
+	if (a && b && kind >= 0 && arg_filter(c, &re) && (sa || sb ?
+	    sa && sb && arg_window(c, "a", 0, &ra, &wa) && arg_window(c, "b", 0, &rb, &wb) :
+	    arg_window(c, "-", 1, &ra, &wa) && arg_window(c, "-", 0, &rb, &wb)))
 		err = 0;
-	} else if (a && b && kind >= 0 && arg_window(c, 1, &wa) && arg_window(c, 0, &wb)) {
-		err = 0;
-	}
-	if (err) {
-		fail(r, MHD_HTTP_BAD_REQUEST, "bad kind, a/b or minutes");
+	if (err || (sa && strlen(sa) > 50) || (sb && strlen(sb) > 50) || (re && strlen(re) > 40)) {
+		fail(r, MHD_HTTP_BAD_REQUEST, "bad kind, a/b, minutes or p");
 		goto out;
 	}
-	snprintf(key, sizeof(key), "diff %.16s %.16s %.24s %.24s",
+	snprintf(key, sizeof(key), "diff %.8s %.8s %s %s %s",
 		 arg(c, "kind") ? arg(c, "kind") : "", arg(c, "minutes") ? arg(c, "minutes") : "",
-		 sa ? sa : "", sb ? sb : "");
+		 sa ? sa : "", sb ? sb : "", re ? re : "");
 	history_gen(h, gen, sizeof(gen));
 	if (from_cache(h, key, gen, r) || !heavy_enter(h, r))
 		goto out;
-	err = view_load(h->src.st, &h->mu, kind, &wa, a, &va);
+	err = load_window(h, kind, &wa, re, &a, &va);
 	if (err >= 0)
-		err = view_load(h->src.st, &h->mu, kind, &wb, b, &vb);
+		err = load_window(h, kind, &wb, re, &b, &vb);
 	if (err >= 0)
 		note_window(r, &vb);
 	svg_opts_init(&so);
 	so.title = "Differential Flame Graph";
-	if (err >= 0)
+	if (err >= 0 && diff_sides_hold(r, a, b, kind))
 		err = svg_write_diff(a, b, &so, r->f);
 	if (err < 0)
-		fail(r, MHD_HTTP_INTERNAL_SERVER_ERROR, strerror(-err));
-	else
+		fail_err(r, err);
+	else if (r->status == MHD_HTTP_OK)
 		r->type = "image/svg+xml";
 	to_cache(h, key, gen, r);
 	pthread_mutex_unlock(&h->heavy);
 out:
 	profile__free(a);
 	profile__free(b);
+}
+
+/* Per interval and kind the stored totals (timeline.h), for the index page's timeline. */
+static void serve_timeline(struct http *h, struct reply *r)
+{
+	struct timeline_row *rows = NULL;
+	size_t nr = 0;
+	bool complete;
+	int err;
+
+	if (!heavy_enter(h, r))	/* the memo is one request's at a time */
+		return;
+	err = timeline_rows(h->src.st, &h->mu, &h->memo, HTTP_TIMELINE_BYTES, &rows, &nr,
+			    &complete);
+	pthread_mutex_unlock(&h->heavy);
+	if (!err)
+		err = timeline_write_json(rows, nr, h->src.period_ns, complete, r->f);
+	free(rows);
+	if (err)
+		fail(r, MHD_HTTP_INTERNAL_SERVER_ERROR, strerror(-err));
+	else
+		r->type = "application/json";
 }
 
 /* A stored file as it is: interval ?t=, @kind (or ?kind=, default oncpu), @fmt. */
@@ -379,6 +502,8 @@ static void route(struct http *h, struct MHD_Connection *c, const char *url, str
 		pthread_mutex_unlock(&h->mu);
 	} else if (!strcmp(url, "/flame") || !strncmp(url, "/flame/", 7)) {
 		serve_flame(h, c, url, r);
+	} else if (!strcmp(url, "/timeline.json")) {
+		serve_timeline(h, r);
 	} else if (!strcmp(url, "/diff")) {
 		serve_diff(h, c, r);
 	} else if (!strcmp(url, "/pprof")) {
@@ -555,6 +680,7 @@ static int http_init(struct http *h, const struct http_source *src)
 static void http_free(struct http *h)
 {
 	http_cache_release(&h->cache);
+	timeline_memo_release(&h->memo);
 	pthread_cond_destroy(&h->live_cv);
 	pthread_mutex_destroy(&h->heavy);
 	pthread_mutex_destroy(&h->mu);

@@ -3,11 +3,15 @@
  * The agent's local web view (libmicrohttpd, off unless --http), served by
  * its own threads (one per connection, at most 64, 16 per client address,
  * closed after 10 s of silence) so that no request can delay collection:
- *   /                          intervals, newest first, with links
+ *   /                          the timeline page, then the intervals, newest first
+ *   /timeline.json             per interval and kind the stored totals (timeline.h)
  *   /flame?kind=K&t=STAMP      flame graph of one interval (SVG)
  *   /flame?kind=K&minutes=N    the last N minutes merged (N <= 1440)
+ *   /flame?kind=K&range=FROM..TO  the intervals from stamp FROM to TO merged
  *   /diff?kind=K&minutes=N     the N minutes before vs the last N minutes
- *   /diff?kind=K&a=STAMP&b=STAMP
+ *   /diff?kind=K&a=RANGE&b=RANGE  two ranges (each STAMP or FROM..TO); 404
+ *                              when a side has nothing of kind K
+ *   (/flame and /diff: p=REGEX keeps the processes whose root frame matches)
  *   /pprof?t=STAMP&kind=K      the stored pprof file
  *   /metrics                   Prometheus text
  *   /debug/pprof/profile?seconds=N   pprof of the stored intervals that end

@@ -12,6 +12,8 @@ static bool in_window(const struct store_interval *iv, const struct view_window 
 
 	if (w->stamp)
 		return !strcmp(iv->stamp, w->stamp);
+	if (w->from)
+		return strcmp(iv->stamp, w->from) >= 0 && strcmp(iv->stamp, w->to) <= 0;
 	return end > w->from_ms && iv->start_ms < w->to_ms;
 }
 
@@ -108,23 +110,9 @@ int view_load(const struct store *st, pthread_mutex_t *mu, int kind, const struc
 
 int view_index(const struct store *st, FILE *out)
 {
-	fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-		     "<title>hotcold agent</title><style>body{font-family:sans-serif}"
-		     "td{padding:2px 10px}</style></head><body>\n<h1>hotcold agent</h1>\n"
-		     "<form action=\"/flame\">Flame graph of the last "
-		     "<input name=\"minutes\" value=\"10\" size=\"4\"> minutes, kind "
-		     "<select name=\"kind\"><option>oncpu</option><option>offcpu</option>"
-		     "<option>runq</option><option>lock</option></select> "
-		     "<input type=\"submit\" value=\"show\"></form>\n"
-		     "<form action=\"/diff\">Diff: the <input name=\"minutes\" value=\"10\" "
-		     "size=\"4\"> minutes before vs the last ones, kind "
-		     "<select name=\"kind\"><option>oncpu</option><option>offcpu</option>"
-		     "<option>runq</option><option>lock</option></select> "
-		     "<input type=\"submit\" value=\"diff\"></form>\n"
-		     "<p><a href=\"/metrics\">metrics</a> &middot; "
-		     "<a href=\"/debug/pprof/profile?seconds=60\">pprof of the last 60 s</a></p>\n"
-		     "<table id=\"intervals\"><tr><th>start (UTC)</th><th>seconds</th>"
-		     "<th>profiles</th></tr>\n");
+	view_page_head(out);
+	fprintf(out, "<h2>Intervals</h2>\n<table id=\"intervals\"><tr><th>start (UTC)</th>"
+		     "<th>seconds</th><th>profiles</th></tr>\n");
 	for (size_t i = store__nr(st); i-- > 0;) {
 		const struct store_interval *iv = store__get(st, i);
 
@@ -145,6 +133,7 @@ int view_index(const struct store *st, FILE *out)
 		}
 		fprintf(out, "</td></tr>\n");
 	}
-	fprintf(out, "</table>\n</body></html>\n");
+	fprintf(out, "</table>\n");
+	view_page_tail(out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -11,9 +11,13 @@
 #include "agent/store.h"
 #include "analysis/profile.h"
 
-/* Which stored intervals: one by stamp, or those overlapping [from_ms, to_ms). */
+/*
+ * Which stored intervals: one by stamp, those from stamp @from to stamp @to
+ * (both included), or those overlapping [from_ms, to_ms).
+ */
 struct view_window {
-	const char *stamp;	/* NULL: by time */
+	const char *stamp;	/* NULL: by range or time */
+	const char *from, *to;	/* NULL: by time */
 	int64_t from_ms, to_ms;
 };
 
@@ -42,7 +46,19 @@ struct view_stats {
 int view_load(const struct store *st, pthread_mutex_t *mu, int kind, const struct view_window *w,
 	      struct profile *p, struct view_stats *vs);
 
+/*
+ * A new profile with the stacks of @in whose root frame (the process, or its
+ * command-line label) matches the POSIX extended regular expression @re;
+ * labels, kinds and the period kept. 0, -EINVAL (a bad expression, or one
+ * with a back-reference: they can take exponential time), -errno.
+ */
+int view_filter_root(const struct profile *in, const char *re, struct profile **out);
+
 /* The index page (HTML) listing the intervals, newest first; caller holds the store lock. 0 or -errno. */
 int view_index(const struct store *st, FILE *out);
+
+/* view_page.c: the page around the table (timeline, controls, script). 0 or -EIO. */
+int view_page_head(FILE *out);
+int view_page_tail(FILE *out);
 
 #endif /* HC_AGENT_VIEW_H */

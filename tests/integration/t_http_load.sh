@@ -6,7 +6,8 @@
 #  - under load for 12 s: wrk on the index page (token in a header), 20 slow
 #    clients from 127.0.0.2 that send a request line and then one byte every
 #    2 s (the per-address limit keeps 16), and back-to-back heavy views
-#    (/flame?minutes=10, /debug/pprof/profile?seconds=3600) from 127.0.0.4:
+#    (/flame?minutes=10, /debug/pprof/profile?seconds=3600, /timeline.json)
+#    from 127.0.0.4:
 #    every 1 s interval is still written on time (index.jsonl) and the page
 #    still answers a client from 127.0.0.5 within 2 s, every second.
 # Tolerance for "on time": the loop rotates at the first ring-poll slice
@@ -118,6 +119,8 @@ cleanup_hooks+=("kill $slow 2>/dev/null")
 		echo >>"$TMP/heavy"
 		code --interface 127.0.0.4 -H "Authorization: Bearer $tok" \
 			"$url/debug/pprof/profile?seconds=3600" >>"$TMP/heavy"
+		echo >>"$TMP/heavy"
+		code --interface 127.0.0.4 -H "Authorization: Bearer $tok" "$url/timeline.json" >>"$TMP/heavy"
 		echo >>"$TMP/heavy"
 	done
 ) &

@@ -1,0 +1,188 @@
+// The agent's timeline as a person uses it (driven by tests/browser/timeline.sh):
+// drag across the bars, click one, change kind and filter, keep a range as A
+// and diff it against B, with real mouse events in headless Chromium. Each
+// merged graph's total (its root frame's weight) must equal the sum of the
+// selected intervals' totals in /timeline.json: the same stored data.
+// usage: node timeline.js CHROMIUM URL TMPDIR FILTER_PROCESS
+//        node timeline.js CHROMIUM URL TMPDIR --empty   (an agent with no interval yet)
+'use strict';
+const { launch } = require('./cdp.js');
+const [chromium, base, tmp, proc] = process.argv.slice(2);
+
+async function runEmpty() {
+	const br = launch(chromium, `${tmp}/profile-empty`, 1240, 500);
+	const p = await br.page();
+	try {
+		await p.goto(`${base}/`);
+		const e = await until(p, `(() => { const e = document.getElementById('empty');
+			return getComputedStyle(e).display !== 'none' && e.textContent; })()`, 'the empty state');
+		const bars = await p.eval(`document.querySelectorAll('.bar').length`);
+		check(/^No intervals yet/.test(e) && bars === 0, `before the first interval the page says so: '${e}'`,
+			`'${e}', ${bars} bars`);
+		await p.screenshot(`${tmp}/no-intervals.png`);
+	} finally {
+		br.close();
+	}
+}
+let pass = 0, fail = 0;
+const ok = (m) => { console.log(`[Success] ${m}`); pass++; };
+const bad = (m) => { console.log(`[Failed ${m}]`); fail++; };
+const check = (c, m, why) => (c ? ok(m) : bad(`${m}: ${why}`));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function until(p, expr, what, ms = 15000) {
+	for (const end = Date.now() + ms; Date.now() < end; await sleep(100)) {
+		const v = await p.eval(expr);
+		if (v) return v;
+	}
+	throw new Error(`timed out waiting for ${what}`);
+}
+
+// What the page shows after a selection: the graph (its root's weight,
+// title, the root's children) or the empty state's text.
+const SHOWN = `(() => {
+	const g = document.getElementById('graph'), e = document.getElementById('empty');
+	if (document.body.getAttribute('data-loading') !== '0') return null;	/* an answer pending */
+	if (getComputedStyle(e).display !== 'none') return { empty: e.textContent };
+	const d = g.contentDocument, root = d && d.querySelector('#frames > g');
+	if (g.style.display !== 'block' || !root || d.readyState !== 'complete' || !d.location.href.startsWith(g.src)) return null;
+	return { total: +root.getAttribute('data-w'), name: root.querySelector('title').textContent.split('\\n')[0],
+		title: d.getElementById('title').textContent, subtitle: d.getElementById('subtitle').textContent,
+		matched: d.getElementById('matched').textContent,
+		children: [...d.querySelectorAll('#frames > g')].filter((f) =>
+			f.querySelector('rect').getAttribute('y') === root.querySelector('rect').getAttribute('y') - 16 + '')
+			.map((f) => f.querySelector('title').textContent.split('\\n')[0]) };
+})()`;
+
+async function shown(p, what) {
+	return until(p, SHOWN, what);
+}
+
+// Forget what is shown, so SHOWN waits for the answer to the next action.
+async function forget(p) {
+	await p.eval(`(() => { const g = document.getElementById('graph');
+		g.src = 'about:blank'; document.getElementById('empty').style.display = 'none'; return 1; })()`);
+	await until(p, `document.getElementById('graph').contentDocument.location.href === 'about:blank'`, 'about:blank');
+}
+
+// Set a control's value as typing would, and fire its change event.
+async function setControl(p, id, value) {
+	await forget(p);
+	await p.eval(`(() => { const e = document.getElementById(${JSON.stringify(id)});
+		e.value = ${JSON.stringify(value)}; e.dispatchEvent(new Event('change')); return 1; })()`);
+}
+
+// Centre of a bar (on-CPU lane) or of an element, in page pixels.
+async function box(p, sel) {
+	return p.eval(`(() => { const r = document.querySelector(${JSON.stringify(sel)}).getBoundingClientRect();
+		return { l: r.left, r: r.right, t: r.top, b: r.bottom, x: (r.left + r.right) / 2, y: (r.top + r.bottom) / 2 }; })()`);
+}
+
+async function selected(p) {
+	return p.eval(`[...document.querySelectorAll('.bar.oncpu.sel')].map((b) => +b.getAttribute('data-i'))`);
+}
+
+const sum = (T, from, to, k) => T.intervals.slice(from, to + 1).reduce((s, iv) => s + (iv[k] || 0), 0);
+
+async function dragRange(p, from, to) {
+	const a = await box(p, `.bar.oncpu[data-i="${from}"]`), b = await box(p, `.bar.oncpu[data-i="${to}"]`);
+	const lane = await box(p, '.lane');
+	await forget(p);
+	await p.drag(a.l + 1, lane.y, b.r - 1, lane.y);
+}
+
+async function run() {
+	const br = launch(chromium, `${tmp}/profile`, 1240, 900);
+	const p = await br.page();
+	try {
+		await p.goto(`${base}/`);
+		await until(p, `!/loading/.test(document.getElementById('status').textContent)`, 'the timeline');
+		// the intervals the page drew: /timeline.json read now may have more at its end
+		const drawn = await p.eval(`[...document.querySelectorAll('.bar')].map((b) => +b.getAttribute('data-i'))`);
+		const T = await p.eval(`fetch('/timeline.json').then((r) => r.json())`);
+		const n = Math.max(...drawn) + 1;
+		T.intervals = T.intervals.slice(0, n);
+		const first = await p.eval(`document.querySelector('.bar[data-i="0"] title').textContent`);
+		const kinds = { oncpu: 'on-CPU', offcpu: 'off-CPU', runq: 'run queue', lock: 'lock waits' };
+		const wantLanes = Object.keys(kinds).filter((k) => T.intervals.some((iv) => k in iv)).map((k) => kinds[k]).join(',');
+		const bars = await p.eval(`document.querySelectorAll('.bar.oncpu').length`);
+		const lanes = await p.eval(`[...document.querySelectorAll('.lname')].map((e) => e.textContent).join(',')`);
+		check(n >= 6 && first.startsWith(T.intervals[0].t) && bars === T.intervals.filter((iv) => 'oncpu' in iv).length &&
+			lanes === wantLanes && /on-CPU,off-CPU/.test(lanes),
+			`timeline draws ${n} intervals, ${bars} on-CPU bars, lanes ${lanes}`,
+			`${bars} on-CPU bars for ${n} intervals, lanes '${lanes}' (want '${wantLanes}'), first '${first}'`);
+		if (n < 6) return;
+
+		// 1. drag across intervals 1..4: the merged graph is exactly their sum
+		await dragRange(p, 1, 4);
+		let sel = await selected(p), g = await shown(p, 'the merged graph');
+		let want = sum(T, 1, 4, 'oncpu');
+		check(sel.join() === '1,2,3,4', `dragging over bars 1..4 selects intervals ${sel.join()}`, `want 1,2,3,4`);
+		check(g.name === 'all' && g.total === want,
+			`merged on-CPU graph of 4 intervals: total ${g.total} samples = sum of the intervals in /timeline.json (${T.intervals.slice(1, 5).map((iv) => iv.oncpu).join('+')})`,
+			`graph total ${g.total} (root '${g.name}'), JSON sum ${want}`);
+		check(/4 of 4 intervals/.test(g.subtitle), `subtitle says what was merged: '${g.subtitle}'`, 'no interval count');
+		await p.screenshot(`${tmp}/range.png`);
+
+		// 2. the same range, off-CPU: nanoseconds, same equality
+		await setControl(p, 'kind', 'offcpu');
+		g = await shown(p, 'the off-CPU graph');
+		want = sum(T, 1, 4, 'offcpu');
+		check(g.total === want, `off-CPU graph of the range: ${g.total} ns = the intervals' sum`, `graph ${g.total}, JSON ${want}`);
+		await setControl(p, 'kind', 'oncpu');
+
+		// 3. a click (no drag) on one bar selects that interval alone
+		const c = await box(p, `.bar.oncpu[data-i="${n - 2}"]`), lane = await box(p, '.lane');
+		await forget(p);
+		await p.click(c.x, lane.y);
+		sel = await selected(p);
+		g = await shown(p, 'one interval');
+		check(sel.join() === `${n - 2}` && g.total === T.intervals[n - 2].oncpu,
+			`a click on bar ${n - 2} shows that interval: ${g.total} samples`, `selected ${sel}, total ${g.total}, JSON ${T.intervals[n - 2].oncpu}`);
+
+		// 4. filter by process, server-side; search in the graph
+		await dragRange(p, 1, n - 2);
+		const all = (await shown(p, 'the whole range')).total;
+		await setControl(p, 'filter', `^${proc}$`);
+		await setControl(p, 'search', 'hot_loop');
+		g = await shown(p, 'the filtered graph');
+		check(g.total > 0 && g.total < all && g.children.length === 1 && g.children[0] === proc,
+			`filter ^${proc}$: only that process (${g.total} of ${all} samples)`, `children ${g.children}, total ${g.total} of ${all}`);
+		check(/^Matched: [1-9][0-9.]*%$/.test(g.matched),
+			`search 'hot_loop' highlights: ${g.matched}`, `matched '${g.matched}'`);
+		await p.screenshot(`${tmp}/filter.png`);
+		await setControl(p, 'search', '');
+		await setControl(p, 'filter', '^no-such-process$');
+		g = await shown(p, 'the empty state');
+		check(g.empty && /No process matching/.test(g.empty), `a filter matching nothing says so: '${g.empty}'`, JSON.stringify(g));
+		await p.screenshot(`${tmp}/empty-filter.png`);
+		await setControl(p, 'filter', '');
+		await setControl(p, 'kind', 'lock');
+		g = await shown(p, 'the empty kind');
+		check(g.empty && /does not record it \(--locks\)/.test(g.empty), `a kind not recorded says why: '${g.empty}'`, JSON.stringify(g));
+		await setControl(p, 'kind', 'oncpu');
+
+		// 5. diff: keep 1..2 as A, select 3..4 as B, click diff
+		await dragRange(p, 1, 2);
+		await shown(p, 'range A');
+		const ka = await box(p, '#keepA');
+		await p.click(ka.x, ka.y);
+		await dragRange(p, 3, 4);
+		await shown(p, 'range B');
+		await forget(p);
+		const d = await box(p, '#diff');
+		await p.click(d.x, d.y);
+		g = await shown(p, 'the diff');
+		want = sum(T, 3, 4, 'oncpu');
+		check(g.title === 'Differential Flame Graph' && g.total === want,
+			`diff of A (1..2) against B (3..4) renders, sized by B: ${g.total} samples`, `title '${g.title}', total ${g.total}, B sum ${want}`);
+		await p.screenshot(`${tmp}/diff.png`);
+	} finally {
+		br.close();
+	}
+}
+
+(proc === '--empty' ? runEmpty() : run()).catch((e) => bad(`${e.message}`)).finally(() => {
+	console.log(`${pass} passed, ${fail} failed`);
+	process.exit(fail ? 1 : 0);
+});

@@ -32,12 +32,13 @@ rc0=$?
 kill $ag; wait $ag
 PORT=$((PORT + 1))
 
-"$HOTLOOP" 30 > /dev/null &
+"$HOTLOOP" 90 > /dev/null &
 hl=$!
 "$HOTCOLD" agent -o "$TMP/hist" --interval 1s -F 99 --off-cpu --http 127.0.0.1:$PORT 2>"$TMP/agent.err" &
 ag=$!
-# 7 intervals written: the test selects among the first 6
-for _ in $(seq 1 200); do
+# 7 intervals written: the test selects among the first 6 (start-up takes
+# 2-3 s on a quiet machine, 15 s was seen under a load average of 20)
+for _ in $(seq 1 400); do
 	[ "$(grep -c 'agent: interval' "$TMP/agent.err")" -ge 7 ] && break
 	sleep 0.1
 done

@@ -39,7 +39,15 @@ static inline void emit_ufr_unpack(const uint64_t *w, struct sym_ufr *f)
 #define EMIT_AUX2_SHORT 0x80000000u
 /* any kind: the user stack hit the depth limit; "[truncated]" follows the root frame */
 #define EMIT_AUX2_TRUNC 0x40000000u
-#define EMIT_AUX2_WAKER_MASK 0x3fffffffu
+/*
+ * any kind: the user stack is cut where the unwinder was not ready for the
+ * code (its CFI table not built or published yet: "[walk cut: no CFI table
+ * yet]"), or at code mapped since its tables ("[walk cut: code mapped
+ * since]"); the frame follows the root, where the missing callers would be
+ */
+#define EMIT_AUX2_CUT_TABLE 0x20000000u
+#define EMIT_AUX2_CUT_UNMAPPED 0x10000000u
+#define EMIT_AUX2_WAKER_MASK 0x0fffffffu	/* waker kernel words (< 4096) << 16 | user words */
 
 struct emit_stats {
 	uint64_t lines;		/* stacks added to the profile */

@@ -120,7 +120,7 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 		s->fp_cut++;
 		nu = keep;
 		/* with CFI on, a process walked by FP had no tables yet */
-		if (s->ut)
+		if (s->ut && !np)
 			*cut = EMIT_AUX2_CUT_TABLE;
 	}
 	/* Python frames above a cut mark it themselves ("[native frames not walked]") */

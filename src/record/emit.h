@@ -47,7 +47,13 @@ static inline void emit_ufr_unpack(const uint64_t *w, struct sym_ufr *f)
  */
 #define EMIT_AUX2_CUT_TABLE 0x20000000u
 #define EMIT_AUX2_CUT_UNMAPPED 0x10000000u
-#define EMIT_AUX2_WAKER_MASK 0x0fffffffu	/* waker kernel words (< 4096) << 16 | user words */
+/*
+ * any kind, with CFI on: the process had no tables yet, so its stack was
+ * walked by frame pointer, which stops early in code built without them
+ * (glibc): "[frame-pointer walk: no CFI table yet]" follows the root
+ */
+#define EMIT_AUX2_FP_WALK 0x08000000u
+#define EMIT_AUX2_WAKER_MASK 0x07ffffffu	/* waker kernel words (< 2048) << 16 | user words */
 
 struct emit_stats {
 	uint64_t lines;		/* stacks added to the profile */

@@ -119,10 +119,14 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 	if (keep < nu && !v->unwind_cfi) {
 		s->fp_cut++;
 		nu = keep;
-		/* with CFI on, a process walked by FP had no tables yet */
-		if (s->ut && !np)
-			*cut = EMIT_AUX2_CUT_TABLE;
 	}
+	/*
+	 * With CFI on, a process walked by FP had no tables yet: through code
+	 * without frame pointers that walk stops early, and nothing in the
+	 * stack says where, so every such stack says how it was walked
+	 */
+	if (s->ut && !np && nu && !v->unwind_cfi)
+		*cut = EMIT_AUX2_FP_WALK;
 	/* Python frames above a cut mark it themselves ("[native frames not walked]") */
 	if (!np && v->unwind_cfi && v->unwind_pending)
 		*cut = EMIT_AUX2_CUT_TABLE;
@@ -156,7 +160,7 @@ static int session_cpu_wait(struct session *s, const struct stack_key *key,
 		return 0;
 	k.kind = SAMPLE_RUNQ;
 	k.aux = RUNQ_AUX_CPU_WAIT;
-	k.aux2 = key->aux2 & (EMIT_AUX2_CUT_TABLE | EMIT_AUX2_CUT_UNMAPPED);
+	k.aux2 = key->aux2 & (EMIT_AUX2_CUT_TABLE | EMIT_AUX2_CUT_UNMAPPED | EMIT_AUX2_FP_WALK);
 	s->cpuwait_ns += v->addr;
 	/* histogrammed too (runq): not to be folded again as a stackless wait */
 	s->rq_stacked_ns += v->addr;

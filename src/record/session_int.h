@@ -92,8 +92,6 @@ struct session {
 	uint32_t held_tgid;
 	bool held_exec_seen;	/* that exec record came */
 	bool keep_unwind;	/* while it is handled: forget keeps the tables */
-	uint64_t hold_ns;	/* how long the command was held (exec to entry point) */
-	int hold_end;		/* enum child_hold_end; -1: not held */
 	uint64_t *words;	/* scratch: one stack's words */
 	uint64_t samples;	/* on-CPU */
 	uint64_t off_ns, off_blocks;		/* off-CPU blocks with stacks */

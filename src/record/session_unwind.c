@@ -221,14 +221,13 @@ void session_unwind_hold_child(struct session *s, bool attached)
 	static const char *const how[] = { "at its entry point", "exited before its entry point",
 					   "given up" };
 	uint64_t t0 = clock_mono_ns();
+	enum child_hold_end end;
 	int st = 0, err;
 
-	s->hold_end = -1;
 	if (!attached)
 		return;
-	s->hold_end = child_hold_run(s->child.pid, CHILD_HOLD_MAX_NS, &ops, &st, &err);
-	s->hold_ns = clock_mono_ns() - t0;
-	if (s->hold_end == CHILD_HOLD_EXITED) {
+	end = child_hold_run(s->child.pid, CHILD_HOLD_MAX_NS, &ops, &st, &err);
+	if (end == CHILD_HOLD_EXITED) {
 		s->child_wstatus = st;
 		s->child_done = true;	/* reaped by the hold */
 	}
@@ -236,5 +235,5 @@ void session_unwind_hold_child(struct session *s, bool attached)
 		pr_info("record: tables of '%s' not published at its start: %s\n",
 			s->o->cmd_argv[0], strerror(-err));
 	pr_debug("record: '%s' held %.1f ms from exec, %s\n", s->o->cmd_argv[0],
-		 s->hold_ns / 1e6, how[s->hold_end]);
+		 (clock_mono_ns() - t0) / 1e6, how[end]);
 }

@@ -32,7 +32,7 @@ run() {	# $1: tag, then env; writes $TMP/$1.{folded,err}
 	total=$(awk '/\[sleep\] [0-9]+$/ { t += $NF } END { printf "%.0f\n", t }' "$TMP/$tag.folded")
 	main=$(awk '/\[sleep\] [0-9]+$/ && /;Py_RunMain;/ { t += $NF } END { printf "%.0f\n", t }' \
 		"$TMP/$tag.folded")
-	unmarked=$(awk '/\[sleep\] [0-9]+$/ && !/;Py_RunMain;/ && !/\[walk cut: / &&
+	unmarked=$(awk '/\[sleep\] [0-9]+$/ && !/;Py_RunMain;/ && !/\[(walk cut|frame-pointer walk): / &&
 		!/\[native frames not walked\]/' "$TMP/$tag.folded" | wc -l)
 	echo "  $tag: $early walks early or by FP, [sleep] through Py_RunMain $(pct "$main" "$total")%," \
 		"$unmarked cut stacks unmarked; $(grep -o 'held [0-9.]* ms from exec, .*' "$TMP/$tag.err")"

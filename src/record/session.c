@@ -454,8 +454,16 @@ static int session_start(struct session *s)
 	if (s->o->cmd_argv) {
 		/* HOTCOLD_NO_HOLD=1: published when first seen (the control arm) */
 		const char *no_hold = getenv("HOTCOLD_NO_HOLD");
-		bool held = s->ut && !(no_hold && !strcmp(no_hold, "1")) &&
-			    !child_hold_attach(s->child.pid);
+		bool held = false;
+
+		if (s->ut && !(no_hold && !strcmp(no_hold, "1"))) {
+			err = child_hold_attach(s->child.pid);
+			held = !err;
+			if (err)
+				pr_debug("record: '%s' not held at its start (ptrace: %s): its "
+					 "tables come when it is first seen\n", s->o->cmd_argv[0],
+					 strerror(-err));
+		}
 
 		err = target_child_release(&s->child);
 		if (err) {

@@ -53,6 +53,8 @@ static __always_inline bool ustack_cfi(struct uw_scratch *s, struct task_struct 
 		r->flags |= HC_SF_USTACK_TRUNC;
 	if (s->st.stop == HC_STAT_UNWIND_NO_MAPPING)
 		r->flags |= HC_SF_UNWIND_UNMAPPED;
+	if (s->st.stop == HC_STAT_UNWIND_PENDING)
+		r->flags |= HC_SF_UNWIND_PENDING;
 	if (s->st.stop != UNWIND_DONE) {
 		r->flags |= HC_SF_UNWIND_PARTIAL;
 		if (s->st.stop < HC_STAT_NR)

@@ -62,6 +62,7 @@ enum hc_sample_kind {
 #define HC_SF_UNWIND_PARTIAL	0x80	/* the CFI walk stopped early (reason in stats) */
 #define HC_SF_SHORT		0x100	/* off-CPU: sum of blocks below the stack threshold, no stack */
 #define HC_SF_UNWIND_UNMAPPED	0x200	/* the CFI walk met a pc in no published mapping (dlopen?) */
+#define HC_SF_UNWIND_PENDING	0x400	/* ... ended in code whose CFI table was being built */
 
 /*
  * Exit maps (HC_REC_MAPS): a process first seen less than HC_MAPS_WINDOW

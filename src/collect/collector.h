@@ -38,7 +38,7 @@ struct collector_stat {
 	bool loss;
 };
 
-#define COLLECTOR_MAX_STATS 20
+#define COLLECTOR_MAX_STATS 32
 
 struct collector_stats {
 	size_t nr;
@@ -110,6 +110,7 @@ struct sample_view {
 	bool unwind_cfi;	/* user stack walked with CFI tables */
 	bool unwind_partial;	/* that walk stopped before the outermost frame */
 	bool unwind_unmapped;	/* ... at a pc in no published mapping */
+	bool unwind_pending;	/* ... in code whose CFI table was being built */
 	bool short_blocks;	/* off-CPU time of blocks below the stack threshold; no stack */
 	uint32_t state;		/* off-CPU: task state bits at switch-out */
 	int32_t syscall;	/* off-CPU: syscall it blocked in, -1 if none */

@@ -20,6 +20,7 @@
 #include "collect/collector.h"
 #include "collect/proc.h"
 #include "collect/python.h"
+#include "collect/walk_stats.h"
 #include "pmu/sample_open.h"
 #include "oncpu.skel.h"
 #include "pmu/dither.h"
@@ -306,22 +307,7 @@ static void oncpu_stats(const struct collector *c, struct collector_stats *st)
 	}
 	if (!oc->skel->rodata->cfg_unwind)
 		return;
-	st->s[st->nr++] = (struct collector_stat){ "user stacks by CFI", v[HC_STAT_UNWIND_CFI],
-						   false };
-	st->s[st->nr++] = (struct collector_stat){ "stacks by FP (no table yet)",
-						   v[HC_STAT_UNWIND_NO_TABLE], true };
-	st->s[st->nr++] = (struct collector_stat){ "CFI stacks with FP frames (no CFI there)",
-						   v[HC_STAT_UNWIND_FP_FRAMES], true };
-	st->s[st->nr++] = (struct collector_stat){ "walks ended in unmapped code",
-						   v[HC_STAT_UNWIND_NO_MAPPING], true };
-	st->s[st->nr++] = (struct collector_stat){ "walks ended on an unsupported CFA rule",
-						   v[HC_STAT_UNWIND_UNSUP], true };
-	st->s[st->nr++] = (struct collector_stat){ "walks ended on unreadable stack",
-						   v[HC_STAT_UNWIND_READ_ERR], true };
-	st->s[st->nr++] = (struct collector_stat){ "walks ended on a corrupt frame",
-						   v[HC_STAT_UNWIND_BAD_SP], true };
-	st->s[st->nr++] = (struct collector_stat){ "walks ended early: CFI table not yet published",
-						   v[HC_STAT_UNWIND_PENDING], true };
+	walk_stats_add(st, v);
 }
 
 static void oncpu_describe(const struct collector *c, char *buf, size_t len)

@@ -130,6 +130,7 @@ static int decode_stack(struct proc_tracker *pt, const struct hc_stack_rec *r, s
 	v.unwind_cfi = r->flags & HC_SF_UNWIND_CFI;
 	v.unwind_partial = r->flags & HC_SF_UNWIND_PARTIAL;
 	v.unwind_unmapped = r->flags & HC_SF_UNWIND_UNMAPPED;
+	v.unwind_pending = r->flags & HC_SF_UNWIND_PENDING;
 	v.weight = r->weight;
 	v.time_ns = r->time_ns;
 	v.comm = r->comm;

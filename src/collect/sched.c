@@ -20,6 +20,7 @@
 #include "collect/drain.h"
 #include "collect/proc.h"
 #include "collect/python.h"
+#include "collect/walk_stats.h"
 #include "sched.skel.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -417,10 +418,8 @@ static void offcpu_stats(const struct collector *c, struct collector_stats *st)
 	st->s[st->nr++] = (struct collector_stat){ "run-queue waits lost (histogram map full)",
 						   v[HC_STAT_RUNQ_FULL], true };
 	sched_stats_add(oc, st);
-	st->s[st->nr++] = (struct collector_stat){ "CFI walks ended early",
-						   v[HC_STAT_UNWIND_NO_MAPPING] + v[HC_STAT_UNWIND_UNSUP] +
-						   v[HC_STAT_UNWIND_READ_ERR] + v[HC_STAT_UNWIND_BAD_SP],
-						   true };
+	if (oc->skel->rodata->cfg_unwind)
+		walk_stats_add(st, v);
 }
 
 static void offcpu_describe(const struct collector *c, char *buf, size_t len)

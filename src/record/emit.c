@@ -253,6 +253,12 @@ static int build_frames(struct emit_ctx *x, const struct stack_entry *e)
 	/* the walk stopped at the depth limit: the outermost frames are missing */
 	if (!shortb && (e->key.aux2 & EMIT_AUX2_TRUNC))
 		n = label(x, n, "[truncated]");
+	if (!shortb && (e->key.aux2 & EMIT_AUX2_CUT_TABLE))
+		n = label(x, n, "[walk cut: no CFI table yet]");
+	else if (!shortb && (e->key.aux2 & EMIT_AUX2_CUT_UNMAPPED))
+		n = label(x, n, "[walk cut: code mapped since]");
+	else if (!shortb && (e->key.aux2 & EMIT_AUX2_FP_WALK))
+		n = label(x, n, "[frame-pointer walk: no CFI table yet]");
 	/* root -> leaf: outermost user frame first, kernel leaf last */
 	n = name_user(x, e->words + nk, nu, n, 0);
 	n = name_kernel(x, e->words, nk, n, 0);

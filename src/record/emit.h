@@ -39,7 +39,21 @@ static inline void emit_ufr_unpack(const uint64_t *w, struct sym_ufr *f)
 #define EMIT_AUX2_SHORT 0x80000000u
 /* any kind: the user stack hit the depth limit; "[truncated]" follows the root frame */
 #define EMIT_AUX2_TRUNC 0x40000000u
-#define EMIT_AUX2_WAKER_MASK 0x3fffffffu
+/*
+ * any kind: the user stack is cut where the unwinder was not ready for the
+ * code (its CFI table not built or published yet: "[walk cut: no CFI table
+ * yet]"), or at code mapped since its tables ("[walk cut: code mapped
+ * since]"); the frame follows the root, where the missing callers would be
+ */
+#define EMIT_AUX2_CUT_TABLE 0x20000000u
+#define EMIT_AUX2_CUT_UNMAPPED 0x10000000u
+/*
+ * any kind, with CFI on: the process had no tables yet, so its stack was
+ * walked by frame pointer, which stops early in code built without them
+ * (glibc): "[frame-pointer walk: no CFI table yet]" follows the root
+ */
+#define EMIT_AUX2_FP_WALK 0x08000000u
+#define EMIT_AUX2_WAKER_MASK 0x07ffffffu	/* waker kernel words (< 2048) << 16 | user words */
 
 struct emit_stats {
 	uint64_t lines;		/* stacks added to the profile */

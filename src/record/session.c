@@ -20,6 +20,7 @@
 #include "collect/locknames.h"
 #include "collect/python.h"
 #include "collect/python_stack.h"
+#include "record/child_hold.h"
 #include "record/labels.h"
 #include "record/reason.h"
 #include "record/session_int.h"
@@ -84,9 +85,12 @@ static uint64_t stack_time(const struct sample_view *v)
 	return v->time_ns;
 }
 
-/* Kernel ips then normalized user frames (of @tgid) into @w; returns the word count. */
+/*
+ * Kernel ips then normalized user frames (of @tgid) into @w; returns the word
+ * count. *@cut: EMIT_AUX2_CUT_* if the user stack is known to be cut short.
+ */
 static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_view *v,
-			  uint64_t *w, uint16_t *nr_kernel)
+			  uint64_t *w, uint16_t *nr_kernel, uint32_t *cut)
 {
 	struct sym_ufr f[SESSION_MAX_UFRAMES], merged[SESSION_MAX_UFRAMES], *uf = f;
 	size_t n = 0, nu = v->nr_uips < SESSION_MAX_UFRAMES ? v->nr_uips : SESSION_MAX_UFRAMES, keep;
@@ -111,10 +115,23 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 	 * leaf sampled inside execve (the replaced image's ip). CFI walks stop
 	 * at such a pc themselves (and ask for a refresh).
 	 */
+	*cut = 0;
 	if (keep < nu && !v->unwind_cfi) {
 		s->fp_cut++;
 		nu = keep;
 	}
+	/*
+	 * With CFI on, a process walked by FP had no tables yet: through code
+	 * without frame pointers that walk stops early, and nothing in the
+	 * stack says where, so every such stack says how it was walked
+	 */
+	if (s->ut && !np && nu && !v->unwind_cfi)
+		*cut = EMIT_AUX2_FP_WALK;
+	/* Python frames above a cut mark it themselves ("[native frames not walked]") */
+	if (!np && v->unwind_cfi && v->unwind_pending)
+		*cut = EMIT_AUX2_CUT_TABLE;
+	else if (!np && v->unwind_cfi && v->unwind_unmapped)
+		*cut = EMIT_AUX2_CUT_UNMAPPED;
 	if (np && s->py) {
 		/* a frame-pointer walk cut above (nu < nn) is partial too */
 		nu = python__user_frames(s->py, tgid, v->uips, nu, v->uips + nn, np,
@@ -143,7 +160,7 @@ static int session_cpu_wait(struct session *s, const struct stack_key *key,
 		return 0;
 	k.kind = SAMPLE_RUNQ;
 	k.aux = RUNQ_AUX_CPU_WAIT;
-	k.aux2 = 0;
+	k.aux2 = key->aux2 & (EMIT_AUX2_CUT_TABLE | EMIT_AUX2_CUT_UNMAPPED | EMIT_AUX2_FP_WALK);
 	s->cpuwait_ns += v->addr;
 	/* histogrammed too (runq): not to be folded again as a stackless wait */
 	s->rq_stacked_ns += v->addr;
@@ -157,13 +174,14 @@ int session_aggregate(const struct sample_view *v, void *arg)
 	struct session *s = arg;
 	struct waker_stack wk;
 	struct stack_key key;
+	uint32_t cut;
 	uint16_t nk;
 	size_t n;
 
 	if (v->kind == SAMPLE_WAKER) {
 		/* the waker's stack waits for the record of the block it ended */
 		if (s->wakers) {
-			n = stack_words(s, v->state, v, s->words, &nk);
+			n = stack_words(s, v->state, v, s->words, &nk, &cut);
 			wakers__put(s->wakers, v->pid, v->time_ns, s->words, nk, n - nk, v->state,
 				    (uint32_t)v->syscall, v->comm);
 		}
@@ -207,9 +225,10 @@ int session_aggregate(const struct sample_view *v, void *arg)
 		labels__ensure(s->labels, v->tgid);
 	memcpy(key.comm, v->comm, sizeof(key.comm));
 	memcpy(key.pcomm, v->pcomm, sizeof(key.pcomm));
-	n = stack_words(s, v->tgid, v, s->words, &nk);
+	n = stack_words(s, v->tgid, v, s->words, &nk, &cut);
 	key.nr_kernel = nk;
 	key.nr_user = n - nk;
+	key.aux2 |= cut;
 	if (v->kind == SAMPLE_OFFCPU) {
 		int err = session_cpu_wait(s, &key, v);
 
@@ -230,6 +249,7 @@ int session_aggregate(const struct sample_view *v, void *arg)
 	key.nr_user = n - key.nr_kernel;
 	if (v->ustack_truncated)
 		key.aux2 |= EMIT_AUX2_TRUNC;
+	key.aux2 |= cut;
 	if (v->kind == SAMPLE_ONCPU)
 		s->samples++;
 	int err = stack_agg__add(s->agg, &key, s->words, v->weight);
@@ -437,6 +457,19 @@ static int session_start(struct session *s)
 	if (err)
 		return err;
 	if (s->o->cmd_argv) {
+		/* HOTCOLD_NO_HOLD=1: published when first seen (the control arm) */
+		const char *no_hold = getenv("HOTCOLD_NO_HOLD");
+		bool held = false;
+
+		if (s->ut && !(no_hold && !strcmp(no_hold, "1"))) {
+			err = child_hold_attach(s->child.pid);
+			held = !err;
+			if (err)
+				pr_debug("record: '%s' not held at its start (ptrace: %s): its "
+					 "tables come when it is first seen\n", s->o->cmd_argv[0],
+					 strerror(-err));
+		}
+
 		err = target_child_release(&s->child);
 		if (err) {
 			pr_warn("record: cannot execute '%s': %s\n", s->o->cmd_argv[0],
@@ -446,6 +479,7 @@ static int session_start(struct session *s)
 			exec_failed_last = true;
 			return err;
 		}
+		session_unwind_hold_child(s, held);
 	}
 	return 0;
 }

@@ -86,6 +86,13 @@ struct session {
 	int child_wstatus;
 	bool child_done;
 	bool exec_failed;	/* the command could not be executed: status 127 */
+	/*
+	 * The command's tables, published while it was held at its entry point
+	 * (child_hold.h): its exec record, read later, must not unpublish them.
+	 */
+	uint32_t held_tgid;
+	bool held_exec_seen;	/* that exec record came */
+	bool keep_unwind;	/* while it is handled: forget keeps the tables */
 	uint64_t *words;	/* scratch: one stack's words */
 	uint64_t samples;	/* on-CPU */
 	uint64_t off_ns, off_blocks;		/* off-CPU blocks with stacks */
@@ -201,6 +208,12 @@ bool session_unwind_queue(struct session *s, uint32_t tgid);
  */
 void session_unwind_preload_start(struct session *s);
 void session_unwind_preload_join(struct session *s);	/* no-op when none runs */
+/*
+ * `-- CMD` with CFI, after the go: hold the command at its entry point until
+ * its tables are published (in line), then let it run. Not held (no ptrace,
+ * HOTCOLD_NO_HOLD=1): as any new process, published when first seen.
+ */
+void session_unwind_hold_child(struct session *s, bool attached);
 /* Stop the builder, waiting up to @wait_ns for a build in progress. true: stopped. */
 bool session_unwind_stop(struct session *s, uint64_t wait_ns);
 

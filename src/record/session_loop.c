@@ -44,7 +44,10 @@ static int on_proc_exec(uint32_t tgid, const char *comm, void *arg)
 	struct session *s = arg;
 
 	/* the old image's held records, then its state: the next sample re-reads */
+	s->keep_unwind = tgid == s->held_tgid && !s->held_exec_seen;
+	s->held_exec_seen |= s->keep_unwind;
 	proclife__exec(s->life, tgid);
+	s->keep_unwind = false;
 	if (s->o->snapshot_at_exec)
 		session_snapshot_exec(s, tgid);
 	return 0;

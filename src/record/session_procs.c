@@ -83,7 +83,9 @@ void session_forget_process(uint32_t tgid, void *arg)
 	symbolizer__forget_process(s->sym, tgid);
 	if (s->py)
 		python__forget(s->py, tgid);
-	session_unwind_remove(s, tgid);
+	/* the command's exec, its tables published after it while it was held */
+	if (!s->keep_unwind)
+		session_unwind_remove(s, tgid);
 	if (keymap__del(&s->deferred, tgid, 0, NULL))
 		s->deferred_gone++;
 }

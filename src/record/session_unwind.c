@@ -13,10 +13,14 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include "record/child_hold.h"
+#include "record/session.h"
 #include "record/session_int.h"
 #include "unwind/tables.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 #define BUILD_QUEUE 256
@@ -189,4 +193,47 @@ void session_unwind_preload_join(struct session *s)
 		return;
 	pthread_join(s->preload_th, NULL);
 	s->preloading = false;
+}
+
+static int hold_ready(pid_t pid, void *arg)
+{
+	struct session *s = arg;
+	int err;
+
+	/* a blocking lock: the builder thread may be on a -p target's build */
+	pthread_mutex_lock(&s->ut_lock);
+	apply_removals(s);
+	err = unwind_tables__add_process_now(s->ut, (uint32_t)pid);
+	pthread_mutex_unlock(&s->ut_lock);
+	if (!err)
+		s->held_tgid = (uint32_t)pid;
+	return err;
+}
+
+static bool hold_stop(void *arg)
+{
+	return session__stopping();
+}
+
+void session_unwind_hold_child(struct session *s, bool attached)
+{
+	struct child_hold_ops ops = { .ready = hold_ready, .stop = hold_stop, .arg = s };
+	static const char *const how[] = { "at its entry point", "exited before its entry point",
+					   "given up" };
+	uint64_t t0 = clock_mono_ns();
+	enum child_hold_end end;
+	int st = 0, err;
+
+	if (!attached)
+		return;
+	end = child_hold_run(s->child.pid, CHILD_HOLD_MAX_NS, &ops, &st, &err);
+	if (end == CHILD_HOLD_EXITED) {
+		s->child_wstatus = st;
+		s->child_done = true;	/* reaped by the hold */
+	}
+	if (err)
+		pr_info("record: tables of '%s' not published at its start: %s\n",
+			s->o->cmd_argv[0], strerror(-err));
+	pr_debug("record: '%s' held %.1f ms from exec, %s\n", s->o->cmd_argv[0],
+		 (clock_mono_ns() - t0) / 1e6, how[end]);
 }

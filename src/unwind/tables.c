@@ -256,6 +256,16 @@ int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid)
 	return err < 0 ? err : 0;
 }
 
+int unwind_tables__add_process_now(struct unwind_tables *ut, uint32_t tgid)
+{
+	int err;
+
+	ut->build_inline = true;
+	err = unwind_tables__add_process(ut, tgid);
+	ut->build_inline = false;
+	return err;
+}
+
 int unwind_tables__add_process_maps(struct unwind_tables *ut, uint32_t tgid,
 				    const struct procmaps *pm, bool build)
 {

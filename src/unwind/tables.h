@@ -71,6 +71,11 @@ int unwind_tables__objs_fd(const struct unwind_tables *ut);
  * 0, -ESRCH if the process is gone, or -errno.
  */
 int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid);
+/*
+ * The same, every table built in line before the process is published (none
+ * left to the builder thread): for a process held until then (child_hold.h).
+ */
+int unwind_tables__add_process_now(struct unwind_tables *ut, uint32_t tgid);
 
 struct procmaps;
 /*

@@ -61,7 +61,6 @@ static const struct diag table[] = {
 	{ "short-block samples put off (CPU budget spent)", "offcpu_samples_deferred",
 	  DIAG_DEGRADED, "nothing to do: their time waits for the CPU's next sample, which weighs "
 	  "more (README, Off-CPU sampling); or narrow the target" },
-	{ "CFI walks ended early", "cfi_walks_ended_early", DIAG_DEGRADED, NONE_FP },
 	{ "stacks by FP (no table yet)", "fp_no_table_yet", DIAG_DEGRADED,
 	  "tables are built in the background: record longer, or start before the workload" },
 	{ "CFI stacks with FP frames (no CFI there)", "cfi_fp_frames", DIAG_DEGRADED, NONE_FP },

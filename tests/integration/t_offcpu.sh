@@ -5,9 +5,9 @@
 # from schedstat), its [cpu wait] no more than that run_delay (which also
 # holds waits after preemptions), >= 95% of its stack-carrying time
 # has the expected reason, and >= 99% of that names the application function
-# that made the call (CFI through glibc, which has no frame pointers; the
-# exception is a thread's first blocks, which can end before the loader has
-# published the process's unwind tables and are walked by frame pointer).
+# that made the call (CFI through glibc, which has no frame pointers: the
+# command is held at its entry point until its unwind tables are published,
+# so no block is walked before them; see docs/record.md, Start-up of -- CMD).
 . "$(dirname "$0")/lib.sh"
 
 # Both ways of taking a long block's user stack: BPF task work where the

@@ -134,8 +134,10 @@ analyze() {
 				good[s] += n
 			else {
 				if (!(("stage_" s) in ex)) ex["stage_" s] = line
-				# the walk ended at the plugin: code mapped after the last read
-				if (s == "dlopen" && fr[2] ~ /^plugin_(entry|burn)$/) sel["dlopen_lag"] += n
+				# the walk ended at the plugin: code mapped after the last read,
+				# marked as cut where the callers would be
+				if (s == "dlopen" && fr[2] ~ /^\[walk cut: / && fr[3] ~ /^plugin_(entry|burn)$/)
+					sel["dlopen_lag"] += n
 			}
 		}
 		own = 0; stagef = 0
@@ -189,8 +191,9 @@ run_hotcold() {
 # ---- 1. CFI --------------------------------------------------------------------
 if run_hotcold cfi; then
 	grep -q 'user stacks by CFI' "$TMP/cfi.err" || bad "--unwind=cfi did not say it walks by CFI"
-	nofp=$(sed -n 's/.* \([0-9]\+\) stacks by FP (no table yet).*/\1/p' "$TMP/cfi.err")
-	unmapped=$(sed -n 's/.* \([0-9]\+\) walks ended in unmapped code.*/\1/p' "$TMP/cfi.err")
+	# the final table's lines (-v also prints non-zero counters every second)
+	nofp=$(sed -n 's/^ *oncpu *[a-z]* *\([0-9]\+\) stacks by FP (no table yet)$/\1/p' "$TMP/cfi.err")
+	unmapped=$(sed -n 's/^ *oncpu *[a-z]* *\([0-9]\+\) walks ended in unmapped code$/\1/p' "$TMP/cfi.err")
 	[ -n "$nofp" ] && [ -n "$unmapped" ] ||
 		bad "cfi: no 'stacks by FP (no table yet)' or 'walks ended in unmapped code' stat on stderr"
 	nofp=${nofp:-0} unmapped=${unmapped:-0}

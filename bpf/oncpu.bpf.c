@@ -230,6 +230,8 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 		dt = tick_elapsed(c, now);
 	}
 	if ((pid == 0 && !cfg_idle) || (cfg_filter && !target_match(&proc_targets, tgid, pid))) {
+		if (c)
+			c->filtered++;
 		TIMING_MARK(TM_FILTERED);
 		return 0;
 	}

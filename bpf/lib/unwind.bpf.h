@@ -35,14 +35,13 @@ struct uw_state {
 	__u64 m_start, m_end, m_bias;
 	__u32 m_obj, m_height;
 	/*
-	 * And the last leaf of the row tree, copied to uw_scratch::leaf, with
-	 * the vaddrs [leaf_lo, leaf_hi) that the descent sends to it. A
-	 * caller's return address often lies in the same 32 rows as its
-	 * callee's (functions of one file sit together): such a step searches
-	 * the copy, without a map lookup (inner maps' lookups are helper
-	 * calls). leaf_obj 0: none (object 0 has no table).
+	 * And the last leaf of the row tree: its node index and the vaddrs
+	 * [leaf_lo, leaf_hi) that the descent sends to it. A caller's return
+	 * address often lies in the same 32 rows as its callee's (functions
+	 * of one file sit together), so such a step skips the inner levels.
+	 * leaf_obj 0: none (object 0 has no table).
 	 */
-	__u32 leaf_obj, leaf_lo, leaf_hi;
+	__u32 leaf_obj, leaf_idx, leaf_lo, leaf_hi;
 	__u64 win_lo;		/* user address of uw_scratch::win[0] */
 	__u32 win_len;		/* valid bytes in win; 0: empty */
 	__u32 slot;		/* this scratch's index in unwind_scratch (scratch_get) */
@@ -69,7 +68,6 @@ struct uw_state {
 
 struct uw_scratch {
 	struct uw_state st;
-	struct hc_cfi_leaf leaf;	/* see uw_state::leaf_obj */
 	struct hc_stack_rec rec;
 	__u8 win[UW_WIN_BYTES];
 };

@@ -58,18 +58,19 @@ static __always_inline struct hc_unwind_map *unwind_find_map(struct hc_unwind_pr
  * (abi/unwind.h): one lookup per level, each followed by a branch-free
  * search of the node with direct loads. A bounded loop over at most
  * HC_CFI_MAX_HEIGHT inner levels: each level either descends or returns, so
- * the verifier walks a handful of paths. The leaf reached is copied to the
- * scratch with the range of vaddrs that lead to it: the next frame in that
- * range searches the copy and looks nothing up.
+ * the verifier walks a handful of paths. The leaf reached is remembered with
+ * the range of vaddrs that lead to it: the next frame in that range goes
+ * straight to the leaf (one lookup instead of 1 + height).
  */
-static __always_inline struct hc_cfi_rule *unwind_find_rule(struct uw_scratch *s, void *tree,
+static __always_inline struct hc_cfi_rule *unwind_find_rule(struct uw_state *st, void *tree,
 							    __u32 vaddr)
 {
 	__u32 idx = 0, k, l, c, lo = 0, hi = 0xffffffff;
-	struct uw_state *st = &s->st;
 	struct hc_cfi_node *n;
 
-	if (st->leaf_obj != st->m_obj || vaddr < st->leaf_lo || vaddr >= st->leaf_hi) {
+	if (st->leaf_obj == st->m_obj && vaddr >= st->leaf_lo && vaddr < st->leaf_hi) {
+		idx = st->leaf_idx;
+	} else {
 		for (l = 0; l < HC_CFI_MAX_HEIGHT; l++) {
 			if (l >= st->m_height)
 				break;
@@ -86,18 +87,18 @@ static __always_inline struct hc_cfi_rule *unwind_find_rule(struct uw_scratch *s
 				hi = n->inner.pc[c + 1];
 			idx = n->inner.first_child + c;
 		}
-		n = bpf_map_lookup_elem(tree, &idx);
-		if (!n)
-			return NULL;
-		__builtin_memcpy(&s->leaf, &n->leaf, sizeof(s->leaf));
 		st->leaf_obj = st->m_obj;
+		st->leaf_idx = idx;
 		st->leaf_lo = lo;
 		st->leaf_hi = hi;
 	}
-	k = hc_cfi_keys_search(s->leaf.pc, HC_CFI_LEAF_ROWS, vaddr);
-	if (k >= HC_CFI_LEAF_ROWS || s->leaf.pc[k] > vaddr)
+	n = bpf_map_lookup_elem(tree, &idx);
+	if (!n)
+		return NULL;
+	k = hc_cfi_keys_search(n->leaf.pc, HC_CFI_LEAF_ROWS, vaddr);
+	if (k >= HC_CFI_LEAF_ROWS || n->leaf.pc[k] > vaddr)
 		return NULL;	/* below the object's first row */
-	return &s->leaf.rule[k];
+	return &n->leaf.rule[k];
 }
 
 #define UW_PAGE_SIZE 4096
@@ -305,7 +306,7 @@ static long unwind_step(__u32 i, void *ctx)
 	if (st->m_obj) {
 		rows = bpf_map_lookup_elem(&unwind_objs, &st->m_obj);
 		if (rows)
-			row = unwind_find_rule(s, rows, (__u32)(lookup_pc - st->m_bias));
+			row = unwind_find_rule(st, rows, (__u32)(lookup_pc - st->m_bias));
 	}
 	/* a handler's return address into the sigreturn trampoline (not the leaf: a syscall) */
 	if (st->n > 1 && !st->remote && (!row || row->cfa == HC_CFA_NONE || row->cfa == HC_CFA_UNSUP) &&

@@ -13,7 +13,9 @@ PKGS     := libbpf libelf zlib libdw libmicrohttpd liblzma capstone libcurl
 # whose new warnings should not fail a package build.
 WERROR   ?= 1
 WARN     := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -Wno-unused-parameter
-BPF_CFLAGS := -g -O2 --target=bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -MMD -MP \
+# BPF_DEFS: debug builds of the BPF side only, e.g. BPF_DEFS=-DHC_ONCPU_TIMING (bpf/oncpu.bpf.c)
+BPF_DEFS ?=
+BPF_CFLAGS := -g -O2 --target=bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -MMD -MP $(BPF_DEFS) \
 	      -Iinclude -Ibpf -I$(dir $(VMLINUX_H))
 CFLAGS   ?= -O2 -g
 # CPPFLAGS/LDFLAGS as distributions pass them (dpkg-buildflags: _FORTIFY_SOURCE, relro)

@@ -23,7 +23,13 @@
 #    arm per round records two sleeping processes the same way: all its
 #    invocations are filtered out, which gives the cost F of a filtered
 #    invocation, and the estimate per emitted sample
-#    (run_time - (run_cnt - emitted) * F) / emitted. Medians over the clean
+#    (run_time - (run_cnt - emitted) * F) / emitted. With dithering a target
+#    thread's event ticks ~8 times per sample and the ticks that do not
+#    sample it cost more than F; so from the program's own count of the
+#    ticks it filtered out (oncpu_dither_cpu.filtered: idle CPUs, other
+#    tasks) the cost per sample, (run_time - filtered * F) / emitted, charges
+#    the targets' ticks to their samples and only the others' at F, whatever
+#    else runs on the machine. Medians over the clean
 #    rounds (see --clean-max) are reported; the order of the arms rotates
 #    each round. The program and its maps are found through hotcold's fdinfo.
 # 2. Table memory of one process linking libc + libstdc++ (a small C++
@@ -178,15 +184,24 @@ our_prog() {
 	return 0
 }
 
-# emitted STATS_MAP_ID: records emitted so far (HC_STAT_SAMPLES, u64 at offset 0, all CPUs)
-emitted() {
-	local t=0 h
-	for h in $("$BPFTOOL" map dump id "$1" -j 2>/dev/null | jq -r 'if type == "array" then
-			.[0].values[].value[0:8] | map(ltrimstr("0x")) | reverse | join("") else empty end'); do
-		t=$((t + 16#$h))
+# percpu_u64 MAP_ID OFFSET: the u64 at OFFSET of a one-slot per-CPU map, all CPUs
+# summed (empty if the value is shorter)
+percpu_u64() {
+	local t="" h
+	for h in $("$BPFTOOL" map dump id "$1" -j 2>/dev/null | jq -r --argjson o "$2" 'if type == "array" then
+			.[0].values[].value | select(length >= $o + 8) | .[$o:$o + 8] |
+			map(ltrimstr("0x")) | reverse | join("") else empty end'); do
+		t=$((${t:-0} + 16#$h))
 	done
 	echo "$t"
 }
+
+# emitted STATS_MAP_ID: records emitted so far (HC_STAT_SAMPLES, u64 at offset 0)
+emitted() { percpu_u64 "$1" 0; }
+
+# filtered DITHER_MAP_ID: ticks of idle CPUs and other tasks so far
+# (oncpu_dither_cpu.filtered, offset 40; empty for a binary without it)
+filtered() { if [[ -n $1 ]]; then percpu_u64 "$1" 40; fi; }
 
 # prog_map PROG_ID NAME: id of the program's map called NAME
 prog_map() {
@@ -247,10 +262,12 @@ for build in $BUILDS; do
 done
 
 # one_arm ROUND BUILD DEPTH MODE: appends
-# "arm round ns_per_inv emitted_share ns_per_emitted depth stops others" to $TMP/cost;
-# returns 1 if there is no data
+# "arm round ns_per_inv emitted_share ns_per_emitted depth stops others filtered_per_emitted"
+# to $TMP/cost (the last -1 if the binary does not count filtered ticks); returns 1 if there
+# is no data
 one_arm() {
-	local r=$1 build=$2 depth=$3 mode=$4 base a b hc id sm t0 c0 e0 t1 c1 e1 n0 n1 b0 b1 w0 w1 others
+	local r=$1 build=$2 depth=$3 mode=$4 base a b hc id sm dm t0 c0 e0 t1 c1 e1 n0 n1 b0 b1 w0 w1 others
+	local f0 f1
 	local bin=$HOTCOLD umode=$mode
 	[[ $mode != cfi-before ]] || { bin=$BEFORE; umode=cfi; }
 	base=$TMP/cost.$build.$depth.$mode.r$r
@@ -261,6 +278,7 @@ one_arm() {
 	hc=$!
 	id=$(wait_prog "$hc" "$base.err")
 	sm=${id:+$(prog_map "$id" oncpu_stats)}
+	dm=${id:+$(prog_map "$id" oncpu_dither_cp)}	# names are cut at 15 characters
 	if [[ -z $id || -z $sm ]]; then
 		log "$build depth $depth --unwind=$mode: no oncpu_sample program; stderr:"
 		tail -5 "$base.err" >&2
@@ -270,10 +288,10 @@ one_arm() {
 	sleep 1
 	# set again: another benchmark may have "restored" it meanwhile (the held fd covers that too)
 	sysctl -qw kernel.bpf_stats_enabled=1
-	read -r t0 c0 < <(prog_stats "$id"); e0=$(emitted "$sm")
+	read -r t0 c0 < <(prog_stats "$id"); e0=$(emitted "$sm"); f0=$(filtered "$dm")
 	w0=$(cpu_ticks "$a" "$b"); b0=$(busy_ticks); n0=$(now_ns)
 	sleep "$SECS"
-	read -r t1 c1 < <(prog_stats "$id"); e1=$(emitted "$sm")
+	read -r t1 c1 < <(prog_stats "$id"); e1=$(emitted "$sm"); f1=$(filtered "$dm")
 	w1=$(cpu_ticks "$a" "$b"); b1=$(busy_ticks); n1=$(now_ns)
 	# -d is a safety net: stop now (the profile is still written), then the workloads
 	kill -INT "$hc" 2>/dev/null || true
@@ -295,8 +313,10 @@ one_arm() {
 	fi
 	awk -v arm="$build:$depth:$mode" -v r="$r" -v dt=$((t1 - t0)) -v dc=$((c1 - c0)) \
 		-v de=$((e1 - e0)) -v o="$others" -v d="$(user_depth "$base.folded")" \
+		-v df="$([[ -n $f0 && -n $f1 ]] && echo $((f1 - f0)) || echo -1)" \
 		-v stop="$(grep -o '[0-9]* walks ended[^,]*' "$base.err" | awk '{ t += $1 } END { print t + 0 }')" \
-		'BEGIN { printf "%s %s %.0f %.3f %.0f %s %s %s\n", arm, r, dt / dc, de / dc, dt / de, d, stop, o }' \
+		'BEGIN { printf "%s %s %.0f %.3f %.0f %s %s %s %.3f\n", arm, r, dt / dc, de / dc, dt / de, d, stop, o,
+			df < 0 ? -1 : df / de }' \
 		>>"$TMP/cost"
 }
 
@@ -335,24 +355,36 @@ print_cost() {
 	echo "kernel.bpf_stats_enabled=1 while measuring (was $PREV_BPF_STATS, restored). Two workload"
 	echo "processes, one busy thread each. A round counts as clean when other tasks (hotcold"
 	echo "included) used at most $CLEAN_MAX of all CPUs; medians are over the clean rounds."
-	echo "A filtered invocation (targets asleep) costs F = $F ns (median)."
+	echo "A filtered invocation (targets asleep) costs F = $F ns (median). \"net of F\" takes F off"
+	echo "for every invocation that emitted nothing, a target's ticks between its samples"
+	echo "included; \"per sample\" only for the ticks the program counted as filtered (idle CPUs,"
+	echo "other tasks: oncpu_dither_cpu.filtered), so a target's ticks are charged to its samples"
+	echo "whole, and the figure does not depend on how busy the rest of the machine is."
 	echo
-	echo "| workload build | user frames per sample | --unwind | clean rounds | ns / invocation | samples emitted / invocations | ns / emitted sample, upper bound: median (min..max) | ns / emitted sample, net of F | walks ended early |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| workload build | user frames per sample | --unwind | clean rounds | ns / invocation | samples emitted / invocations | ns / emitted sample, upper bound: median (min..max) | ns / emitted sample, net of F | ns per sample: median (min..max) | walks ended early |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 	for arm in "${ARMS[@]}"; do
 		IFS=: read -r build depth mode <<<"$arm"
 		awk -v a="$arm" -v cm="$CLEAN_MAX" '$1 == a { n++; if ($8 <= cm) { c++; print } ; l[n] = $0 }
 			END { if (!c) for (i = 1; i <= n; i++) print l[i] }' "$1" | sort -k5 -n |
 		awk -v b="$build" -v m="$mode" -v F="$F" -v cm="$CLEAN_MAX" -v all="$ROUNDS" '
-		{ ns[NR] = $3; sh[NR] = $4; ub[NR] = $5; d[NR] = $6; st[NR] = $7; if ($8 <= cm) c++ }
+		{ ns[NR] = $3; sh[NR] = $4; ub[NR] = $5; d[NR] = $6; st[NR] = $7; if ($8 <= cm) c++
+		  # per sample: the counted filtered ticks at F each taken off; -1: not counted
+		  if ($9 == "" || $9 < 0) nps = -1; else { ps[++nps] = $5 - $9 * F } }
 		END {
 			bn = b == "nofp" ? "no frame pointers" : "frame pointers"
-			if (!NR) { printf "| %s | - | %s | 0 of %s | (no data) | | | | |\n", bn, m, all; exit }
+			if (!NR) { printf "| %s | - | %s | 0 of %s | (no data) | | | | | |\n", bn, m, all; exit }
 			k = int((NR + 1) / 2)
 			# net of filtered invocations: (ns - (1 - share) * F) / share
 			net = (ns[k] - (1 - sh[k]) * F) / sh[k]
-			printf "| %s | %s | %s | %d of %s | %s | %s | %s (%s..%s) | %.0f | %s |\n", bn, d[k], m,
-				c, all, ns[k], sh[k], ub[k], ub[1], ub[NR], net, st[k]
+			per = "-"
+			if (nps > 0) {
+				for (i = 2; i <= nps; i++)
+					for (j = i; j > 1 && ps[j - 1] > ps[j]; j--) { t = ps[j]; ps[j] = ps[j - 1]; ps[j - 1] = t }
+				per = sprintf("%.0f (%.0f..%.0f)", ps[int((nps + 1) / 2)], ps[1], ps[nps])
+			}
+			printf "| %s | %s | %s | %d of %s | %s | %s | %s (%s..%s) | %.0f | %s | %s |\n", bn, d[k], m,
+				c, all, ns[k], sh[k], ub[k], ub[1], ub[NR], net, per, st[k]
 		}'
 	done
 	echo
@@ -441,15 +473,26 @@ objects() {
 	done | sort -u
 }
 
+# runtime_objects HOTCOLD_PID: the objects (dev:inode) whose tables hotcold preloads
+# because it maps them itself (src/unwind/tables.c: is_runtime_object()): a process
+# that maps one adds no table for it, though A does not map it (libm for the C++ program)
+runtime_objects() {
+	awk '$2 ~ /x/ && $5 != 0 { n = $6; sub(/.*\//, "", n)
+		if (n ~ /^(libc\.so|ld-linux|libm\.so|libstdc\+\+\.so|libgcc_s\.so)/) print $4 ":" $5 }' \
+		"/proc/$1/maps" 2>/dev/null | sort -u
+}
+
 # record_tables NAME PID...: records the processes with --unwind=cfi for about 2 s; prints
-# "tables rows MiB kernel_rows_bytes kernel_maps_bytes kernel_tables"
+# "tables rows MiB kernel_rows_bytes kernel_maps_bytes kernel_tables" (-v: the tables line is
+# a debug line since the summary became one line)
 record_tables() {
 	local name=$1 hc i km="0 0 0"; shift
 	local pids; pids=$(IFS=,; echo "$*")
-	"$HOTCOLD" record -p "$pids" --unwind=cfi -e cpu-clock -F "$HZ" -d 30 \
+	"$HOTCOLD" record -v -p "$pids" --unwind=cfi -e cpu-clock -F "$HZ" -d 30 \
 		-o "$TMP/mem.$name.folded" 2>"$TMP/mem.$name.err" &
 	hc=$!
-	[[ -n $(wait_prog "$hc" "$TMP/mem.$name.err") ]] && { sleep 1; km=$(kernel_mem "$hc"); }
+	[[ -n $(wait_prog "$hc" "$TMP/mem.$name.err") ]] &&
+		{ sleep 1; km=$(kernel_mem "$hc"); runtime_objects "$hc" >>"$TMP/hc_runtime"; }
 	sleep 1
 	kill -INT "$hc" 2>/dev/null || true
 	wait "$hc" || true
@@ -459,7 +502,7 @@ record_tables() {
 
 if [[ -z $ONLY || $ONLY == tables ]]; then
 mib() { awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'; }
-LONG=60000	# ms: the workloads outlive all the recordings (killed after them)
+LONG=150000	# ms: the workloads outlive all the recordings (killed after them; 6 starts took > 60 s under load)
 
 start "$TMP/nofp/glibc_calls" $LONG "$TMP" 40; A=$LAST
 start "$TMP/nofp/glibc_calls" $LONG "$TMP" 40; B=$LAST
@@ -474,9 +517,11 @@ read -r ab_t ab_r ab_m _ _ _ < <(record_tables ab "$A" "$B") || die "recording a
 read -r af_t af_r af_m _ _ _ < <(record_tables af "$A" "$F") || die "recording af failed"
 read -r ax_t ax_r ax_m _ _ _ < <(record_tables ax "$A" "$X") || die "recording ax failed"
 read -r all_t all_r all_m _ _ _ < <(record_tables all "$A" "$B" "$F" "$X") || die "recording all failed"
-new_f=$(comm -13 <(objects "$A") <(objects "$F") | wc -l)
-new_x=$(comm -13 <(objects "$A") <(objects "$X") | wc -l)
-new_all=$(comm -13 <(objects "$A") <(objects "$A" "$B" "$F" "$X") | wc -l)
+# tables A's recording already had: A's objects and hotcold's preloaded ones
+sort -u <(objects "$A") "$TMP/hc_runtime" >"$TMP/had"
+new_f=$(comm -13 "$TMP/had" <(objects "$F") | wc -l)
+new_x=$(comm -13 "$TMP/had" <(objects "$X") | wc -l)
+new_all=$(comm -13 "$TMP/had" <(objects "$A" "$B" "$F" "$X") | wc -l)
 a_objs=$(objects "$A" | wc -l)
 x_objs=$(objects "$X" | wc -l)
 kill "$A" "$B" "$F" "$X" 2>/dev/null || true
@@ -493,9 +538,10 @@ printf '| C++ (%s) | %s | %s | %s | %s MiB | %s in %s arrays | %s |\n' "$x_libs"
 echo
 echo "## Sharing (one recording of several processes, -p A,B,...)"
 echo
-echo "Adding a process to a recording must add tables only for the objects no process recorded so far maps."
+echo "Adding a process to a recording must add tables only for the objects no process recorded so far maps"
+echo "and hotcold did not preload (the runtime libraries it maps itself: $(sort -u "$TMP/hc_runtime" | wc -l) here)."
 echo
-echo "| recorded | tables built | added to A's | objects not mapped by A | shared as expected? | rows (peak) | MiB |"
+echo "| recorded | tables built | added to A's | objects not mapped by A nor preloaded | shared as expected? | rows (peak) | MiB |"
 echo "|---|---|---|---|---|---|---|"
 verify_delta() { [[ $1 == "$2" ]] && echo "yes" || echo "**no**"; }
 printf '| A: glibc_calls (no-FP build) | %s | | | | %s | %s |\n' "$a_t" "$a_r" "$a_m"

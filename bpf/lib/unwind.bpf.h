@@ -34,6 +34,14 @@ struct uw_state {
 	 */
 	__u64 m_start, m_end, m_bias;
 	__u32 m_obj, m_height;
+	/*
+	 * And the last leaf of the row tree: its node index and the vaddrs
+	 * [leaf_lo, leaf_hi) that the descent sends to it. A caller's return
+	 * address often lies in the same 32 rows as its callee's (functions
+	 * of one file sit together), so such a step skips the inner levels.
+	 * leaf_obj 0: none (object 0 has no table).
+	 */
+	__u32 leaf_obj, leaf_idx, leaf_lo, leaf_hi;
 	__u64 win_lo;		/* user address of uw_scratch::win[0] */
 	__u32 win_len;		/* valid bytes in win; 0: empty */
 	__u32 slot;		/* this scratch's index in unwind_scratch (scratch_get) */

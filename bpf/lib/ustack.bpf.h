@@ -7,12 +7,10 @@
 #ifndef HC_BPF_LIB_USTACK_BPF_H
 #define HC_BPF_LIB_USTACK_BPF_H
 
-/* Common record header fields for the current task. */
-static __always_inline void rec_fill_header(struct hc_stack_rec *r, struct task_struct *task,
-					    __u32 tgid, __u32 pid, __u16 kind)
+/* Common record header fields but the names, sampled at @now (bpf_ktime_get_ns()). */
+static __always_inline void rec_fill_fixed(struct hc_stack_rec *r, __u32 tgid, __u32 pid,
+					   __u16 kind, __u64 now)
 {
-	struct task_struct *leader = BPF_CORE_READ(task, group_leader);
-
 	r->hdr.type = HC_REC_STACK;
 	r->tgid = tgid;
 	r->pid = pid;
@@ -26,7 +24,16 @@ static __always_inline void rec_fill_header(struct hc_stack_rec *r, struct task_
 	r->count = 1;
 	r->addr = 0;
 	r->weight = 1;
-	r->time_ns = bpf_ktime_get_ns();
+	r->time_ns = now;
+}
+
+/* Common record header fields for the current task. */
+static __always_inline void rec_fill_header(struct hc_stack_rec *r, struct task_struct *task,
+					    __u32 tgid, __u32 pid, __u16 kind)
+{
+	struct task_struct *leader = BPF_CORE_READ(task, group_leader);
+
+	rec_fill_fixed(r, tgid, pid, kind, bpf_ktime_get_ns());
 	BPF_CORE_READ_STR_INTO(&r->comm, task, comm);
 	BPF_CORE_READ_STR_INTO(&r->pcomm, leader, comm);
 }

@@ -25,6 +25,12 @@ struct oncpu_dither_cpu {	/* oncpu_dither_cpu: PERCPU_ARRAY, one slot */
 	__u64 late;		/* ticks later than cfg_max_late_ns: charged that much only */
 	__u64 no_storage;	/* ticks of a task without task storage: not charged */
 	__u64 late_ns;		/* those ticks' time beyond cfg_max_late_ns */
+	/*
+	 * Ticks of idle CPUs and of tasks not recorded: their cost is the
+	 * filter's, not a sample's (bench/unwind.sh charges the rest, a
+	 * target's ticks between its samples included, to the samples).
+	 */
+	__u64 filtered;
 };
 
 struct oncpu_dither_task {	/* oncpu_dither_task: TASK_STORAGE */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +30,38 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/*
+ * HC_VERIFIER_STATS=1: each program's verifier statistics (log level 4:
+ * "processed N insns ...") after its line, to compare a change's verifier
+ * cost (bench/RESULTS.md quotes them).
+ */
+#define VSTATS_PROGS 64
+#define VSTATS_BYTES 512
+static char vstats_buf[VSTATS_PROGS][VSTATS_BYTES];
+
+/* @print false: give each program a log buffer at level 4; true: print their stats lines */
+static void vstats(struct bpf_object *obj, bool print)
+{
+	struct bpf_program *prog;
+	char *line;
+	int i = 0;
+
+	if (!getenv("HC_VERIFIER_STATS"))
+		return;
+	bpf_object__for_each_program(prog, obj) {
+		if (i >= VSTATS_PROGS)
+			break;
+		if (!print) {
+			vstats_buf[i][0] = '\0';
+			bpf_program__set_log_buf(prog, vstats_buf[i], VSTATS_BYTES);
+			bpf_program__set_log_level(prog, 4);
+		} else if ((line = strstr(vstats_buf[i], "processed")) && bpf_program__autoload(prog)) {
+			printf("  %s: %.*s\n", bpf_program__name(prog), (int)strcspn(line, "\n"), line);
+		}
+		i++;
+	}
+}
+
 #define CHECK_SKEL(name) CHECK_SKEL_CFG(name, "", )
 
 /*
@@ -45,6 +78,7 @@ static double now_ms(void)
 		int err = skel ? 0 : -errno;                                        \
 		if (skel) {                                                         \
 			setup;                                                      \
+			vstats(skel->obj, false);                                   \
 			err = name##_bpf__load(skel);                               \
 		}                                                                   \
 		if (err) {                                                          \
@@ -53,6 +87,7 @@ static double now_ms(void)
 		} else {                                                            \
 			printf("[Success] %s%s loads (%.0f ms)\n", #name, what,      \
 			       now_ms() - t0);                                      \
+			vstats(skel->obj, true);                                    \
 			passed++;                                                   \
 		}                                                                   \
 		name##_bpf__destroy(skel);                                          \

@@ -53,7 +53,7 @@ struct http {
 	struct MHD_Daemon *d;
 	struct http_source src;
 	char *token;			/* NULL: no authentication */
-	pthread_mutex_t mu;		/* the store and the metrics (above) */
+	pthread_mutex_t mu;		/* the metrics and the live interval (above) */
 	pthread_cond_t live_cv;
 	struct profile *live_want;	/* a request waiting for the live interval */
 	int live_err;

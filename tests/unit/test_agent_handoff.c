@@ -163,6 +163,19 @@ static struct writer *start(struct fake *f)
 	return w;
 }
 
+/* Interval 1 on a stalled disk (the fake holds its write), interval 2 waiting. */
+static void stall_with_two(struct fake *f, struct writer *w)
+{
+	struct interval_job j;
+
+	fake_hold(f, true);
+	j = owned_job(1);
+	assert_int_equal(writer__put(w, &j, 0), 0);
+	fake_wait_in_write(f);
+	j = owned_job(2);
+	assert_int_equal(writer__put(w, &j, 0), 0);
+}
+
 static void a_full_queue_never_blocks_the_loop_and_counts_the_skip(void **state)
 {
 	struct writer_stats ws;
@@ -172,12 +185,7 @@ static void a_full_queue_never_blocks_the_loop_and_counts_the_skip(void **state)
 	uint64_t t0;
 
 	(void)state;
-	fake_hold(&f, true);
-	j = owned_job(1);
-	assert_int_equal(writer__put(w, &j, 0), 0);
-	fake_wait_in_write(&f);			/* 1 on the (stalled) disk */
-	j = owned_job(2);
-	assert_int_equal(writer__put(w, &j, 0), 0);
+	stall_with_two(&f, w);
 	j = owned_job(3);
 	assert_int_equal(writer__put(w, &j, 0), 0);
 	t0 = clock_mono_ns();
@@ -237,12 +245,7 @@ static void a_stop_past_its_deadline_counts_the_waiting_lost_and_leaves_the_writ
 	uint64_t t0;
 
 	(void)state;
-	fake_hold(&f, true);
-	j = owned_job(1);
-	assert_int_equal(writer__put(w, &j, 0), 0);
-	fake_wait_in_write(&f);
-	j = owned_job(2);
-	assert_int_equal(writer__put(w, &j, 0), 0);	/* the partial interval, pending */
+	stall_with_two(&f, w);	/* 2: the partial interval, pending */
 	t0 = clock_mono_ns();
 	assert_int_equal(writer__stop(w, t0 + 100000000ull, &ws), -ETIMEDOUT);
 	assert_true(clock_mono_ns() - t0 >= 100000000ull);
@@ -265,15 +268,9 @@ static void a_stop_with_a_pending_interval_writes_it_before_the_deadline(void **
 	struct writer_stats ws;
 	struct fake f;
 	struct writer *w = start(&f);
-	struct interval_job j;
 
 	(void)state;
-	fake_hold(&f, true);
-	j = owned_job(1);
-	assert_int_equal(writer__put(w, &j, 0), 0);
-	fake_wait_in_write(&f);
-	j = owned_job(2);
-	assert_int_equal(writer__put(w, &j, 0), 0);
+	stall_with_two(&f, w);
 	fake_hold(&f, false);
 	assert_int_equal(writer__stop(w, clock_mono_ns() + 5000000000ull, &ws), 0);
 	assert_int_equal(ws.h.written, 2);

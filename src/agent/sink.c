@@ -9,12 +9,22 @@
 
 #include "agent/split.h"
 #include "analysis/profile.h"
+#include "util/clock.h"
 #include "util/log.h"
+
+/*
+ * A write longer than this is said (at info level), and again each time
+ * the longest so far doubles: a disk this slow costs intervals (two wait,
+ * the next is skipped) and delays the exit (the kernel keeps a process
+ * until its fsync returns).
+ */
+#define SINK_SLOW_NS (1000 * 1000000ull)
 
 int sink_init(struct sink *k, struct store *st)
 {
 	memset(k, 0, sizeof(*k));
 	k->st = st;
+	k->slow_ns = SINK_SLOW_NS;
 	pthread_mutex_init(&k->store_mu, NULL);
 	pthread_mutex_init(&k->mu, NULL);
 	store__stats(st, &k->snap);
@@ -85,15 +95,26 @@ static int admit(struct sink *k, const struct interval_job *j, const struct spli
 int sink_write(struct interval_job *j, void *arg)
 {
 	struct sink *k = arg;
+	uint64_t t0 = clock_mono_ns(), t1, t2, c0 = clock_thread_cpu_ns();
 	struct split_out so = { 0 };
+	char stamp[STORE_STAMP_LEN];
 	int err;
 
 	err = encode(j, &so);
+	t1 = clock_mono_ns();
 	if (err)
 		pr_warn("agent: cannot encode the interval: %s\n", strerror(-err));
 	else
 		err = admit(k, j, &so);
 	split_release(&so);
+	t2 = clock_mono_ns();
+	store_stamp(j->start_ms, stamp, sizeof(stamp));
+	log_printf(t2 - t0 >= k->slow_ns ? LOG_INFO : LOG_DEBUG, "agent: writing interval %s took "
+		   "%.3f s: %.3f s encoding, %.3f s storing (%.3f s of CPU)\n", stamp,
+		   (t2 - t0) / 1e9, (t1 - t0) / 1e9, (t2 - t1) / 1e9,
+		   (clock_thread_cpu_ns() - c0) / 1e9);
+	if (t2 - t0 >= k->slow_ns)
+		k->slow_ns = 2 * (t2 - t0);
 	/*
 	 * The encoder's buffers and the profile are freed: give the memory
 	 * back (the last interval's exit frees everything anyway)

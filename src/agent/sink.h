@@ -21,6 +21,7 @@ struct sink {
 	/* @st: changed by the writer thread, read by the web view's threads */
 	pthread_mutex_t store_mu;
 	struct pusher *push;		/* NULL: no push */
+	uint64_t slow_ns;		/* the writer's: a write this long is logged */
 	pthread_mutex_t mu;		/* the fields below: the loop <-> the writer */
 	struct store_stats snap;	/* the store after the last write */
 	size_t snap_nr;

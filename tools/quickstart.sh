@@ -34,6 +34,7 @@ TEST_PKGS=(
 	linux-perf		# perf record --call-graph dwarf: t_unwind's independent reference
 	libclang-rt-14-dev	# libFuzzer + ASan/UBSan runtimes for `make fuzz` / `make fuzz-smoke`
 	strace			# t_output_errors: the output file is fsync'ed before its rename
+	e2fsprogs		# t_agent_slowdisk: mkfs.ext4 for the loop-device disk it freezes (fsfreeze: util-linux)
 	wrk			# t_http_load: load test of the agent's web view on loopback
 	dpkg-dev		# dpkg-buildflags: Debian's hardening flags for `make check-hardened`
 	libasan8 libubsan1	# gcc 12's ASan/UBSan runtimes for `make check-asan` (gcc pulls them in too)

@@ -15,8 +15,9 @@
 #include "agent/http.h"
 #include "agent/metrics.h"
 #include "agent/push.h"
-#include "agent/split.h"
+#include "agent/sink.h"
 #include "agent/store.h"
+#include "agent/writer.h"
 #include "record/session.h"
 #include "sym/symbolizer.h"
 #include "util/clock.h"
@@ -36,6 +37,15 @@
  * Past it, stacks keep their weight unnamed, counted (session.h).
  */
 #define AGENT_NAME_END_NS (250 * 1000000ull)
+/*
+ * SIGTERM ends the agent within 1 s: the writer gets until 0.8 s after the
+ * signal for the partial interval (the loop sees the signal within ~0.15 s,
+ * stopping the session takes up to 0.3 s, naming the rest up to 0.25 s;
+ * the write itself takes tens of ms unless the disk stalls), and at least
+ * this minimum when the stop came late.
+ */
+#define AGENT_STOP_WRITE_NS (800 * 1000000ull)
+#define AGENT_STOP_MIN_NS (50 * 1000000ull)
 
 static volatile sig_atomic_t hup;
 
@@ -49,6 +59,14 @@ struct agent {
 	struct record_opts o;
 	struct session *s;
 	struct store *st;
+	struct sink sink;	/* the writer thread's side: the store, its lock, the pusher */
+	struct writer *w;	/* the writer thread (writer.h) */
+	struct writer_stats final_ws;	/* once it stopped */
+	bool writer_stuck;	/* still writing at the stop deadline: not freed */
+	uint64_t stop_deadline_ns;	/* monotonic: the partial interval written by then */
+	bool log_pending;	/* the last interval's log line waits for its write */
+	uint64_t log_seq;	/* ... the writer's queued count when it was handed over */
+	uint64_t rotate_cpu_ns;	/* the loop's CPU naming and handing over, all intervals */
 	struct http *http;
 	struct pusher *push;	/* NULL: no push */
 	struct metrics m;
@@ -174,37 +192,111 @@ static int live_profile(struct profile *p, void *arg)
 	return err ? err : session__profile(a->s, p);
 }
 
-/* The interval's per-process counters as one more blob (freed by split_release). */
-static int counters_blob(struct agent *a, struct split_out *so)
+/*
+ * The interval's per-process counters as JSON into @j: only the loop may
+ * read the session. A failure costs the counters, not the interval (warned).
+ */
+static void counters_json(struct agent *a, struct interval_job *j)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	int err;
 
-	if (!f)
-		return -ENOMEM;
-	err = session__write_counters(a->s, f);
-	if (fclose(f) && !err)
+	if (!f) {
 		err = -ENOMEM;
+	} else {
+		err = session__write_counters(a->s, f);
+		if (fclose(f) && !err)
+			err = -ENOMEM;
+	}
 	if (err) {
 		free(buf);
-		return err;
+		pr_warn("agent: the interval's counters not written: %s\n", strerror(-err));
+		return;
 	}
-	so->blobs[so->nr++] = (struct store_blob){ "counters", STORE_JSON, buf, len };
-	return 0;
+	j->counters = buf;
+	j->counters_len = len;
 }
 
-/* Close the interval: name it, write it, empty the aggregation, log the metrics. */
-static int agent_rotate(struct agent *a, bool partial)
+/*
+ * Hand the named interval @j to the writer thread; the loop goes on at
+ * once. While sampling it never waits: a writer HANDOFF_SLOTS intervals
+ * behind (a disk that stalls) costs this interval, said and counted; the
+ * last one (@partial) may wait for room until the stop deadline.
+ */
+static int agent_hand_over(struct agent *a, struct interval_job *j)
 {
-	struct session_counts c;
-	struct split_out so = { 0 };
-	struct profile *p;
-	int64_t end_ms = clock_unix_ms();
-	uint64_t end_ns = clock_mono_ns(), c0 = clock_thread_cpu_ns(), t0, c1, due, name_ns;
+	uint64_t t0 = clock_mono_ns(), c0 = clock_thread_cpu_ns();
+	struct writer_stats ws;
+	char stamp[STORE_STAMP_LEN];
 	int err;
 
+	store_stamp(j->start_ms, stamp, sizeof(stamp));
+	err = writer__put(a->w, j, j->partial ? a->stop_deadline_ns : 0);
+	agent_step(a, "handing the interval to the writer", t0, c0);
+	if (!err) {
+		writer__stats(a->w, &ws);
+		a->log_seq = ws.h.queued;	/* logged once written (agent_log_written) */
+		return 0;
+	}
+	writer__stats(a->w, &ws);
+	if (err == -EBUSY)
+		pr_warn("agent: interval %s not written: the writer is still busy with %llu "
+			"earlier ones (a slow or stalled disk); %llu skipped so far "
+			"(hotcold_agent_intervals_skipped_total)\n", stamp,
+			(unsigned long long)ws.waiting + 1, (unsigned long long)ws.h.skipped_full);
+	else
+		pr_warn("agent: interval %s not written: %s\n", stamp, strerror(-err));
+	return err;
+}
+
+/* The writer's statistics, the final ones once it stopped. */
+static void agent_writer_stats(struct agent *a, struct writer_stats *ws)
+{
+	if (a->w && !a->writer_stuck)
+		writer__stats(a->w, ws);
+	else
+		*ws = a->final_ws;
+}
+
+/*
+ * The last interval's log line once the writer is done with it, so that
+ * "agent: interval N:" means its files are in place (or their loss was
+ * said): tests and operators read the history after it. @force: now,
+ * written or not (a new interval ends, the agent stops).
+ */
+static void agent_log_written(struct agent *a, bool force)
+{
+	struct writer_stats ws;
+
+	if (!a->log_pending)
+		return;
+	agent_writer_stats(a, &ws);
+	if (!force && ws.h.written + ws.h.failed + ws.h.lost_at_stop < a->log_seq)
+		return;
+	a->log_pending = false;
+	http__lock(a->http);
+	sink_stats(&a->sink, &a->m.store, &a->m.store_intervals);
+	a->m.writer = ws;
+	a->m.write_ns = a->rotate_cpu_ns + ws.cpu_ns;
+	http__unlock(a->http);
+	metrics_log(&a->m);
+}
+
+/*
+ * Close the interval that ended at @end_ms / @end_ns (the loop saw its
+ * timer then): name it, hand it to the writer, empty the aggregation,
+ * refresh the metrics. The encoding and writing run on the writer thread.
+ */
+static int agent_rotate(struct agent *a, int64_t end_ms, uint64_t end_ns, bool partial)
+{
+	struct interval_job j = { .start_ms = a->start_ms, .end_ms = end_ms, .partial = partial };
+	struct session_counts c;
+	uint64_t c0 = clock_thread_cpu_ns(), t0, c1, due, name_ns;
+	int err;
+
+	agent_log_written(a, true);	/* the previous one, if the writer is still at it */
 	err = session__fold_unstacked_runq(a->s);
 	if (err && !a->runq_warned) {
 		pr_warn("agent: run-queue waits without stack not counted: %s\n", strerror(-err));
@@ -214,49 +306,29 @@ static int agent_rotate(struct agent *a, bool partial)
 	name_ns = a->cfg.interval_ns / 20;
 	if (name_ns > AGENT_NAME_END_NS)
 		name_ns = AGENT_NAME_END_NS;
-	p = NULL;
-	err = session__take_profile(a->s, name_ns, &p);	/* a step of the session's */
-	/* the interval's span, not the session's: every stored profile says when it was */
-	if (!err)
-		profile__set_time(p, (uint64_t)a->start_ms * 1000000ull,
-				  (uint64_t)(end_ms - a->start_ms) * 1000000ull);
-	t0 = clock_mono_ns();
-	c1 = clock_thread_cpu_ns();
-	if (!err)
-		err = split_encode(p, &so);
-	profile__free(p);
-	if (!err && a->cfg.counters)
-		err = counters_blob(a, &so);
-	agent_step(a, "encoding the interval", t0, c1);
-	t0 = clock_mono_ns();
-	c1 = clock_thread_cpu_ns();
+	err = session__take_profile(a->s, name_ns, &j.p);	/* a step of the session's */
 	if (!err) {
-		http__lock(a->http);	/* the web view's threads read the store */
-		err = store__write(a->st, a->start_ms, end_ms, partial, so.blobs, so.nr);
-		if (!err && a->push && store__nr(a->st) &&
-		    store__get(a->st, store__nr(a->st) - 1)->start_ms == a->start_ms)
-			pusher__notify(a->push, store__get(a->st, store__nr(a->st) - 1));
-		http__unlock(a->http);
+		/* the interval's span, not the session's: every stored profile says when it was */
+		profile__set_time(j.p, (uint64_t)a->start_ms * 1000000ull,
+				  (uint64_t)(end_ms - a->start_ms) * 1000000ull);
+		if (a->cfg.counters)
+			counters_json(a, &j);
+		a->log_pending = !agent_hand_over(a, &j);
 	} else {
-		pr_warn("agent: cannot encode the interval: %s\n", strerror(-err));
+		pr_warn("agent: cannot name the interval: %s\n", strerror(-err));
 	}
-	split_release(&so);
-	agent_step(a, "writing the interval", t0, c1);
 	session__reset(a->s);
 	/*
 	 * The interval's frames are named and gone (the agent keeps no waker
-	 * stacks across intervals): free what only exited processes used, and
-	 * give the encoder's and the table builders' free memory back.
+	 * stacks across intervals): free what only exited processes used.
 	 */
 	t0 = clock_mono_ns();
 	c1 = clock_thread_cpu_ns();
-	if (!partial) {		/* the last one: the exit frees everything */
+	if (!partial)		/* the last one: the exit frees everything */
 		symbolizer__trim(session__symbolizer(a->s));
-		malloc_trim(0);
-	}
 	agent_step(a, "trimming symbols after the interval", t0, c1);
-	http__lock(a->http);	/* and the metrics */
-	a->m.write_ns += clock_thread_cpu_ns() - c0;
+	a->rotate_cpu_ns += clock_thread_cpu_ns() - c0;
+	http__lock(a->http);	/* the web view's threads read the metrics */
 	a->m.intervals++;
 	due = a->start_ns + a->cfg.interval_ns;
 	a->m.interval_late_ns = end_ns > due ? end_ns - due : 0;
@@ -268,14 +340,18 @@ static int agent_rotate(struct agent *a, bool partial)
 	a->m.slowest_cpu_ns = a->slowest_cpu_ns;
 	a->slowest_what = NULL;
 	a->slowest_ns = a->slowest_cpu_ns = 0;
-	metrics_update(&a->m, a->s, &c, a->st, (end_ns - a->start_ns) / 1e9);
+	metrics_update(&a->m, a->s, &c, (end_ns - a->start_ns) / 1e9);
+	sink_stats(&a->sink, &a->m.store, &a->m.store_intervals);
+	agent_writer_stats(a, &a->m.writer);
+	a->m.write_ns = a->rotate_cpu_ns + a->m.writer.cpu_ns;
 	if (a->push)
 		pusher__stats(a->push, &a->m.push);
 	http__unlock(a->http);
-	metrics_log(&a->m);
+	if (!a->log_pending)
+		metrics_log(&a->m);	/* nothing handed over: no write to wait for */
 	a->start_ms = end_ms;
 	a->start_ns = end_ns;
-	/* a failed write (full disk, too big) is counted; the agent keeps running */
+	/* a failed write (full disk, too big) is counted on the writer; the agent keeps running */
 	return err == -ENOMEM ? err : 0;
 }
 
@@ -297,9 +373,7 @@ static void agent_reload(struct agent *a, agent_reload_fn reload, void *arg)
 		pr_warn("agent: collector, label, directory or http changes take effect at restart\n");
 	a->cfg.interval_ns = n.interval_ns;
 	a->cfg.keep = n.keep;
-	http__lock(a->http);
-	store__set_retention(a->st, &n.keep);
-	http__unlock(a->http);
+	sink_set_retention(&a->sink, &n.keep);	/* the writer applies it before its next write */
 	pr_info("agent: reloaded: interval %.3f s, retention %llu s, %llu intervals, %llu bytes\n",
 		n.interval_ns / 1e9, (unsigned long long)(n.keep.max_age_ns / 1000000000ull),
 		(unsigned long long)n.keep.max_intervals, (unsigned long long)n.keep.max_bytes);
@@ -316,6 +390,7 @@ static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 {
 	uint64_t until = a->start_ns + a->cfg.interval_ns, t0 = clock_mono_ns(), t, cpu;
 	const char *what;
+	int64_t end_ms;
 	bool done = false;
 	int err;
 
@@ -328,12 +403,20 @@ static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 		agent_reload(a, reload, arg);
 	if (err || done || session__stopping())
 		return err ? err : 1;
-	if (clock_mono_ns() >= a->start_ns + a->cfg.interval_ns) {
+	t = clock_mono_ns();
+	if (t >= a->start_ns + a->cfg.interval_ns) {
+		/*
+		 * The interval ends now, when the loop sees its timer: the
+		 * flush and the naming below belong to the next one's time
+		 */
+		end_ms = clock_unix_ms();
 		/* blocks going on across the boundary: each interval gets its part */
 		session__cut(a->s);
 		err = session__flush(a->s);	/* its steps are the session's */
 		if (!err)
-			err = agent_rotate(a, false);
+			err = agent_rotate(a, end_ms, t, false);
+	} else {
+		agent_log_written(a, false);
 	}
 	t = clock_mono_ns();
 	t = t > until ? t - until : 0;
@@ -351,9 +434,32 @@ static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 	return err;
 }
 
+/*
+ * The writer finishes what it holds until the stop deadline. Still writing
+ * then (a stalled disk), it is left to it: the process exits as after a
+ * crash (the index stays true to the files, store.h), and nothing the
+ * writer uses is freed under it (agent_run).
+ */
+static void agent_stop_writer(struct agent *a)
+{
+	if (!a->w || a->writer_stuck)
+		return;
+	if (writer__stop(a->w, a->stop_deadline_ns, &a->final_ws) == -ETIMEDOUT) {
+		a->writer_stuck = true;
+		pr_warn("agent: exiting while an interval is still being written (a stalled disk): "
+			"it may be lost\n");
+	} else {
+		a->w = NULL;
+	}
+	if (a->final_ws.h.lost_at_stop)
+		pr_warn("agent: %llu intervals not written: the writer was behind at the stop "
+			"deadline\n", (unsigned long long)a->final_ws.h.lost_at_stop);
+	agent_log_written(a, true);
+}
+
 static int agent_loop(struct agent *a, agent_reload_fn reload, void *arg)
 {
-	uint64_t t0, c0, t1;
+	uint64_t t0, c0, t1, sig;
 	int err;
 
 	do
@@ -365,18 +471,23 @@ static int agent_loop(struct agent *a, agent_reload_fn reload, void *arg)
 		pr_warn("agent: stopping: %s\n", strerror(-err));
 	/* the partial interval: what was recorded up to the signal */
 	t0 = clock_mono_ns();
-	if (session__signal_ns())
-		pr_debug("agent: the loop saw the signal %.3f s after it came\n",
-			 (t0 - session__signal_ns()) / 1e9);
+	sig = session__signal_ns();
+	if (sig)
+		pr_debug("agent: the loop saw the signal %.3f s after it came\n", (t0 - sig) / 1e9);
+	a->stop_deadline_ns = (sig ? sig : t0) + AGENT_STOP_WRITE_NS;
+	if (a->stop_deadline_ns < t0 + AGENT_STOP_MIN_NS)
+		a->stop_deadline_ns = t0 + AGENT_STOP_MIN_NS;
 	c0 = clock_thread_cpu_ns();
 	if (!session__stop(a->s)) {
 		t1 = clock_mono_ns();
-		agent_rotate(a, true);
+		agent_rotate(a, clock_unix_ms(), t1, true);
+		agent_stop_writer(a);
 		pr_debug("agent: stopped in %.3f s (%.3f s of CPU): %.3f s to stop the session, "
 			 "%.3f s to write the partial interval\n", (clock_mono_ns() - t0) / 1e9,
 			 (clock_thread_cpu_ns() - c0) / 1e9, (t1 - t0) / 1e9,
 			 (clock_mono_ns() - t1) / 1e9);
 	}
+	agent_stop_writer(a);	/* no partial interval: what is queued */
 	return err;
 }
 
@@ -422,6 +533,7 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 	err = store__open(&a->st, c->dir, &c->keep);
 	if (err)
 		goto out;
+	sink_init(&a->sink, a->st);
 	if (c->bpf_stats) {
 		/* run_time_ns per program while this fd is open (costs ~20 ns per run) */
 		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
@@ -437,7 +549,7 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 		goto out;
 	malloc_trim(0);	/* after loading: the runtime objects' CFI tables were built */
 	if (c->http) {
-		hs = (struct http_source){ a->st, &a->m, live_profile, a,
+		hs = (struct http_source){ a->st, &a->sink.store_mu, &a->m, live_profile, a,
 					  1000000000ull / c->freq_hz, c->http_token_file };
 		err = http__start(&a->http, c->http, &hs);
 		if (err)
@@ -449,21 +561,32 @@ int agent_run(const struct agent_config *c, agent_reload_fn reload, void *arg)
 			goto out;
 		a->m.push_enabled = true;
 	}
+	/* the pusher read the history already: from now on only the writer changes it */
+	a->sink.push = a->push;
+	err = writer__start(&a->w, &(struct writer_ops){ sink_write, sink_release, &a->sink });
+	if (err)
+		goto out;
 	a->start_ms = clock_unix_ms();
 	a->start_ns = clock_mono_ns();
 	pr_info("agent: writing every %.3f s to '%s'\n", c->interval_ns / 1e9, c->dir);
 	agent_warm_symbols(a);	/* in the first interval, before its loop: not in its naming */
 	err = agent_loop(a, reload, arg);
 out:
-	/* after the partial interval is queued: the flush is bounded by push_flush */
+	agent_stop_writer(a);	/* after a failed start: nothing queued */
+	/* after the partial interval is written: the flush is bounded by push_flush */
 	t0 = clock_mono_ns();
-	pusher__stop(a->push);
+	if (!a->writer_stuck)	/* else the writer may still tell the pusher */
+		pusher__stop(a->push);
 	http__stop(a->http);
 	session__close(a->s, NULL);
 	pr_debug("agent: closed in %.3f s\n", (clock_mono_ns() - t0) / 1e9);
-	store__free(a->st);
 	if (stats_fd >= 0)
 		close(stats_fd);
+	if (a->writer_stuck)
+		return err;	/* the writer still uses the store and @a: the exit frees them */
+	if (a->sink.st)
+		sink_destroy(&a->sink);
+	store__free(a->st);
 	free(a);
 	return err;
 }

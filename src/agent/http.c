@@ -3,11 +3,12 @@
  * The web view (see http.h): libmicrohttpd with a thread per connection,
  * bounded in connections, time and memory; requests routed here.
  *
- * Locking: @mu guards what the collection thread changes, the store and
- * the metrics. The collection thread takes it (http__lock) around writing an
- * interval and refreshing the metrics; a request takes it to list or read
- * one file, or to print the index or the metrics, never across a whole
- * merged view. The interval in progress lives in the session, which only the
+ * Locking: the store has its own lock (src.store_mu), which the agent's
+ * writer thread holds while it admits an interval; a request takes it to
+ * list or read one file or to print the index, never across a whole merged
+ * view. @mu guards the metrics, which the collection thread refreshes
+ * (http__lock), and the live interval below: the collection thread never
+ * waits for the disk. The interval in progress lives in the session, which only the
  * collection thread may touch: a request asks for it through @live_want and
  * waits on @live_cv, and http__poll(), between the collection thread's ring
  * polls, fills it under @mu. @heavy lets one merged view run at a time.
@@ -55,7 +56,7 @@ struct http {
 	struct MHD_Daemon *d;
 	struct http_source src;
 	char *token;			/* NULL: no authentication */
-	pthread_mutex_t mu;		/* the store and the metrics (above) */
+	pthread_mutex_t mu;		/* the metrics and the live interval (above) */
 	pthread_cond_t live_cv;
 	struct profile *live_want;	/* a request waiting for the live interval */
 	int live_err;
@@ -196,11 +197,11 @@ static void history_gen(struct http *h, char *buf, size_t len)
 	const struct store *st = h->src.st;
 	size_t nr;
 
-	pthread_mutex_lock(&h->mu);
+	pthread_mutex_lock(h->src.store_mu);
 	nr = store__nr(st);
 	snprintf(buf, len, "%zu %s %s", nr, nr ? store__get(st, 0)->stamp : "",
 		 nr ? store__get(st, nr - 1)->stamp : "");
-	pthread_mutex_unlock(&h->mu);
+	pthread_mutex_unlock(h->src.store_mu);
 }
 
 /* The merged view @key from the cache into @r; false if it is not there. */
@@ -253,7 +254,7 @@ static int load_window(struct http *h, int kind, const struct view_window *w, co
 	int err;
 
 	profile__set_period_ns(*p, h->src.period_ns);
-	err = view_load(h->src.st, &h->mu, kind, w, *p, vs);
+	err = view_load(h->src.st, h->src.store_mu, kind, w, *p, vs);
 	if (err >= 0)
 		err = filter_in_place(p, re);
 	return err;
@@ -391,7 +392,7 @@ static void serve_timeline(struct http *h, struct reply *r)
 
 	if (!heavy_enter(h, r))	/* the memo is one request's at a time */
 		return;
-	err = timeline_rows(h->src.st, &h->mu, &h->memo, HTTP_TIMELINE_BYTES, &rows, &nr,
+	err = timeline_rows(h->src.st, h->src.store_mu, &h->memo, HTTP_TIMELINE_BYTES, &rows, &nr,
 			    &complete);
 	pthread_mutex_unlock(&h->heavy);
 	if (!err)
@@ -413,7 +414,7 @@ static void serve_stored(struct http *h, struct MHD_Connection *c, struct reply 
 	size_t len;
 	int err = -ENOENT;
 
-	pthread_mutex_lock(&h->mu);
+	pthread_mutex_lock(h->src.store_mu);
 	if (t)
 		iv = store__find(h->src.st, t);
 	for (size_t j = 0; iv && j < iv->nr_files; j++) {
@@ -422,7 +423,7 @@ static void serve_stored(struct http *h, struct MHD_Connection *c, struct reply 
 		err = store__read(h->src.st, iv->files[j].name, false, &data, &len);
 		break;
 	}
-	pthread_mutex_unlock(&h->mu);
+	pthread_mutex_unlock(h->src.store_mu);
 	if (err) {
 		fail(r, MHD_HTTP_NOT_FOUND, "no such interval or kind");
 		return;
@@ -478,7 +479,7 @@ static void serve_debug_pprof(struct http *h, struct MHD_Connection *c, struct r
 	w.to_ms = clock_unix_ms() + 1;
 	w.from_ms = w.to_ms - (int64_t)sec * 1000;
 	profile__set_period_ns(p, h->src.period_ns);
-	err = view_load(h->src.st, &h->mu, -1, &w, p, &vs);
+	err = view_load(h->src.st, h->src.store_mu, -1, &w, p, &vs);
 	note_window(r, &vs);
 	if (err >= 0)
 		err = live_fetch(h, p);
@@ -497,9 +498,9 @@ static void route(struct http *h, struct MHD_Connection *c, const char *url, str
 {
 	if (!strcmp(url, "/")) {
 		r->type = "text/html; charset=utf-8";
-		pthread_mutex_lock(&h->mu);
+		pthread_mutex_lock(h->src.store_mu);
 		view_index(h->src.st, r->f);
-		pthread_mutex_unlock(&h->mu);
+		pthread_mutex_unlock(h->src.store_mu);
 	} else if (!strcmp(url, "/flame") || !strncmp(url, "/flame/", 7)) {
 		serve_flame(h, c, url, r);
 	} else if (!strcmp(url, "/timeline.json")) {

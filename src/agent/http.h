@@ -26,6 +26,7 @@
 #ifndef HC_AGENT_HTTP_H
 #define HC_AGENT_HTTP_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "agent/metrics.h"
@@ -34,6 +35,8 @@
 
 struct http_source {
 	struct store *st;
+	/* held around every read of @st: the agent's writer thread changes it under it */
+	pthread_mutex_t *store_mu;
 	const struct metrics *m;
 	/* name the interval in progress into @p; 0 or -errno */
 	int (*live)(struct profile *p, void *arg);
@@ -55,9 +58,9 @@ int http__start(struct http **out, const char *addr_port, const struct http_sour
  */
 void http__poll(struct http *h);
 /*
- * The collection thread holds this around every change of src->st and
- * src->m (writing an interval, retention, metrics), which request threads
- * read under the same lock. NULL: no-op.
+ * The collection thread holds this around every change of src->m (the
+ * metrics), which request threads read under the same lock; the store has
+ * its own (src->store_mu), so the loop never waits for a write. NULL: no-op.
  */
 void http__lock(struct http *h);
 void http__unlock(struct http *h);

@@ -111,7 +111,7 @@ static void on_stat(const char *group, const char *name, uint64_t value, bool lo
 }
 
 void metrics_update(struct metrics *m, struct session *s, const struct session_counts *c,
-		    const struct store *st, double wall_s)
+		    double wall_s)
 {
 	struct symbolizer_stats ss;
 	struct rusage ru;
@@ -151,8 +151,6 @@ void metrics_update(struct metrics *m, struct session *s, const struct session_c
 	m->sym_object_errors = ss.object_errors;
 	m->bpf_stats_enabled = bpf_stats_on();
 	read_progs(m);
-	store__stats(st, &m->store);
-	m->store_intervals = store__nr(st);
 }
 
 void metrics_loop_turn(struct metrics *m, uint64_t lag_ns)

@@ -13,6 +13,7 @@
 
 #include "agent/push.h"
 #include "agent/store.h"
+#include "agent/writer.h"
 #include "record/session.h"
 
 #define METRICS_MAX_PROGS 32
@@ -40,6 +41,7 @@ struct metrics {
 	struct session_counts last;
 	uint64_t intervals;
 	uint64_t write_ns;		/* naming, encoding, writing and trimming, all intervals */
+	struct writer_stats writer;	/* the writer thread (writer.h) */
 	/* the loop (agent.c): how late it came back to its timers and signal flags */
 	uint64_t loop_turns;
 	uint64_t loop_lag_ns;		/* summed over every turn */
@@ -66,15 +68,19 @@ struct metrics {
 	size_t nr_progs;
 	/* the store */
 	struct store_stats store;
-	uint64_t store_intervals;
+	size_t store_intervals;
 	/* push.h: refreshed by the agent each interval when pushing */
 	bool push_enabled;
 	struct push_stats push;
 };
 
-/* Refresh everything from the process, @s (last interval's counts in @c) and @st. */
+/*
+ * Refresh from the process and @s (last interval's counts in @c); the
+ * store's and the writer's fields are the agent's to fill (the writer
+ * thread's, see sink.h).
+ */
 void metrics_update(struct metrics *m, struct session *s, const struct session_counts *c,
-		    const struct store *st, double wall_s);
+		    double wall_s);
 
 /* One turn of the loop came back to its timers @lag_ns late (0: on time). */
 void metrics_loop_turn(struct metrics *m, uint64_t lag_ns);

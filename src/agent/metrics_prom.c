@@ -134,6 +134,16 @@ int metrics_write_prometheus(const struct metrics *m, FILE *out)
 	one(out, "interval_write_seconds_total", "counter",
 	    "CPU time naming, encoding and writing intervals, and trimming after them.",
 	    m->write_ns / 1e9);
+	one(out, "agent_write_seconds_last", "gauge",
+	    "Wall time the writer thread took for the last interval (encode, write, fsync).",
+	    m->writer.last_ns / 1e9);
+	one(out, "agent_write_seconds_max", "gauge",
+	    "The writer thread's longest interval so far.", m->writer.max_ns / 1e9);
+	one(out, "agent_write_queue", "gauge",
+	    "Intervals handed to the writer thread and waiting for it.", m->writer.waiting);
+	one(out, "agent_intervals_skipped_total", "counter",
+	    "Intervals not written: the writer was still busy with two earlier ones (a slow disk).",
+	    m->writer.h.skipped_full);
 	one(out, "agent_loop_turns_total", "counter", "Turns of the agent's loop.", m->loop_turns);
 	one(out, "agent_loop_lag_seconds_total", "counter",
 	    "Summed lateness of the loop coming back to its timers and signal flags.",

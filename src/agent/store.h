@@ -10,7 +10,9 @@
  * not on disk: it is rewritten without an interval before that interval's
  * files go, and lists a new one only once its files are in place; a full
  * disk while writing it costs the oldest intervals, not its truth.
- * The directory must be ours (see store_dir.c). Single-threaded.
+ * The directory must be ours (see store_dir.c). Not thread-safe: in the
+ * agent the writer thread changes it and the web view reads it, both under
+ * the sink's store_mu (sink.h).
  */
 #ifndef HC_AGENT_STORE_H
 #define HC_AGENT_STORE_H

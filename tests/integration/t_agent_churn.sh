@@ -83,6 +83,12 @@ lost=$(grep -cE 'agent: interval .* not (written|kept)' "$TMP/a.err")
 deleted=$(grep -c 'agent: disk full writing .*: deleting interval' "$TMP/a.err")
 idx=$(( $(grep -c . "$F/hist/index.jsonl" 2>/dev/null) + deleted ))
 read -r full late mx gaps part < <(index_check "$F/hist/index.jsonl" 2000)
+/usr/bin/python3 - "$F/hist/index.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+print("[Info] A: interval lengths (ms, complete ones):",
+      " ".join(str(r["end_ms"] - r["start_ms"]) for r in rows if not r.get("partial")))
+PY
 echo "A: $logged intervals ended, $idx written ($deleted of them deleted for room), $lost lost (disk full), longest ${mx} ms," \
 	"$lost_ring records lost to the ring, $forks forks (pid_max $pidmax), $lag loop turns, exit ${t} s;" \
 	"the agent's main thread: $(( (run1 - run0) / 1000000 )) ms on a CPU, $(( (wait1 - wait0) / 1000000 )) ms runnable but waiting for one"

@@ -59,7 +59,8 @@ t=$(term_wait $ag 3)
 python3 - "$TMP/hist/index.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-print("[Info] interval lengths (ms):", " ".join(str(r["end_ms"] - r["start_ms"]) for r in rows))
+print("[Info] interval lengths (ms, complete ones):",
+      " ".join(str(r["end_ms"] - r["start_ms"]) for r in rows if not r.get("partial")))
 PY
 # The servers' CFI tables are built once they have lived 2 s, on the
 # agent's builder thread (session_unwind.c), not in its loop: no warm-up

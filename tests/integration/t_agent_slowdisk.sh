@@ -22,7 +22,8 @@ mkdir -p "$disk"
 truncate -s 64M "$TMP/img"
 mkfs.ext4 -q -F "$TMP/img" >/dev/null 2>&1 || skip "mkfs.ext4 failed"
 mount -o loop "$TMP/img" "$disk" 2>/dev/null || skip "cannot mount a loop device"
-cleanup_hooks+=("fsfreeze -u '$disk' 2>/dev/null; umount '$disk' 2>/dev/null")
+# lazy: an agent killed by a later hook may still hold files in it
+cleanup_hooks+=("fsfreeze -u '$disk' 2>/dev/null; umount -l '$disk' 2>/dev/null")
 chmod 0755 "$disk"
 PORT=$((20000 + RANDOM % 20000))
 "$WL/split" 90 "$TMP/t" >/dev/null 2>&1 &

@@ -175,6 +175,8 @@ enum child_hold_end child_hold_run(pid_t pid, uint64_t max_ns, const struct chil
 		if (st >> 16 == PTRACE_EVENT_EXEC) {
 			if (plant(&h))
 				return give_up(&h, true, wstatus);
+			if (ops->exec)
+				ops->exec(pid, ops->arg);
 			sig = 0;
 		} else if (st >> 16 == PTRACE_EVENT_STOP) {
 			/* a group stop (SIGSTOP, SIGTSTP): not ours to sit through */

@@ -25,6 +25,13 @@ enum child_hold_end {
 };
 
 struct child_hold_ops {
+	/*
+	 * At the exec stop: only the executable, ld.so and the vDSO mapped, but
+	 * ld.so's own start-up (mapping and relocating the libraries, page
+	 * faults and all) runs before the entry point and is walked by its
+	 * table. NULL: none. Its result is not kept: @ready publishes again.
+	 */
+	int (*exec)(pid_t pid, void *arg);
 	/* At the entry point, all start-up mappings in place. Its result is kept. */
 	int (*ready)(pid_t pid, void *arg);
 	/* True to give up now (SIGINT/SIGTERM to the profiler). */

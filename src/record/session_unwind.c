@@ -210,6 +210,12 @@ static int hold_ready(pid_t pid, void *arg)
 	return err;
 }
 
+/* ld.so's start-up is walked with its table; failing here, the entry point tries again */
+static int hold_exec(pid_t pid, void *arg)
+{
+	return hold_ready(pid, arg);
+}
+
 static bool hold_stop(void *arg)
 {
 	return session__stopping();
@@ -217,7 +223,8 @@ static bool hold_stop(void *arg)
 
 void session_unwind_hold_child(struct session *s, bool attached)
 {
-	struct child_hold_ops ops = { .ready = hold_ready, .stop = hold_stop, .arg = s };
+	struct child_hold_ops ops = { .exec = hold_exec, .ready = hold_ready, .stop = hold_stop,
+				      .arg = s };
 	static const char *const how[] = { "at its entry point", "exited before its entry point",
 					   "given up" };
 	uint64_t t0 = clock_mono_ns();

@@ -4,6 +4,9 @@
 # so no block of its own code is walked before them (issue 14: t_offcpu's
 # first blocks were cut on a loaded machine and their time put on a shorter
 # stack).
+# - the tables of the executable and ld.so are published at the exec stop,
+#   so ld.so's own start-up (relocation page faults) is walked by them too
+#   (CI run 1 of session 6: one such walk before the tables, cold cache);
 # - python3.11 (6.8 MB without frame pointers: its table is over the in-line
 #   build size, 50-200 ms on the builder thread when not held) sleeping 1 ms
 #   400 times from its start, under --off-cpu: held, no sched walk ends early

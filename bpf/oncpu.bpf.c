@@ -115,16 +115,29 @@ static __always_inline __u64 interval_instant(__u64 k)
  * event does not tick while the CPU halts, and that time is no task's.
  * Every tick calls this, idle and filtered ones too.
  */
-static __always_inline __u64 tick_elapsed(struct oncpu_dither_cpu *c, __u64 now)
+static __always_inline __u64 tick_elapsed(struct oncpu_dither_cpu *c, __u64 now, __u32 pid)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 dt = c->last_tick_ns ? now - c->last_tick_ns : 0;
+	__u64 sum = task->se.sum_exec_runtime, ran = sum - c->last_sum_ns;
 
-	c->last_tick_ns = now;
 	if (dt > cfg_max_late_ns) {
-		c->late++;
-		c->late_ns += dt - cfg_max_late_ns;
+		/*
+		 * Ticks missed: only if one task ran on through the gap and its
+		 * own account grew by over an interval. Else the CPU idled or
+		 * switched (idle CPUs tick less): counted apart, no one's time.
+		 */
+		if (pid && pid == c->last_pid && sum > c->last_sum_ns && ran > cfg_max_late_ns) {
+			c->late++;
+			c->late_ns += ran - cfg_max_late_ns;
+		} else {
+			c->gaps++;
+		}
 		dt = cfg_max_late_ns;
 	}
+	c->last_tick_ns = now;
+	c->last_pid = pid;
+	c->last_sum_ns = sum;
 	return dt;
 }
 
@@ -263,7 +276,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 		c = bpf_map_lookup_elem(&oncpu_dither_cpu, &zero);
 		if (!c)
 			return 0;
-		dt = tick_elapsed(c, now);
+		dt = tick_elapsed(c, now, pid);
 	}
 	if ((pid == 0 && !cfg_idle) || (cfg_filter && !target_match(&proc_targets, tgid, pid))) {
 		if (c)

@@ -18,7 +18,9 @@ static const struct diag table[] = {
 	{ "waits with stacks", "waits_with_stacks", DIAG_WORK, "" },
 	{ "user stacks by CFI", "user_stacks_cfi", DIAG_WORK, "" },
 	/* no time lost: the thread's time comes from the kernel's account (collect/oncpu.c) */
-	{ "ticks unseen for over an interval", "ticks_unseen", DIAG_WORK, "" },
+	{ "ticks missed while a task ran", "ticks_unseen", DIAG_WORK, "" },
+	/* cpu-clock ticks less on an idle CPU: no one's time (collect/oncpu.c) */
+	{ "tick gaps (idle CPU or a switch)", "tick_gaps", DIAG_WORK, "" },
 	/* losses */
 	{ "lost (ring full)", "ring_full", DIAG_LOSS, RING },
 	{ "untimed (no task storage)", "no_task_storage", DIAG_LOSS,
@@ -41,10 +43,10 @@ static const struct diag table[] = {
 	{ "blocks whose switch-in was not traced, untimed", "offcpu_switch_in_untimed", DIAG_LOSS,
 	  "nothing to do: a thread preempted as it blocked came back untraced" },
 	/* degraded: the sample is kept, its stack or names are worse */
-	{ "ticks unseen over 5% of the time (samples taken late)", "ticks_unseen_many",
-	  DIAG_DEGRADED, "the timer fired but the kernel held the sampler off (other BPF programs "
-	  "or map operations on the CPU): no time lost, but those samples' stacks are from "
-	  "the next tick; run fewer BPF tools at once" },
+	{ "ticks missed over 5% of the time (samples taken late)", "ticks_unseen_many",
+	  DIAG_DEGRADED, "a task ran on but the sampler did not run (the kernel holds a perf_event "
+	  "program off while other BPF programs or map operations use the CPU): no time lost, "
+	  "but those samples' stacks are from the next tick; run fewer BPF tools at once" },
 	{ "kernel stack errors", "kernel_stack_errors", DIAG_DEGRADED,
 	  "samples kept without a kernel stack; many: " RING },
 	{ "user stack errors", "user_stack_errors", DIAG_DEGRADED,

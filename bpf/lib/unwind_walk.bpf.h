@@ -292,7 +292,9 @@ static long unwind_step(__u32 i, void *ctx)
 		proc = bpf_map_lookup_elem(&unwind_procs, &st->tgid);
 		m = proc ? unwind_find_map(proc, lookup_pc) : NULL;
 		if (!m) {
-			st->stop = HC_STAT_UNWIND_NO_MAPPING;
+			/* after FP steps through code without its table: a made-up pc */
+			st->stop = st->via_building ? HC_STAT_UNWIND_PENDING :
+						      HC_STAT_UNWIND_NO_MAPPING;
 			return 1;
 		}
 		st->m_start = m->start;
@@ -321,13 +323,19 @@ static long unwind_step(__u32 i, void *ctx)
 		reason = unwind_cfi_step(s, row);
 	if (!reason && !st->pc)
 		reason = UNWIND_DONE;	/* a zero return address ends the chain */
-	if (reason == HC_STAT_UNWIND_BAD_SP && st->via_building)
-		reason = HC_STAT_UNWIND_PENDING;
 	if (reason == HC_STAT_UNWIND_READ_ERR && st->want_hi) {
 		/* redo this frame once the caller has read the bytes */
 		st->n--;
 		reason = UW_NEED_READ;
 	}
+	/*
+	 * FP steps through code whose table was being built read words of a
+	 * frame without frame pointers: whatever stops the walk after them (a
+	 * frame down the stack, an unreadable or unsupported one) comes of that.
+	 */
+	if (st->via_building && (reason == HC_STAT_UNWIND_BAD_SP || reason == HC_STAT_UNWIND_UNSUP ||
+				 reason == HC_STAT_UNWIND_READ_ERR))
+		reason = HC_STAT_UNWIND_PENDING;
 	if (reason) {
 		st->stop = reason;
 		return 1;

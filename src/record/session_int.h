@@ -72,6 +72,10 @@ struct session {
 	struct python *py;		/* Python frames (collect/python.h); NULL: none */
 	pthread_mutex_t ut_lock;	/* every use of ut (session_unwind.c) */
 	struct keymap ut_rm;		/* (tgid, 0): exited while ut was busy; removed at the next lock */
+	/* re-reads asked for while ut was busy: done at the loop's next lock, one per process */
+	struct { uint32_t tgid; uint64_t pc, inner_pc, time_ns; } ut_refq[16];
+	size_t nr_ut_refq;
+	uint64_t refresh_lag_max_ns;	/* longest from a walk to the re-read it asked for */
 	struct session_builder *builder;	/* deferred table builds, lazily started */
 	pthread_t preload_th;		/* runtime tables built while the collectors load */
 	bool preloading;		/* ... until session_unwind_preload_join() */
@@ -188,8 +192,15 @@ int session_add_process(uint32_t tgid, void *arg);
 void session_forget_process(uint32_t tgid, void *arg);
 /* At exec (snapshot_at_exec): the new image's maps for the symbolizer. */
 void session_snapshot_exec(struct session *s, uint32_t tgid);
-/* A CFI walk of @tgid met unknown code: re-read its mappings (not while deferred). */
-void session_refresh_unwind(struct session *s, uint32_t tgid);
+/*
+ * A CFI walk of @tgid ended at unknown code (@uips, leaf first, end there):
+ * re-read its mappings (not while deferred); while ut is busy, at the next
+ * session_refresh_queued().
+ */
+void session_refresh_unwind(struct session *s, uint32_t tgid, const uint64_t *uips, size_t n,
+			    uint64_t time_ns);
+/* The re-reads put off while ut was busy; the caller holds ut. */
+void session_refresh_queued(struct session *s);
 /* Build the unwind tables deferred for processes that have lived long enough. */
 void session_build_deferred(struct session *s);
 

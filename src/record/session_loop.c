@@ -35,7 +35,7 @@ static int on_sample(const struct sample_view *v, void *arg)
 	/* a CFI walk that ended early may have met a library mapped since (dlopen) */
 	if (v->unwind_unmapped && s->ut && !v->new_tgid && !v->kthread &&
 	    symbolizer__knows(s->sym, v->tgid))
-		session_refresh_unwind(s, v->tgid);
+		session_refresh_unwind(s, v->tgid, v->uips, v->nr_uips, v->time_ns);
 	return proclife__sample(s->life, v);
 }
 
@@ -230,10 +230,12 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 		err = session_ring_turn(s, timeout);
 		/*
 		 * Tables the builder thread (unwind/tables_build.c) finished: into
-		 * the BPF maps. Under the tables' lock, only tried: while a deferred
-		 * process build runs (session_unwind.c), the next turn loads them.
+		 * the BPF maps; and the re-reads of mappings put off meanwhile.
+		 * Under the tables' lock, only tried: while a deferred process
+		 * build runs (session_unwind.c), the next turn does them.
 		 */
 		if (!err && session_unwind_lock(s)) {
+			session_refresh_queued(s);
 			unwind_tables__poll(s->ut);
 			session_unwind_unlock(s);
 		}

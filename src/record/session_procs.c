@@ -109,10 +109,27 @@ static void python_recheck(struct session *s, uint32_t tgid)
 	procmaps__free(pm);
 }
 
-/* Build the tables deferred for processes that have lived long enough by now. */
-void session_refresh_unwind(struct session *s, uint32_t tgid)
+static void refresh_now(struct session *s, uint32_t tgid, uint64_t pc, uint64_t inner_pc,
+			uint64_t time_ns)
 {
-	uint64_t c;
+	uint64_t c = clock_thread_cpu_ns(), lag;
+	struct unwind_tables_stats a, b;
+
+	unwind_tables__stats(s->ut, &a);
+	unwind_tables__refresh(s->ut, tgid, pc, inner_pc);
+	unwind_tables__stats(s->ut, &b);
+	s->work.add_ns += clock_thread_cpu_ns() - c;
+	/* the walk's time (CLOCK_MONOTONIC, as bpf_ktime_get_ns) to its re-read */
+	lag = clock_mono_ns() - time_ns;
+	if (b.refreshes != a.refreshes && time_ns && lag < (1ull << 40) && lag > s->refresh_lag_max_ns)
+		s->refresh_lag_max_ns = lag;
+}
+
+void session_refresh_unwind(struct session *s, uint32_t tgid, const uint64_t *uips, size_t n,
+			    uint64_t time_ns)
+{
+	uint64_t pc = n ? uips[n - 1] : 0, inner_pc = n > 1 ? uips[n - 2] : 0;
+	size_t i;
 
 	python_recheck(s, tgid);
 
@@ -121,12 +138,37 @@ void session_refresh_unwind(struct session *s, uint32_t tgid)
 	 * by design: a refresh would build their tables at once (it did, most of
 	 * the agent's table builds). They come with the deferred build.
 	 */
-	if (keymap__get(&s->deferred, tgid, 0, NULL) || !session_unwind_lock(s))
+	if (!n || keymap__get(&s->deferred, tgid, 0, NULL))
 		return;
-	c = clock_thread_cpu_ns();
-	unwind_tables__refresh(s->ut, tgid);
-	session_unwind_unlock(s);
-	s->work.add_ns += clock_thread_cpu_ns() - c;
+	if (session_unwind_lock(s)) {
+		refresh_now(s, tgid, pc, inner_pc, time_ns);
+		session_unwind_unlock(s);
+		return;
+	}
+	/*
+	 * A deferred build holds the tables (up to a second or more): skipped,
+	 * a dlopen()ed library's samples would wait for a later walk's ask and
+	 * end at it meanwhile. Kept, the latest pc per process.
+	 */
+	for (i = 0; i < s->nr_ut_refq && s->ut_refq[i].tgid != tgid; i++)
+		;
+	if (i == sizeof(s->ut_refq) / sizeof(s->ut_refq[0]))
+		i = tgid % i;	/* full: another process's ask waits for its next walk */
+	else if (i == s->nr_ut_refq)
+		s->nr_ut_refq++;
+	s->ut_refq[i].tgid = tgid;
+	s->ut_refq[i].pc = pc;
+	s->ut_refq[i].inner_pc = inner_pc;
+	s->ut_refq[i].time_ns = time_ns;
+}
+
+void session_refresh_queued(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_ut_refq; i++)
+		if (!keymap__get(&s->deferred, s->ut_refq[i].tgid, 0, NULL))
+			refresh_now(s, s->ut_refq[i].tgid, s->ut_refq[i].pc, s->ut_refq[i].inner_pc,
+				    s->ut_refq[i].time_ns);
+	s->nr_ut_refq = 0;
 }
 
 void session_build_deferred(struct session *s)

@@ -80,7 +80,7 @@ static unsigned print_problems(const char *name, const struct collector_stats *s
 	return n;
 }
 
-static void report_unwind(const struct unwind_tables *ut)
+static void report_unwind(const struct session *s, const struct unwind_tables *ut)
 {
 	struct unwind_tables_stats us;
 
@@ -101,6 +101,13 @@ static void report_unwind(const struct unwind_tables *ut)
 			 (unsigned long long)us.objects_queued, us.build_loop_ns / 1e6,
 			 (unsigned long long)us.maps_waiting, (unsigned long long)us.objects_pending,
 			 (unsigned long long)us.builds_discarded);
+	if (us.refreshes || us.refresh_stale || us.refresh_backoff)
+		pr_debug("unwind: walks ended in unmapped code: %llu mappings re-read (%llu did not "
+			 "find the pc; at most %.1f ms after the walk), %llu not needed (read "
+			 "since), %llu put off (backoff)\n",
+			 (unsigned long long)us.refreshes, (unsigned long long)us.refresh_missed,
+			 s->refresh_lag_max_ns / 1e6, (unsigned long long)us.refresh_stale,
+			 (unsigned long long)us.refresh_backoff);
 }
 
 /* One group: the full table under -v, else its problems only (final) or nothing. */
@@ -193,7 +200,7 @@ void session_report_stats(struct session *s, bool final)
 	if (final)
 		problems += python__report(s->py, log_get_level() >= LOG_DEBUG);
 	if (final && session_unwind_lock(s)) {
-		report_unwind(s->ut);
+		report_unwind(s, s->ut);
 		session_unwind_unlock(s);
 	}
 }

@@ -107,6 +107,7 @@ static void uproc_free(struct unwind_tables *ut, struct uproc *p)
 		uobj_put(ut, p->objs[i]);
 	free(p->objs);
 	free(p->pending);
+	free(p->ranges);
 	free(p);
 }
 
@@ -165,7 +166,8 @@ static int publish_proc(struct unwind_tables *ut, struct uproc *p, const struct 
 	v = calloc(1, sizeof(*v));
 	p->objs = calloc(n ? n : 1, sizeof(*p->objs));
 	p->pending = calloc(n ? n : 1, sizeof(*p->pending));
-	if (!v || !p->objs || !p->pending) {
+	p->ranges = calloc(n ? n : 1, sizeof(*p->ranges));
+	if (!v || !p->objs || !p->pending || !p->ranges) {
 		free(v);
 		return -ENOMEM;
 	}
@@ -176,8 +178,11 @@ static int publish_proc(struct unwind_tables *ut, struct uproc *p, const struct 
 			break;
 		}
 		fill_entry(ut, p, p->tgid, procmaps__entry(pm, i), &v->maps[v->nr], v->nr);
+		p->ranges[v->nr] = (struct urange){ v->maps[v->nr].start, v->maps[v->nr].end,
+						    v->maps[v->nr].obj };
 		v->nr++;
 	}
+	p->nr_ranges = v->nr;
 	if (bpf_map_update_elem(ut->procs_fd, &key, v, BPF_ANY)) {
 		err = -errno;
 		if (err == -E2BIG)
@@ -208,6 +213,8 @@ static bool uproc_fill(struct unwind_tables *ut, struct uproc *p, const struct u
 			/* a failed build leaves obj 0: no longer "being built" either */
 			v->maps[w->idx].obj = ob->id;
 			v->maps[w->idx].height = ob->id ? ob->height : 0;
+			if (w->idx < p->nr_ranges)
+				p->ranges[w->idx].obj = ob->id;
 			any = true;
 		}
 		*w = p->pending[--p->nr_pending];
@@ -279,7 +286,6 @@ int unwind_tables__add_process_maps(struct unwind_tables *ut, uint32_t tgid,
 		return -ENOMEM;
 	p->tgid = tgid;
 	p->read_ns = clock_mono_ns();
-	p->nr_maps = procmaps__nr(pm);
 	p->build = build;
 	err = publish_proc(ut, p, pm);
 	if (keymap__get(&ut->procs, tgid, 0, &v))
@@ -300,14 +306,8 @@ int unwind_tables__add_process_maps(struct unwind_tables *ut, uint32_t tgid,
 		return -ENOMEM;
 	}
 	/* released after the new entry is live, so shared objects are not rebuilt */
-	if (old) {
-		/* nothing new since the last read: back off further */
-		p->gap_ns = p->nr_maps == old->nr_maps ?
-			(old->gap_ns ? old->gap_ns * 2 : 1000000) : 0;
-		if (p->gap_ns > 1000000000)
-			p->gap_ns = 1000000000;
+	if (old)
 		uproc_free(ut, old);
-	}
 	else
 		ut->st.procs++;
 	ut->st.bytes = ut->table_bytes + ut->st.procs * sizeof(struct hc_unwind_proc);
@@ -365,18 +365,90 @@ int unwind_tables__preload_runtime(struct unwind_tables *ut)
 	return n;
 }
 
-int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid)
+/* The published mapping holding @pc, or NULL. */
+static const struct urange *uproc_find(const struct uproc *p, uint64_t pc)
 {
-	struct uproc *p;
+	size_t lo = 0, hi = p->nr_ranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pc < p->ranges[mid].start)
+			hi = mid;
+		else if (pc >= p->ranges[mid].end)
+			lo = mid + 1;
+		else
+			return &p->ranges[mid];
+	}
+	return NULL;
+}
+
+static struct uproc *uproc_of(struct unwind_tables *ut, uint32_t tgid)
+{
 	uint64_t v;
 
-	if (!keymap__get(&ut->procs, tgid, 0, &v))
+	return keymap__get(&ut->procs, tgid, 0, &v) ? (struct uproc *)(uintptr_t)v : NULL;
+}
+
+static uint64_t gap_next(uint64_t gap)
+{
+	gap = gap ? gap * 2 : 1000000;
+	return gap > 1000000000 ? 1000000000 : gap;
+}
+
+int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid, uint64_t pc, uint64_t inner_pc)
+{
+	struct uproc *p = uproc_of(ut, tgid);
+	const struct urange *r;
+	bool sure;
+	int err;
+
+	if (!p)
 		return 0;	/* not registered (yet): its first sight registers it */
-	p = (struct uproc *)(uintptr_t)v;
-	if (clock_mono_ns() - p->read_ns < p->gap_ns)
+	/*
+	 * The walk ended at @pc (a return address unless it is the leaf, so
+	 * looked up at pc - 1). In a mapping published by now: the walk ran
+	 * before the last re-read, which has it already.
+	 */
+	if (uproc_find(p, inner_pc ? pc - 1 : pc)) {
+		ut->st.refresh_stale++;
 		return 0;
+	}
+	/*
+	 * A pc taken from the registers (the leaf) or by a CFI rule is real
+	 * code: a library mapped since (dlopen). One an FP step read from a
+	 * frame without frame pointers may be any word on the stack. Each kind
+	 * backs off on its own while re-reads do not find it, so that made-up
+	 * pcs (every sample of a JIT or FP-less caller) cannot delay the
+	 * re-read that a dlopen()ed library needs by up to a second.
+	 */
+	r = inner_pc ? uproc_find(p, inner_pc) : NULL;
+	sure = !inner_pc || (r && r->obj);
+	if (clock_mono_ns() - p->read_ns < (sure ? p->sure_gap_ns : p->gap_ns)) {
+		ut->st.refresh_backoff++;
+		return 0;
+	}
 	ut->st.refreshes++;
-	return unwind_tables__add_process(ut, tgid);
+	{
+		uint64_t gap = p->gap_ns, sure_gap = p->sure_gap_ns;
+
+		err = unwind_tables__add_process(ut, tgid);
+		p = uproc_of(ut, tgid);
+		if (err < 0 || !p)
+			return err;
+		p->gap_ns = gap;
+		p->sure_gap_ns = sure_gap;
+	}
+	if (uproc_find(p, inner_pc ? pc - 1 : pc)) {
+		p->gap_ns = p->sure_gap_ns = 0;
+		return 0;
+	}
+	ut->st.refresh_missed++;
+	if (sure)
+		p->sure_gap_ns = gap_next(p->sure_gap_ns);
+	else
+		p->gap_ns = gap_next(p->gap_ns);
+	return 0;
 }
 
 void unwind_tables__remove_process(struct unwind_tables *ut, uint32_t tgid)

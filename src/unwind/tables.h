@@ -49,7 +49,10 @@ struct unwind_tables_stats {
 	uint64_t maps_dropped;	/* mappings beyond HC_UNWIND_MAX_MAPS in a process */
 	uint64_t build_ns;	/* time spent building tables */
 	uint64_t build_loop_ns;	/* ... of it on the caller's thread (in line), not the builder */
-	uint64_t refreshes;	/* process re-reads after early-ending walks */
+	uint64_t refreshes;	/* process re-reads after walks ended in unmapped code */
+	uint64_t refresh_stale;	/* ... not needed: the pc is in a mapping read since */
+	uint64_t refresh_backoff;	/* ... put off: recent re-reads did not find such pcs */
+	uint64_t refresh_missed;	/* re-reads that did not find the pc mapped either */
 	uint64_t procs_failed;	/* processes whose tables could not be published */
 	uint64_t objects_queued;	/* tables sent to the builder thread */
 	uint64_t objects_pending;	/* ... not back yet (now) */
@@ -98,11 +101,14 @@ int unwind_tables__add_process_maps(struct unwind_tables *ut, uint32_t tgid,
 int unwind_tables__preload_runtime(struct unwind_tables *ut);
 
 /*
- * A CFI walk of @tgid ended early: if its mappings may have changed (dlopen,
- * JIT), re-read them — at once the first time, then with a backoff doubling
- * up to a second while re-reads find nothing new. 0 or -errno.
+ * A CFI walk of @tgid ended at @pc, in no published mapping; @inner_pc is
+ * the frame before it (0: @pc is the leaf). Unless @pc is in a mapping read
+ * since (the walk is older than the last re-read), re-read the mappings
+ * (dlopen, JIT): at once, then with a backoff doubling up to a second while
+ * re-reads do not find such a pc, kept apart for pcs from the registers or a
+ * CFI step and pcs a frame-pointer step may have made up. 0 or -errno.
  */
-int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid);
+int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid, uint64_t pc, uint64_t inner_pc);
 
 /*
  * Load the tables the builder thread finished and fill them into the

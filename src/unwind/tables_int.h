@@ -52,13 +52,21 @@ struct upending {
 	struct uobj *ob;	/* referenced by the process: alive while it is */
 };
 
+/* A published mapping as the loop remembers it: is a walk's end pc in it? */
+struct urange {
+	uint64_t start, end;
+	uint32_t obj;		/* its table's id; 0: walked by frame pointer */
+};
+
 struct uproc {
 	uint32_t tgid;
 	struct upending *pending;	/* filled in as their tables come */
 	size_t nr_pending;
+	struct urange *ranges;	/* as published, sorted by address */
+	size_t nr_ranges;
 	uint64_t read_ns;	/* maps last read */
-	uint64_t gap_ns;	/* refresh backoff */
-	size_t nr_maps;		/* executable mappings seen at the last read */
+	uint64_t gap_ns;	/* refresh backoff: pcs an FP step may have made up */
+	uint64_t sure_gap_ns;	/* ... pcs from the registers or a CFI step */
 	struct uobj **objs;	/* distinct objects it references (one ref each) */
 	size_t nr_objs;
 	bool build;		/* build missing tables (else leave their mappings to FP) */

@@ -73,9 +73,11 @@ def pb_fields(b):
 def pprof_summary(raw):
     top = pb_fields(raw)
     strs = [v.decode("utf-8", "replace") for f, w, v in top if f == 6]
-    types, keys, tids, n = [], set(), set(), 0
+    types, keys, tids, n, t_ns = [], set(), set(), 0, 0
     for f, w, v in top:
-        if f == 1:
+        if f == 9:	# time_nanos: which interval, when two start in one second
+            t_ns = v
+        elif f == 1:
             t = dict((ff, vv) for ff, ww, vv in pb_fields(v))
             types.append(strs[t.get(1, 0)])
         elif f == 2:
@@ -89,7 +91,7 @@ def pprof_summary(raw):
                 if k == "tid":
                     tids.add(lab.get(4, 0))
     return {"sample_types": types, "label_keys": sorted(keys), "tids": len(tids), "samples": n,
-            "strings": strs}
+            "time_ms": t_ns // 1000000, "strings": strs}
 
 
 def check_stc(text, types):

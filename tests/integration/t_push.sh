@@ -134,7 +134,10 @@ want = {}
 for iv in idx:
     for f in iv["files"]:
         if f["format"] == "pprof":
-            want[(iv["start_ms"] // 1000, f["kind"])] = (iv["start_ms"], iv["end_ms"])
+            # a list: an agent stopped and started again within one second
+            # leaves two intervals that start in the same second
+            want.setdefault((iv["start_ms"] // 1000, f["kind"]), []).append(
+                (iv["start_ms"], iv["end_ms"]))
 acks, errs, froms, services = {}, [], [], set()
 for r in log:
     if r["status"] not in (200, 500, 400):
@@ -160,9 +163,10 @@ for r in log:
     services.add(svc)
     if r["headers"].get("X-Scope-OrgID") != "team-a":
         errs.append("tenant")
-    key = (r["from"], k, svc)
-    if key[:2] in want:
-        s, e = want[key[:2]]
+    key = (r["from"], k, svc, None)
+    if key[:2] in want:	# the interval whose start is nearest the profile's time_nanos
+        s, e = min(want[key[:2]], key=lambda se: abs(se[0] - r.get("time_ms", 0)))
+        key = key[:3] + (s,)
         if r["until"] != max(math.ceil(e / 1000), s // 1000 + 1):
             errs.append("until %d for end %d" % (r["until"], e))
     if r["status"] == 200 or r["status"] == 400:
@@ -171,9 +175,9 @@ twice = [k for k, n in acks.items() if n > 1]
 # the oldest first: the stamps never go back (a retry repeats the same one)
 order = all(a <= b for a, b in zip(froms, froms[1:]))
 # what the history still lists, and the first restart's backlog, all acknowledged
-acked = {k[:2] for k in acks}
-missing = [k for k in want if k not in acked]
-print(len(want), len(acks), len(twice), len(missing), int(order), len(errs), len(services))
+acked = {(k[0], k[1], k[3]) for k in acks}
+missing = [(f, k, s) for (f, k), l in want.items() for s, e in l if (f, k, s) not in acked]
+print(sum(map(len, want.values())), len(acks), len(twice), len(missing), int(order), len(errs), len(services))
 for e in errs[:5] + ["missing %s" % (m,) for m in missing[:5]] + ["twice %s" % (t,) for t in twice[:5]]:
     print(e)
 PY

@@ -27,9 +27,9 @@ pending=$(stat_of "$TMP/py.err" "walks ended early: CFI table not yet published"
 corrupt=$(stat_of "$TMP/py.err" "walks ended on a corrupt frame")
 echo "  python: ${pending:-?} walks ended before its table was published, ${corrupt:-?} corrupt"
 [ "${pending:-0}" -ge 1 ] && ok "python: $pending walks counted as 'CFI table not yet published'" ||
-	bad "python: no pending-table walks counted: $(grep -i 'walk\|table' "$TMP/py.err" | head -5)"
+	bad "python: no pending-table walks counted: $(grep -E '^ +oncpu .*(walk|table|FP)' "$TMP/py.err" | grep -v ' 0 ' | tr -s ' ' | paste -sd';')"
 [ "${corrupt:-x}" = 0 ] && ok "python: no walk counted as a corrupt frame" ||
-	bad "python: ${corrupt:-no} corrupt-frame walks"
+	bad "python: ${corrupt:-no} corrupt-frame walks; $(grep -E '^unwind: ' "$TMP/py.err" | paste -sd';')"
 
 "$HOTCOLD" record -F 999 -o "$TMP/h.folded" -- "$WL/hotloop" 0.5 2>"$TMP/h.err" ||
 	bad "record hotloop: $(tail -3 "$TMP/h.err")"

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * unwind_tables__refresh(): when a walk that ended in unmapped code re-reads
+ * the process's mappings. A fake /proc (opts.proc_root) holds the maps
+ * file; its mappings are anonymous, so no table is built and only the
+ * refresh logic runs (against real BPF maps: root, as the suite runs).
+ * - a pc in a mapping read since: not re-read (the walk is stale);
+ * - a pc in no mapping: re-read at once; not found: backed off (1 ms,
+ *   doubling), found: no backoff;
+ * - the backoff of made-up pcs (an FP step's) does not hold back a pc from
+ *   the registers or a CFI step (a dlopen()ed library): the fault that left
+ *   half of a stage's samples at the plugin in CI.
+ */
+#include "unwind/tables.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TGID 4242u
+
+static char root[64];
+
+static void write_maps(const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%u/maps", root, TGID);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	struct unwind_tables_opts o = { .proc_root = root, .sync_build = true, .debug_root = "" };
+	struct unwind_tables *ut;
+	char dir[128];
+
+	strcpy(root, "/tmp/hc-refresh.XXXXXX");
+	if (!mkdtemp(root))
+		return -1;
+	snprintf(dir, sizeof(dir), "%s/%u", root, TGID);
+	mkdir(dir, 0700);
+	if (unwind_tables__new(&ut, &o))
+		return -1;	/* no BPF here (not root?): the suite runs as root */
+	*state = ut;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[160];
+
+	unwind_tables__free(*state);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) ? -1 : 0;
+}
+
+static struct unwind_tables_stats stats(struct unwind_tables *ut)
+{
+	struct unwind_tables_stats st;
+
+	unwind_tables__stats(ut, &st);
+	return st;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* two anonymous executable mappings; 0x300000.. comes later (the "dlopen") */
+#define MAPS_A "100000-200000 r-xp 00000000 00:00 0 \n" \
+	       "400000-500000 r-xp 00000000 00:00 0 \n"
+#define MAPS_B MAPS_A "300000-380000 r-xp 00000000 00:00 0 \n"
+
+static void test_stale_and_found(void **state)
+{
+	struct unwind_tables *ut = *state;
+
+	write_maps(MAPS_A);
+	assert_true(unwind_tables__add_process(ut, TGID) >= 0);
+	/* a leaf in a mapping published already: nothing to re-read */
+	assert_int_equal(unwind_tables__refresh(ut, TGID, 0x150000, 0), 0);
+	assert_int_equal(stats(ut).refreshes, 0);
+	assert_int_equal(stats(ut).refresh_stale, 1);
+	/* a return address is looked up at pc - 1: 0x200000 is the end of 0x100000.. */
+	unwind_tables__refresh(ut, TGID, 0x200000, 0x150000);
+	assert_int_equal(stats(ut).refresh_stale, 2);
+	assert_int_equal(stats(ut).refreshes, 0);
+
+	/* the library appears: the first walk that meets it re-reads at once */
+	write_maps(MAPS_B);
+	unwind_tables__refresh(ut, TGID, 0x300010, 0);
+	assert_int_equal(stats(ut).refreshes, 1);
+	assert_int_equal(stats(ut).refresh_missed, 0);
+	/* the walks queued behind it are stale now */
+	unwind_tables__refresh(ut, TGID, 0x300020, 0);
+	unwind_tables__refresh(ut, TGID, 0x300030, 0x150000);
+	assert_int_equal(stats(ut).refreshes, 1);
+	assert_int_equal(stats(ut).refresh_stale, 4);
+	/* unknown tgid: its first sight registers it, not a refresh */
+	assert_int_equal(unwind_tables__refresh(ut, TGID + 1, 0x300010, 0), 0);
+	assert_int_equal(stats(ut).refreshes, 1);
+}
+
+static void test_backoff_apart(void **state)
+{
+	struct unwind_tables *ut = *state;
+
+	write_maps(MAPS_A);
+	assert_true(unwind_tables__add_process(ut, TGID) >= 0);
+	/*
+	 * Made-up pcs: the frame before is in a mapping without a table (anon:
+	 * walked by frame pointer), so the pc may be any word. Re-read once,
+	 * not found: the next ones within the backoff are put off.
+	 */
+	unwind_tables__refresh(ut, TGID, 0x9000000, 0x150000);
+	assert_int_equal(stats(ut).refreshes, 1);
+	assert_int_equal(stats(ut).refresh_missed, 1);
+	unwind_tables__refresh(ut, TGID, 0x9100000, 0x150000);
+	assert_int_equal(stats(ut).refreshes, 1);
+	assert_int_equal(stats(ut).refresh_backoff, 1);
+	sleep_ms(2);	/* past the first backoff (1 ms) */
+	unwind_tables__refresh(ut, TGID, 0x9200000, 0x150000);
+	assert_int_equal(stats(ut).refreshes, 2);
+	unwind_tables__refresh(ut, TGID, 0x9300000, 0x150000);	/* within 2 ms: off */
+	assert_int_equal(stats(ut).refresh_backoff, 2);
+
+	/* a leaf pc is real code: re-read at once whatever the other backoff */
+	write_maps(MAPS_B);
+	unwind_tables__refresh(ut, TGID, 0x300010, 0);
+	assert_int_equal(stats(ut).refreshes, 3);
+	assert_int_equal(stats(ut).refresh_missed, 2);
+	/* found: both backoffs gone */
+	unwind_tables__refresh(ut, TGID, 0x9400000, 0x150000);
+	assert_int_equal(stats(ut).refreshes, 4);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_stale_and_found, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backoff_apart, setup, teardown),
+	};
+
+	if (geteuid()) {
+		fprintf(stderr, "test_tables_refresh: needs root (BPF maps); skipped\n");
+		return 0;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

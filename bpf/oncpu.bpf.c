@@ -157,19 +157,54 @@ static __always_inline __u64 tick_elapsed(struct oncpu_dither_cpu *c, __u64 now,
  * two instants (rare: both near an interval's edge) takes one; the next
  * tick of the thread takes the other, so every sample weighs one interval.
  */
-static __always_inline bool dither_take(struct oncpu_dither_cpu *c, struct task_struct *task,
-					__u64 dt)
+/* cpu_ns advanced by a tick of @dt, kept within the kernel's account (see below) */
+static __always_inline __u64 dither_charge(__u64 cpu_ns, __u64 dt, __u64 kern, __u64 *clamped)
 {
-	struct oncpu_dither_task *t;
-	__u64 sum, kern;
+	cpu_ns += dt;
+	if (cpu_ns < kern)
+		return kern;
+	if (cpu_ns > kern + cfg_max_ahead_ns) {
+		(*clamped)++;
+		return kern + cfg_max_ahead_ns;
+	}
+	return cpu_ns;
+}
 
+static __always_inline bool dither_take(struct oncpu_dither_cpu *c, struct task_struct *task,
+					__u32 pid, __u64 dt)
+{
+	/* a direct load (@task is a BTF pointer): a probe read cost ~40 ns on every tick */
+	__u64 sum = task->se.sum_exec_runtime, kern, copied = 0;
+	struct oncpu_dither_task *t;
+	bool mine = c->c_pid == pid && c->c_task == (__u64)task;
+
+	/*
+	 * ~7 of a thread's 8 ticks per interval sample nothing: while it runs
+	 * on this CPU they advance this CPU's copy of its state, with the same
+	 * arithmetic, and only the tick that reaches the instant looks up its
+	 * task storage (to draw the next one). The copy may lag the thread's
+	 * stored state if it ran on another CPU meanwhile: it is re-based on
+	 * the kernel's account at every tick, so it errs by at most
+	 * cfg_max_ahead_ns, the bound the stored state itself keeps; a "take"
+	 * from the copy is checked against the stored state.
+	 */
+	if (mine && sum >= c->c_base_ns) {
+		__u64 ahead = 0;
+
+		c->c_cpu_ns = dither_charge(c->c_cpu_ns, dt, sum - c->c_base_ns, &ahead);
+		if (c->c_target_ns > c->c_cpu_ns) {
+			c->copied++;
+			return false;
+		}
+		copied = c->c_cpu_ns;
+		dt = 0;		/* in the copy already */
+	}
 	t = bpf_task_storage_get(&oncpu_dither_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!t) {
 		c->no_storage++;
+		c->c_pid = 0;
 		return false;
 	}
-	/* a direct load (@task is a BTF pointer): a probe read cost ~40 ns on every tick */
-	sum = task->se.sum_exec_runtime;
 	if (!t->target_ns) {
 		/* first tick of this thread: its first interval's instant; this tick's time counts */
 		t->target_ns = interval_instant(0) + 1;
@@ -185,16 +220,19 @@ static __always_inline bool dither_take(struct oncpu_dither_cpu *c, struct task_
 	 * time; between the kernel's updates the ticks place the instants.
 	 */
 	kern = sum > t->base_ns ? sum - t->base_ns : 0;
-	t->cpu_ns += dt;
-	if (t->cpu_ns < kern) {
-		t->cpu_ns = kern;
-	} else if (t->cpu_ns > kern + cfg_max_ahead_ns) {
-		t->cpu_ns = kern + cfg_max_ahead_ns;
-		t->clamped++;
-	}
+	if (copied > t->cpu_ns)
+		t->cpu_ns = copied;	/* the ticks charged here since the last look */
+	t->cpu_ns = dither_charge(t->cpu_ns, dt, kern, &t->clamped);
+	/* this CPU's copy is now of this thread, from here */
+	c->c_pid = pid;
+	c->c_task = (__u64)task;
+	c->c_cpu_ns = t->cpu_ns;
+	c->c_base_ns = t->base_ns;
+	c->c_target_ns = t->target_ns;
 	if (t->target_ns > t->cpu_ns)
 		return false;
 	t->target_ns = interval_instant(t->target_ns / cfg_period_ns + 1);
+	c->c_target_ns = t->target_ns;
 	c->intervals++;
 	return true;
 }
@@ -285,7 +323,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	task = bpf_get_current_task_btf();
-	if (c && !dither_take(c, task, dt)) {
+	if (c && !dither_take(c, task, pid, dt)) {
 		TIMING_MARK(TM_NOT_TAKEN);
 		return 0;
 	}

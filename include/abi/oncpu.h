@@ -39,7 +39,15 @@ struct oncpu_dither_cpu {	/* oncpu_dither_cpu: PERCPU_ARRAY, one slot */
 	__u64 gaps;
 	__u64 last_sum_ns;	/* the previous tick's task's sum_exec_runtime */
 	__u32 last_pid;		/* the previous tick's task (0: idle) */
-	__u32 pad;
+	__u32 c_pid;		/* the task whose dither state this CPU holds a copy of */
+	/*
+	 * That copy (struct oncpu_dither_task's cpu_ns, target_ns, base_ns),
+	 * advanced by this CPU's ticks of it: the ticks of a thread that runs
+	 * on here do not look up its task storage until its instant comes.
+	 */
+	__u64 c_task;		/* its task_struct's address, with c_pid its identity */
+	__u64 c_cpu_ns, c_target_ns, c_base_ns;
+	__u64 copied;		/* ticks decided on the copy (no task storage lookup) */
 };
 
 struct oncpu_dither_task {	/* oncpu_dither_task: TASK_STORAGE */

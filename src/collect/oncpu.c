@@ -239,6 +239,7 @@ static void oncpu_dither_read(const struct oncpu *oc, struct oncpu_dither_cpu *s
 		sum->no_storage += d[i].no_storage;
 		sum->late_ns += d[i].late_ns;
 		sum->gaps += d[i].gaps;
+		sum->copied += d[i].copied;
 	}
 }
 
@@ -303,6 +304,8 @@ static void oncpu_stats(const struct collector *c, struct collector_stats *st)
 							   false };
 		st->s[st->nr++] = (struct collector_stat){ "ticks without task storage", d.no_storage,
 							   true };
+		st->s[st->nr++] = (struct collector_stat){
+			"ticks decided on the CPU's copy (no task storage lookup)", d.copied, false };
 		st->s[st->nr++] = (struct collector_stat){ "tick re-draws failed",
 							   oc->redraw_errs, true };
 	}

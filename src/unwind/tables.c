@@ -484,6 +484,7 @@ void unwind_tables__free(struct unwind_tables *ut)
 
 		free(p->objs);
 		free(p->pending);
+		free(p->ranges);
 		free(p);
 	}
 	it = 0;

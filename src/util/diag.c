@@ -21,6 +21,9 @@ static const struct diag table[] = {
 	{ "ticks missed while a task ran", "ticks_unseen", DIAG_WORK, "" },
 	/* cpu-clock ticks less on an idle CPU: no one's time (collect/oncpu.c) */
 	{ "tick gaps (idle CPU or a switch)", "tick_gaps", DIAG_WORK, "" },
+	/* dithering's ticks between a thread's samples, on a per-CPU copy (bpf/oncpu.bpf.c) */
+	{ "ticks decided on the CPU's copy (no task storage lookup)", "ticks_on_cpu_copy",
+	  DIAG_WORK, "" },
 	/* losses */
 	{ "lost (ring full)", "ring_full", DIAG_LOSS, RING },
 	{ "untimed (no task storage)", "no_task_storage", DIAG_LOSS,

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "agent/push.h"
-#include "record/opts.h"
+#include "collect/opts.h"
 #include "util/parse.h"
 #include "util/compiler.h"
 #include "util/suggest.h"

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "record/target_rules.h"
+#include "collect/target_rules.h"
 
 struct retention {
 	uint64_t max_age_ns;	/* 0: no age limit */

@@ -7,7 +7,7 @@
 
 #include "cli/cmd.h"
 #include "cli/run.h"
-#include "record/opts.h"
+#include "collect/opts.h"
 #include "record/session.h"
 #include "util/compiler.h"
 #include "util/log.h"

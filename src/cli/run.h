@@ -3,7 +3,7 @@
 #ifndef HC_CLI_RUN_H
 #define HC_CLI_RUN_H
 
-#include "record/opts.h"
+#include "collect/opts.h"
 #include "util/opt.h"
 
 /*

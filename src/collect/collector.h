@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "record/opts.h"
+#include "collect/opts.h"
 
 /* Kernel objects shared by all collectors, owned by the proc tracker. */
 struct collector_env {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "record/opts.h"
+#include "collect/opts.h"
 #include "stack/stack_agg.h"
 #include "sym/symbolizer.h"
 

@@ -8,7 +8,7 @@
 
 #include "collect/locks.h"
 #include "record/emit.h"
-#include "record/opts.h"
+#include "collect/opts.h"
 
 /*
  * Sort @rows by o->locks_sort (total, max, count), write the top o->locks_top

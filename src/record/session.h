@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "record/opts.h"
+#include "collect/opts.h"
 
 /*
  * Record as @o says and write the profile. Returns 0 or -errno. With a

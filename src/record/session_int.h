@@ -18,7 +18,7 @@
 #include "output/outfile.h"
 #include "record/emit.h"
 #include "record/name_ahead.h"
-#include "record/opts.h"
+#include "collect/opts.h"
 #include "record/proclife.h"
 #include "record/target.h"
 #include "stack/stack_agg.h"

@@ -10,7 +10,7 @@
 
 #include "pmu/dither.h"
 #include "pmu/perf_event.h"
-#include "record/opts.h"
+#include "collect/opts.h"
 
 static void fallback_on_no_pmu_errors_including_eopnotsupp(void **state)
 {

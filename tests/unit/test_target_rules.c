@@ -8,7 +8,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "record/target_rules.h"
+#include "collect/target_rules.h"
 
 static void exact_name_matches_only_itself(void **state)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Defaults and cross-option validation for record_opts. */
-#include "record/opts.h"
+#include "collect/opts.h"
 
 #include <errno.h>
 #include <stdlib.h>

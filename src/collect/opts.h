@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* What a recording run was asked to do: filled by cli/, read by record/ and collect/. */
-#ifndef HC_RECORD_OPTS_H
-#define HC_RECORD_OPTS_H
+#ifndef HC_COLLECT_OPTS_H
+#define HC_COLLECT_OPTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 
 #include "pmu/events.h"
 #include "pmu/perf_event.h"
-#include "record/target_rules.h"
+#include "collect/target_rules.h"
 
 enum out_format {
 	FORMAT_AUTO = 0,	/* by the output's extension: .svg, .pb.gz/.pprof, else folded */
@@ -108,4 +108,4 @@ void record_opts_release(struct record_opts *o);
 /* --label / the agent's label key: "comm" or "cmdline" -> *@cmdline. 0 or -EINVAL. */
 int record_opts_parse_label(const char *s, bool *cmdline);	/* frees lists, not the struct */
 
-#endif /* HC_RECORD_OPTS_H */
+#endif /* HC_COLLECT_OPTS_H */

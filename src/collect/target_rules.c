@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Target rules by cgroup v2 and process name: parsing, matching, the start-up scan. */
-#include "record/target_rules.h"
+#include "collect/target_rules.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -5,8 +5,8 @@
  * processes of a match; target_rules_scan() finds the processes that match
  * when recording starts.
  */
-#ifndef HC_RECORD_TARGET_RULES_H
-#define HC_RECORD_TARGET_RULES_H
+#ifndef HC_COLLECT_TARGET_RULES_H
+#define HC_COLLECT_TARGET_RULES_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -56,4 +56,4 @@ bool target_rules_comm_match(const struct target_rules *r, const char *comm);
 int target_rules_scan(const struct target_rules *r, int (*add)(uint32_t tgid, void *arg),
 		      void *arg);
 
-#endif /* HC_RECORD_TARGET_RULES_H */
+#endif /* HC_COLLECT_TARGET_RULES_H */

@@ -21,7 +21,7 @@ check_root() {
 	exp=$(awk -v s="$truth" -v f=$F 'BEGIN { printf "%.0f", s * f }')
 	tol=$(awk -v e="$exp" 'BEGIN { printf "%.0f", 3 * sqrt(e) + 3 }')
 	within "$n" "$exp" "$tol" && ok "$what: root '$root' $n samples, truth $exp +- $tol" ||
-		bad "$what: root '$root' $n samples, truth $exp +- $tol"
+		bad "$what: root '$root' $n samples, truth $exp +- $tol; roots: $(awk '{ r = $0; sub(/;.*/, "", r); n[r] += $NF } END { for (r in n) print n[r], r }' "$file" | sort -rn | head -6 | paste -sd',')${5:+; $5}"
 }
 
 run_record() {
@@ -81,8 +81,9 @@ wait_log "agent: interval $((n0 + 2)):" 30 "$TMP/agent.err"
 kill -TERM $ag
 wait $ag
 for f in "$D"/*-oncpu.folded.gz; do gunzip -c "$f"; done > "$TMP/agent.folded"
-check_root "$TMP/agent.folded" "titlework: alpha" "$(cat "$TMP/alpha")" "agent label = cmdline"
-check_root "$TMP/agent.folded" "titlework: beta" "$(cat "$TMP/beta")" "agent label = cmdline (exited first)"
+aglog=$(grep -E 'skipped|warn|behind|stall' "$TMP/agent.err" | head -3 | paste -sd'|')
+check_root "$TMP/agent.folded" "titlework: alpha" "$(cat "$TMP/alpha")" "agent label = cmdline" "$aglog"
+check_root "$TMP/agent.folded" "titlework: beta" "$(cat "$TMP/beta")" "agent label = cmdline (exited first)" "$aglog"
 
 # ---- PostgreSQL: its processes set titles ("postgres: walwriter"); all share
 # the comm "postgres". Own cluster, unix socket only (as t_real_servers.sh).

@@ -281,7 +281,11 @@ static void merged_subtitle(const struct view_window *w, const struct view_stats
 	if (fl->re && n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - n, "; processes matching /%s/", fl->re);
 	if (fl->th && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - n, "; threads matching /%s/", fl->th);
+		n += snprintf(buf + n, len - n, "; threads matching /%s/", fl->th);
+	/* left out of every thread view: said, not silently */
+	if (fl->th && vs->unnamed && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " (%llu stacks without a thread name left out)",
+			 (unsigned long long)vs->unnamed);
 }
 
 /*

@@ -64,14 +64,14 @@ static ssize_t list_files(const struct store *st, int kind, const struct view_wi
 
 /* One stored file's text @buf into @p: folded, or a pprof filtered by @thread. */
 static int add_file(struct profile *p, char *buf, size_t len, enum profile_kind kind,
-		    const regex_t *thread)
+		    const regex_t *thread, uint64_t *unnamed)
 {
 	struct folded_read_stats rs;
 	FILE *f;
 	int err;
 
 	if (thread)
-		return view_add_pprof(p, buf, len, kind, thread);
+		return view_add_pprof(p, buf, len, kind, thread, unnamed);
 	f = fmemopen(buf, len ? len : 1, "r");
 	if (!f)
 		return -ENOMEM;
@@ -112,7 +112,7 @@ int view_load(const struct store *st, pthread_mutex_t *mu, int kind, const struc
 		if (err)
 			break;
 		vs->bytes += len;
-		err = add_file(p, buf, len, v[i].kind, thread);
+		err = add_file(p, buf, len, v[i].kind, thread, &vs->unnamed);
 		free(buf);
 	}
 	free(v);

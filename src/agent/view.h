@@ -36,6 +36,7 @@ struct view_stats {
 	size_t read;		/* of which read: all, or the newest ones when truncated */
 	bool truncated;		/* VIEW_MAX_BYTES reached */
 	uint64_t bytes;		/* folded text (or pprof) read */
+	uint64_t unnamed;	/* thread filter: pprof samples without a thread name (none match) */
 };
 
 /*
@@ -66,10 +67,11 @@ bool view_thread_match(const regex_t *rx, const char *name, int64_t tid);
 /*
  * The samples of @kind in the uncompressed pprof @pb (@len bytes, as the
  * agent stores it) whose thread matches @rx, added to @p (frames named as
- * its folded file names them: analysis/pprof_profile.h). 0, -EBADMSG, -errno.
+ * its folded file names them: analysis/pprof_profile.h); those without a
+ * thread name (none match) counted in *@unnamed. 0, -EBADMSG, -errno.
  */
 int view_add_pprof(struct profile *p, const void *pb, size_t len, enum profile_kind kind,
-		   const regex_t *rx);
+		   const regex_t *rx, uint64_t *unnamed);
 
 /*
  * A new profile with the stacks of @in whose root frame (the process, or its

@@ -60,7 +60,7 @@ bool view_thread_match(const regex_t *rx, const char *name, int64_t tid)
 {
 	char both[64];
 
-	if (!name)
+	if (!name || !*name)
 		return false;	/* no thread identity: matches no thread filter */
 	if (!regexec(rx, name, 0, NULL, 0))
 		return true;
@@ -71,24 +71,33 @@ bool view_thread_match(const regex_t *rx, const char *name, int64_t tid)
 	return !regexec(rx, both, 0, NULL, 0);
 }
 
+struct keep_arg {
+	const regex_t *rx;
+	uint64_t *unnamed;
+};
+
 static bool keep_thread(const struct pprof_sample *s, void *arg)
 {
 	const struct pprof_label *name = pprof_sample_label(s, "thread_name");
 	const struct pprof_label *tid = pprof_sample_label(s, "tid");
+	struct keep_arg *ka = arg;
 
-	return view_thread_match(arg, name ? name->str : NULL, tid && !tid->str ? tid->num : 0);
+	if (!name || !name->str || !*name->str)
+		(*ka->unnamed)++;
+	return view_thread_match(ka->rx, name ? name->str : NULL, tid && !tid->str ? tid->num : 0);
 }
 
 int view_add_pprof(struct profile *p, const void *pb, size_t len, enum profile_kind kind,
-		   const regex_t *rx)
+		   const regex_t *rx, uint64_t *unnamed)
 {
+	struct keep_arg ka = { rx, unnamed };
 	struct pprof_add_stats st;
 	struct pprof_data d;
 	int err = pprof_decode(pb, len, &d);
 
 	if (err)
 		return err;
-	err = pprof_add_samples(&d, kind, keep_thread, (void *)rx, p, &st);
+	err = pprof_add_samples(&d, kind, keep_thread, &ka, p, &st);
 	pprof_data_release(&d);
 	return err;
 }

@@ -9,8 +9,10 @@
 //        schedstat log (timeline.sh): the thread filter's checks
 'use strict';
 const fs = require('fs');
+const zlib = require('zlib');
 const { launch } = require('./cdp.js');
 const [chromium, base, tmp, proc] = process.argv.slice(2);
+// node 18+ has fetch
 
 async function runEmpty() {
 	const br = launch(chromium, `${tmp}/profile-empty`, 1240, 500);
@@ -100,6 +102,47 @@ async function frames(p) {
 		.map((t) => t.textContent.split('\\n')[0])`);
 }
 
+// A stored pprof (gzip'd profile.proto) read here, apart from the agent's reader: per thread name
+// the samples (value 0) of process @comm. Only the fields needed: sample (2) with its values (2)
+// and labels (3: key 1, str 2), the string table (6).
+function pprofThreads(gz, comm) {
+	const b = zlib.gunzipSync(gz);
+	const varint = (st) => { let v = 0, m = 1, c; do { c = b[st.p++]; v += (c & 0x7f) * m; m *= 128; } while (c & 0x80); return v; };
+	function fields(from, to, fn) {
+		for (const st = { p: from }; st.p < to;) {
+			const key = varint(st), f = Math.floor(key / 8), w = key & 7;
+			if (w === 0) fn(f, w, varint(st));
+			else if (w === 2) { const n = varint(st); fn(f, w, st.p, st.p + n); st.p += n; }
+			else if (w === 1) st.p += 8;
+			else if (w === 5) st.p += 4;
+			else throw new Error(`wire type ${w}`);
+		}
+	}
+	const strs = [], samples = [];
+	fields(0, b.length, (f, w, x, y) => {
+		if (f === 6) strs.push(b.toString('utf8', x, y));
+		if (f === 2 && w === 2) samples.push([x, y]);
+	});
+	const by = {};
+	for (const [x, y] of samples) {
+		let value = null;
+		const lab = {};
+		fields(x, y, (f, w, u, v) => {
+			if (f === 2 && w === 2 && value === null) { const st = { p: u }; value = varint(st); }
+			else if (f === 2 && w === 0 && value === null) value = u;
+			else if (f === 3 && w === 2) {
+				let k = 0, sv = 0;
+				fields(u, v, (lf, lw, n) => { if (lf === 1) k = n; if (lf === 2) sv = n; });
+				lab[strs[k]] = strs[sv];
+			}
+		});
+		if (lab.comm !== comm) continue;
+		const t = lab.thread_name === undefined ? '(no thread_name)' : lab.thread_name;
+		by[t] = (by[t] || 0) + value;
+	}
+	return by;
+}
+
 // CPU ns of worker-a and worker-b at @ms, interpolated in the schedstat log.
 function cpuAt(log, ms) {
 	for (let i = 1; i < log.length; i++) {
@@ -132,9 +175,19 @@ async function threadChecks(p, T, from, to) {
 		check(url === '^worker-b$', `the page's URL keeps the thread filter: ?th=${url}`, `th=${url}`);
 		await p.screenshot(`${tmp}/thread.png`);
 	}
+	// the stored pprofs of the range, read here: per thread name, the samples of process 'threads'
+	const by = {};
+	for (let i = from; i <= to; i++) {
+		const r = await fetch(`${base}/pprof?t=${T.intervals[i].t}&kind=oncpu`);
+		const t = pprofThreads(Buffer.from(await r.arrayBuffer()), 'threads');
+		for (const k in t) by[k] = (by[k] || 0) + t[k];
+	}
+	check(all > 0 && tot.a === (by['worker-a'] || 0) && tot.b === (by['worker-b'] || 0) && tot.main === (by.threads || 0),
+		`worker-a ${tot.a}, worker-b ${tot.b}, main ${tot.main} samples: as the stored pprofs say, read apart (${JSON.stringify(by)})`,
+		`graphs a ${tot.a} b ${tot.b} main ${tot.main}, pprofs ${JSON.stringify(by)}`);
 	check(all > 0 && tot.a + tot.b + tot.main === all,
 		`worker-a ${tot.a} + worker-b ${tot.b} + main ${tot.main} samples = process 'threads' ${all}, exactly`,
-		`${tot.a} + ${tot.b} + ${tot.main} != ${all}`);
+		`${tot.a} + ${tot.b} + ${tot.main} != ${all}; the stored pprofs' threads of process 'threads': ${JSON.stringify(by)}`);
 	check(tot.btid === tot.b, `th=^worker-b-${tb}$ (NAME-TID) selects the same ${tot.btid} samples`, `${tot.btid} vs ${tot.b}`);
 	// the truth: each thread's CPU time over the range (schedstat, interpolated)
 	const log = fs.readFileSync(process.env.TL_SCHED, 'utf8').trim().split('\n').map((l) => l.split(' ').map(Number));

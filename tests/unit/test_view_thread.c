@@ -78,6 +78,7 @@ static struct profile *through_pprof(const struct profile *in, enum profile_kind
 				     const char *re, int *err)
 {
 	struct profile *out = profile__new();
+	uint64_t unnamed = 0;
 	unsigned char *pb;
 	size_t len;
 	regex_t rx;
@@ -85,7 +86,9 @@ static struct profile *through_pprof(const struct profile *in, enum profile_kind
 	assert_int_equal(pprof_encode(in, &pb, &len), 0);
 	assert_int_equal(view_regcomp(&rx, re), 0);
 	profile__set_period_ns(out, 10101010);
-	*err = view_add_pprof(out, pb, len, kind, &rx);
+	*err = view_add_pprof(out, pb, len, kind, &rx, &unnamed);
+	/* stored() has one stack without a thread name, of another thread's frames */
+	assert_int_equal(unnamed, *err ? 0 : 1);
 	regfree(&rx);
 	free(pb);
 	return out;
@@ -173,10 +176,11 @@ static void bad_input_is_refused(void **state)
 {
 	struct profile *p = profile__new();
 	static const unsigned char junk[] = { 0x0a, 0x05, 0x01 };	/* a field cut short */
+	uint64_t unnamed = 0;
 	regex_t rx;
 
 	assert_int_equal(view_regcomp(&rx, "x"), 0);
-	assert_int_equal(view_add_pprof(p, junk, sizeof(junk), PROFILE_KIND_ONCPU, &rx),
+	assert_int_equal(view_add_pprof(p, junk, sizeof(junk), PROFILE_KIND_ONCPU, &rx, &unnamed),
 			 -EBADMSG);
 	assert_int_equal(profile__nr_stacks(p), 0);
 	regfree(&rx);

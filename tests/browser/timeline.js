@@ -102,10 +102,10 @@ async function frames(p) {
 		.map((t) => t.textContent.split('\\n')[0])`);
 }
 
-// A stored pprof (gzip'd profile.proto) read here, apart from the agent's reader: per thread name
-// the samples (value 0) of process @comm. Only the fields needed: sample (2) with its values (2)
-// and labels (3: key 1, str 2), the string table (6).
-function pprofThreads(gz, comm) {
+// A stored pprof (gzip'd profile.proto) read here, apart from the agent's reader: each sample's
+// first value (on-CPU: samples) and labels. Only the fields needed: sample (2) with its values (2)
+// and labels (3: key 1, str 2, num 3), the string table (6).
+function pprofSamples(gz) {
 	const b = zlib.gunzipSync(gz);
 	const varint = (st) => { let v = 0, m = 1, c; do { c = b[st.p++]; v += (c & 0x7f) * m; m *= 128; } while (c & 0x80); return v; };
 	function fields(from, to, fn) {
@@ -118,29 +118,24 @@ function pprofThreads(gz, comm) {
 			else throw new Error(`wire type ${w}`);
 		}
 	}
-	const strs = [], samples = [];
+	const strs = [], raw = [];
 	fields(0, b.length, (f, w, x, y) => {
 		if (f === 6) strs.push(b.toString('utf8', x, y));
-		if (f === 2 && w === 2) samples.push([x, y]);
+		if (f === 2 && w === 2) raw.push([x, y]);
 	});
-	const by = {};
-	for (const [x, y] of samples) {
-		let value = null;
-		const lab = {};
+	return raw.map(([x, y]) => {
+		const sa = { value: null };
 		fields(x, y, (f, w, u, v) => {
-			if (f === 2 && w === 2 && value === null) { const st = { p: u }; value = varint(st); }
-			else if (f === 2 && w === 0 && value === null) value = u;
+			if (f === 2 && w === 2 && sa.value === null) sa.value = varint({ p: u });
+			else if (f === 2 && w === 0 && sa.value === null) sa.value = u;
 			else if (f === 3 && w === 2) {
-				let k = 0, sv = 0;
-				fields(u, v, (lf, lw, n) => { if (lf === 1) k = n; if (lf === 2) sv = n; });
-				lab[strs[k]] = strs[sv];
+				let k = 0, sv = 0, num = 0;
+				fields(u, v, (lf, lw, n) => { if (lf === 1) k = n; if (lf === 2) sv = n; if (lf === 3) num = n; });
+				sa[strs[k]] = sv ? strs[sv] : num;
 			}
 		});
-		if (lab.comm !== comm) continue;
-		const t = lab.thread_name === undefined ? '(no thread_name)' : lab.thread_name;
-		by[t] = (by[t] || 0) + value;
-	}
-	return by;
+		return sa;
+	});
 }
 
 // CPU ns of worker-a and worker-b at @ms, interpolated in the schedstat log.
@@ -154,18 +149,29 @@ function cpuAt(log, ms) {
 }
 
 // th= on the selected range @from..@to: tests/workloads/threads' worker-b alone, its share
-// against /proc's truth, the two workers and the main thread adding up to the process.
+// against /proc's truth, each thread's total as the stored pprofs say (read here, apart), the
+// workload's threads adding up to its process. Other processes named 'threads' with threads
+// named worker-a and worker-b (t_threads of a run alongside) are told apart by TID.
 async function threadChecks(p, T, from, to) {
-	const [, , tb] = process.env.TL_THREADS.split(' ');
+	const [pid, ta, tb] = process.env.TL_THREADS.split(' ').map(Number);
+	const S = [];
+	for (let i = from; i <= to; i++) {
+		const r = await fetch(`${base}/pprof?t=${T.intervals[i].t}&kind=oncpu`);
+		S.push(...pprofSamples(Buffer.from(await r.arrayBuffer())));
+	}
+	const want = (f) => S.filter(f).reduce((n, sa) => n + sa.value, 0);
 	await setControl(p, 'filter', '^threads$');
 	const all = (await shown(p, 'the threads process')).total;
+	check(all === want((sa) => sa.comm === 'threads'),
+		`process filter ^threads$ (folded files) ${all} samples = the stored pprofs' samples of processes 'threads'`,
+		`${all} vs ${want((sa) => sa.comm === 'threads')}`);
 	await setControl(p, 'filter', '');
 	const tot = {};
-	for (const [k, re] of [['b', '^worker-b$'], ['a', '^worker-a$'], ['main', '^threads$'], ['btid', `^worker-b-${tb}$`]]) {
+	for (const [k, re] of [['name', '^worker-b$'], ['a', `^worker-a-${ta}$`], ['b', `-${tb}$`], ['main', `^threads-${pid}$`]]) {
 		await setControl(p, 'thread', re);
 		const g = await shown(p, `the graph of threads /${re}/`);
 		tot[k] = g.empty ? 0 : g.total;
-		if (k !== 'b') continue;
+		if (k !== 'name') continue;
 		const names = await frames(p);
 		check(g.children.length === 1 && g.children[0] === 'threads' && names.includes('burn_in_b') &&
 			!names.includes('burn_in_a') && /threads matching \/\^worker-b\$\//.test(g.subtitle),
@@ -175,20 +181,15 @@ async function threadChecks(p, T, from, to) {
 		check(url === '^worker-b$', `the page's URL keeps the thread filter: ?th=${url}`, `th=${url}`);
 		await p.screenshot(`${tmp}/thread.png`);
 	}
-	// the stored pprofs of the range, read here: per thread name, the samples of process 'threads'
-	const by = {};
-	for (let i = from; i <= to; i++) {
-		const r = await fetch(`${base}/pprof?t=${T.intervals[i].t}&kind=oncpu`);
-		const t = pprofThreads(Buffer.from(await r.arrayBuffer()), 'threads');
-		for (const k in t) by[k] = (by[k] || 0) + t[k];
-	}
-	check(all > 0 && tot.a === (by['worker-a'] || 0) && tot.b === (by['worker-b'] || 0) && tot.main === (by.threads || 0),
-		`worker-a ${tot.a}, worker-b ${tot.b}, main ${tot.main} samples: as the stored pprofs say, read apart (${JSON.stringify(by)})`,
-		`graphs a ${tot.a} b ${tot.b} main ${tot.main}, pprofs ${JSON.stringify(by)}`);
-	check(all > 0 && tot.a + tot.b + tot.main === all,
-		`worker-a ${tot.a} + worker-b ${tot.b} + main ${tot.main} samples = process 'threads' ${all}, exactly`,
-		`${tot.a} + ${tot.b} + ${tot.main} != ${all}; the stored pprofs' threads of process 'threads': ${JSON.stringify(by)}`);
-	check(tot.btid === tot.b, `th=^worker-b-${tb}$ (NAME-TID) selects the same ${tot.btid} samples`, `${tot.btid} vs ${tot.b}`);
+	const exp = { name: want((sa) => sa.thread_name === 'worker-b'), a: want((sa) => sa.tid === ta),
+		b: want((sa) => sa.tid === tb), main: want((sa) => sa.tid === pid) };
+	check(JSON.stringify(tot) === JSON.stringify(exp),
+		`graph totals = the stored pprofs' (read apart): ^worker-b$ ${tot.name}, worker-a-${ta} ${tot.a}, -${tb} ${tot.b}, main ${tot.main}`,
+		`graphs ${JSON.stringify(tot)}, pprofs ${JSON.stringify(exp)}`);
+	const proc = want((sa) => sa.pid === pid);
+	check(proc > 0 && tot.a + tot.b + tot.main === proc,
+		`worker-a ${tot.a} + worker-b ${tot.b} + main ${tot.main} samples = the workload's process ${proc}, exactly`,
+		`${tot.a} + ${tot.b} + ${tot.main} != ${proc}`);
 	// the truth: each thread's CPU time over the range (schedstat, interpolated)
 	const log = fs.readFileSync(process.env.TL_SCHED, 'utf8').trim().split('\n').map((l) => l.split(' ').map(Number));
 	const t0 = T.intervals[from].start_ms, t1 = T.intervals[to].end_ms;

@@ -377,7 +377,7 @@ static void serve_flame(struct http *h, struct MHD_Connection *c, const char *ur
 
 /* An empty side makes a diff that says nothing: a 404 saying which (the page shows it). */
 static bool diff_sides_hold(struct reply *r, const struct profile *a, const struct profile *b,
-			    int kind)
+			    int kind, const struct filters *fl)
 {
 	const char *side = !profile__total(a, kind) ? "a" : !profile__total(b, kind) ? "b" : NULL;
 
@@ -386,8 +386,8 @@ static bool diff_sides_hold(struct reply *r, const struct profile *a, const stru
 	rewind(r->f);
 	r->status = MHD_HTTP_NOT_FOUND;
 	r->type = "text/plain";
-	fprintf(r->f, "nothing to compare: range %s has no %s data\n", side,
-		profile_kind_name(kind));
+	fprintf(r->f, "nothing to compare: range %s has no %s data%s\n", side,
+		profile_kind_name(kind), fl->re || fl->th ? " of the filtered processes or threads" : "");
 	return false;
 }
 
@@ -428,7 +428,7 @@ static void serve_diff(struct http *h, struct MHD_Connection *c, struct reply *r
 		note_window(r, &vb);
 	svg_opts_init(&so);
 	so.title = "Differential Flame Graph";
-	if (err >= 0 && diff_sides_hold(r, a, b, kind))
+	if (err >= 0 && diff_sides_hold(r, a, b, kind, &fl))
 		err = svg_write_diff(a, b, &so, r->f);
 	if (err < 0)
 		fail_err(r, err);

@@ -53,6 +53,7 @@ ag=$!
 # 2-3 s on a quiet machine, 15 s was seen under a load average of 20)
 for _ in $(seq 1 400); do
 	[ "$(grep -c 'agent: interval' "$TMP/agent.err")" -ge 7 ] && break
+	kill -0 $ag 2>/dev/null || { echo "[Failed the agent exited: $(tail -3 "$TMP/agent.err")]"; break; }
 	sleep 0.1
 done
 echo "waited: $(grep -c "agent: interval" "$TMP/agent.err") intervals, $SECONDS s"

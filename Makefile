@@ -108,7 +108,7 @@ check: check-unit
 
 # The flame graph as a person sees it: headless Chromium clicks and searches;
 # the agent's timeline: drags, clicks, filter, diff (root: else skipped).
-check-browser: $(BIN) $(OUT)/workloads/hotloop
+check-browser: $(BIN) $(OUT)/workloads/hotloop $(OUT)/workloads/threads
 	$(Q)tests/browser/flamegraph.sh $(BIN)
 	$(Q)tests/browser/timeline.sh $(BIN) || [ $$? -eq 77 ]
 

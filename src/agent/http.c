@@ -49,7 +49,7 @@
 #define HTTP_MAX_MINUTES	1440	/* /flame, /diff windows */
 #define HTTP_MAX_SECONDS	86400	/* /debug/pprof/profile */
 #define HTTP_THREAD_NICE	10	/* added to the agent's own nice value */
-#define HTTP_MAX_FILTER		256	/* bytes of a p= expression */
+#define HTTP_MAX_FILTER		256	/* bytes of a p= or th= expression */
 #define HTTP_TIMELINE_BYTES	(32u << 20)	/* folded text one /timeline.json reads */
 
 struct http {
@@ -133,13 +133,48 @@ static bool arg_window(struct MHD_Connection *c, const char *range_key, int back
 	return true;
 }
 
-/* p=REGEX: only the processes (root frames) matching it; NULL for none, false if too long. */
-static bool arg_filter(struct MHD_Connection *c, const char **re)
+/* The filters of a merged view: p= (processes), th= (threads); NULL: none. */
+struct filters {
+	const char *re, *th;
+};
+
+/* @key=REGEX into *@re (NULL for none); false if too long. */
+static bool arg_regex(struct MHD_Connection *c, const char *key, const char **re)
 {
-	*re = arg(c, "p");
+	*re = arg(c, key);
 	if (*re && !**re)
 		*re = NULL;
 	return !*re || strlen(*re) <= HTTP_MAX_FILTER;
+}
+
+/* p=REGEX: only the processes (root frames) matching it; th=REGEX: only those threads. */
+static bool arg_filter(struct MHD_Connection *c, struct filters *fl)
+{
+	return arg_regex(c, "p", &fl->re) && arg_regex(c, "th", &fl->th);
+}
+
+/* Both expressions compile, checked before any work; else a 400 saying which. */
+static bool filters_ok(const struct filters *fl, struct reply *r)
+{
+	const char *bad = NULL;
+	regex_t rx;
+
+	if (fl->re && !view_regcomp(&rx, fl->re))
+		regfree(&rx);
+	else if (fl->re)
+		bad = "p";
+	if (!bad && fl->th && !view_regcomp(&rx, fl->th))
+		regfree(&rx);
+	else if (!bad && fl->th)
+		bad = "th";
+	if (!bad)
+		return true;
+	rewind(r->f);
+	r->status = MHD_HTTP_BAD_REQUEST;
+	r->type = "text/plain";
+	fprintf(r->f, "bad %s= expression /%s/: a POSIX extended regular expression, "
+		"without back-references\n", bad, !strcmp(bad, "p") ? fl->re : fl->th);
+	return false;
 }
 
 /* @p filtered by @re in place of itself. 0 or -errno (-EINVAL: a bad expression). */
@@ -229,7 +264,7 @@ static void to_cache(struct http *h, const char *key, const char *gen, struct re
 
 /* The subtitle of a merged view: what it read and how it was filtered. */
 static void merged_subtitle(const struct view_window *w, const struct view_stats *vs,
-			    const char *re, char *buf, size_t len)
+			    const struct filters *fl, char *buf, size_t len)
 {
 	int n;
 
@@ -243,27 +278,41 @@ static void merged_subtitle(const struct view_window *w, const struct view_stats
 	if (n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - n, ": %zu of %zu intervals%s", vs->read,
 			      vs->intervals, vs->truncated ? " (newest only: size limit)" : "");
-	if (re && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - n, "; processes matching /%s/", re);
+	if (fl->re && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - n, "; processes matching /%s/", fl->re);
+	if (fl->th && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - n, "; threads matching /%s/", fl->th);
+	/* left out of every thread view: said, not silently */
+	if (fl->th && vs->unnamed && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " (%llu stacks without a thread name left out)",
+			 (unsigned long long)vs->unnamed);
 }
 
-/* Load @w (of @kind, filtered by @re) into *@p. 0 or -errno. */
-static int load_window(struct http *h, int kind, const struct view_window *w, const char *re,
-		       struct profile **p, struct view_stats *vs)
+/*
+ * Load @w (of @kind, filtered by @fl: threads from the stored pprofs, see
+ * view.h) into *@p. 0 or -errno.
+ */
+static int load_window(struct http *h, int kind, const struct view_window *w,
+		       const struct filters *fl, struct profile **p, struct view_stats *vs)
 {
-	int err;
+	regex_t rx;
+	int err = fl->th ? view_regcomp(&rx, fl->th) : 0;
 
+	if (err)
+		return err;
 	profile__set_period_ns(*p, h->src.period_ns);
-	err = view_load(h->src.st, h->src.store_mu, kind, w, *p, vs);
+	err = view_load(h->src.st, h->src.store_mu, kind, w, fl->th ? &rx : NULL, *p, vs);
+	if (fl->th)
+		regfree(&rx);
 	if (err >= 0)
-		err = filter_in_place(p, re);
+		err = filter_in_place(p, fl->re);
 	return err;
 }
 
 static void fail_err(struct reply *r, int err)
 {
 	fail(r, err == -EINVAL ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_INTERNAL_SERVER_ERROR,
-	     err == -EINVAL ? "bad p= expression" : strerror(-err));
+	     err == -EINVAL ? "bad p= or th= expression" : strerror(-err));
 }
 
 static void serve_flame(struct http *h, struct MHD_Connection *c, const char *url,
@@ -274,9 +323,9 @@ static void serve_flame(struct http *h, struct MHD_Connection *c, const char *ur
 	struct range_buf rb;
 	struct svg_opts so;
 	struct profile *p = profile__new();
-	char stamp[STORE_STAMP_LEN], sub[256], key[128], gen[96];
+	char stamp[STORE_STAMP_LEN], sub[640], key[256], gen[96];
 	int kind = arg_kind(c), err;
-	const char *re = NULL;
+	struct filters fl = { 0 };
 	bool ok = true;
 
 	if (strcmp(url, "/flame")) {
@@ -284,27 +333,32 @@ static void serve_flame(struct http *h, struct MHD_Connection *c, const char *ur
 		memset(&w, 0, sizeof(w));
 		w.stamp = stamp;
 	} else {
-		ok = arg_window(c, "range", 0, &rb, &w) && arg_filter(c, &re);
+		ok = arg_window(c, "range", 0, &rb, &w) && arg_filter(c, &fl);
 	}
 	if (!p || kind < 0 || !ok) {
-		fail(r, MHD_HTTP_BAD_REQUEST, "bad kind, t, range, minutes or p");
+		fail(r, MHD_HTTP_BAD_REQUEST, "bad kind, t, range, minutes, p or th");
+		profile__free(p);
+		return;
+	}
+	if (!filters_ok(&fl, r)) {
 		profile__free(p);
 		return;
 	}
 	if (!w.stamp) {
-		snprintf(key, sizeof(key), "flame %.8s %.8s %.50s %.60s",
+		snprintf(key, sizeof(key), "flame %.8s %.8s %.50s %.60s %.60s",
 			 arg(c, "kind") ? arg(c, "kind") : "", arg(c, "minutes") ? arg(c, "minutes") : "",
-			 arg(c, "range") ? arg(c, "range") : "", re ? re : "");
+			 arg(c, "range") ? arg(c, "range") : "", fl.re ? fl.re : "",
+			 fl.th ? fl.th : "");
 		history_gen(h, gen, sizeof(gen));
 		if (from_cache(h, key, gen, r) || !heavy_enter(h, r)) {
 			profile__free(p);
 			return;
 		}
 	}
-	err = load_window(h, kind, &w, re, &p, &vs);
+	err = load_window(h, kind, &w, &fl, &p, &vs);
 	note_window(r, &vs);
 	svg_opts_init(&so);
-	merged_subtitle(&w, &vs, re, sub, sizeof(sub));
+	merged_subtitle(&w, &vs, &fl, sub, sizeof(sub));
 	so.subtitle = w.stamp ? w.stamp : sub;
 	if (err >= 0)
 		err = svg_write(p, &so, r->f);
@@ -313,7 +367,8 @@ static void serve_flame(struct http *h, struct MHD_Connection *c, const char *ur
 	r->type = err < 0 ? r->type : "image/svg+xml";
 	if (!w.stamp) {
 		/* a key cut short by its %.Ns would answer another view: not kept */
-		if (strlen(re ? re : "") <= 60 && strlen(arg(c, "range") ? arg(c, "range") : "") <= 50)
+		if (strlen(fl.re ? fl.re : "") <= 60 && strlen(fl.th ? fl.th : "") <= 60 &&
+		    strlen(arg(c, "range") ? arg(c, "range") : "") <= 50)
 			to_cache(h, key, gen, r);
 		pthread_mutex_unlock(&h->heavy);
 	}
@@ -322,7 +377,7 @@ static void serve_flame(struct http *h, struct MHD_Connection *c, const char *ur
 
 /* An empty side makes a diff that says nothing: a 404 saying which (the page shows it). */
 static bool diff_sides_hold(struct reply *r, const struct profile *a, const struct profile *b,
-			    int kind)
+			    int kind, const struct filters *fl)
 {
 	const char *side = !profile__total(a, kind) ? "a" : !profile__total(b, kind) ? "b" : NULL;
 
@@ -331,8 +386,8 @@ static bool diff_sides_hold(struct reply *r, const struct profile *a, const stru
 	rewind(r->f);
 	r->status = MHD_HTTP_NOT_FOUND;
 	r->type = "text/plain";
-	fprintf(r->f, "nothing to compare: range %s has no %s data\n", side,
-		profile_kind_name(kind));
+	fprintf(r->f, "nothing to compare: range %s has no %s data%s\n", side,
+		profile_kind_name(kind), fl->re || fl->th ? " of the filtered processes or threads" : "");
 	return false;
 }
 
@@ -342,34 +397,38 @@ static void serve_diff(struct http *h, struct MHD_Connection *c, struct reply *r
 	struct view_stats va, vb;
 	struct range_buf ra, rb;
 	struct profile *a = profile__new(), *b = profile__new();
-	const char *sa = arg(c, "a"), *sb = arg(c, "b"), *re = NULL;
+	const char *sa = arg(c, "a"), *sb = arg(c, "b");
+	struct filters fl = { 0 };
 	struct svg_opts so;
-	char key[128], gen[96];
+	char key[256], gen[96];
 	int kind = arg_kind(c), err = -EINVAL;
 
 	/* a=, b=: a stamp or a range each; else the minutes before vs the last minutes */
-	if (a && b && kind >= 0 && arg_filter(c, &re) && (sa || sb ?
+	if (a && b && kind >= 0 && arg_filter(c, &fl) && (sa || sb ?
 	    sa && sb && arg_window(c, "a", 0, &ra, &wa) && arg_window(c, "b", 0, &rb, &wb) :
 	    arg_window(c, "-", 1, &ra, &wa) && arg_window(c, "-", 0, &rb, &wb)))
 		err = 0;
-	if (err || (sa && strlen(sa) > 50) || (sb && strlen(sb) > 50) || (re && strlen(re) > 40)) {
-		fail(r, MHD_HTTP_BAD_REQUEST, "bad kind, a/b, minutes or p");
+	if (err || (sa && strlen(sa) > 50) || (sb && strlen(sb) > 50) ||
+	    (fl.re && strlen(fl.re) > 60) || (fl.th && strlen(fl.th) > 60)) {
+		fail(r, MHD_HTTP_BAD_REQUEST, "bad kind, a/b, minutes, p or th");
 		goto out;
 	}
-	snprintf(key, sizeof(key), "diff %.8s %.8s %s %s %s",
+	if (!filters_ok(&fl, r))
+		goto out;
+	snprintf(key, sizeof(key), "diff %.8s %.8s %s %s %s %s",
 		 arg(c, "kind") ? arg(c, "kind") : "", arg(c, "minutes") ? arg(c, "minutes") : "",
-		 sa ? sa : "", sb ? sb : "", re ? re : "");
+		 sa ? sa : "", sb ? sb : "", fl.re ? fl.re : "", fl.th ? fl.th : "");
 	history_gen(h, gen, sizeof(gen));
 	if (from_cache(h, key, gen, r) || !heavy_enter(h, r))
 		goto out;
-	err = load_window(h, kind, &wa, re, &a, &va);
+	err = load_window(h, kind, &wa, &fl, &a, &va);
 	if (err >= 0)
-		err = load_window(h, kind, &wb, re, &b, &vb);
+		err = load_window(h, kind, &wb, &fl, &b, &vb);
 	if (err >= 0)
 		note_window(r, &vb);
 	svg_opts_init(&so);
 	so.title = "Differential Flame Graph";
-	if (err >= 0 && diff_sides_hold(r, a, b, kind))
+	if (err >= 0 && diff_sides_hold(r, a, b, kind, &fl))
 		err = svg_write_diff(a, b, &so, r->f);
 	if (err < 0)
 		fail_err(r, err);
@@ -479,7 +538,7 @@ static void serve_debug_pprof(struct http *h, struct MHD_Connection *c, struct r
 	w.to_ms = clock_unix_ms() + 1;
 	w.from_ms = w.to_ms - (int64_t)sec * 1000;
 	profile__set_period_ns(p, h->src.period_ns);
-	err = view_load(h->src.st, h->src.store_mu, -1, &w, p, &vs);
+	err = view_load(h->src.st, h->src.store_mu, -1, &w, NULL, p, &vs);
 	note_window(r, &vs);
 	if (err >= 0)
 		err = live_fetch(h, p);

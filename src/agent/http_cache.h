@@ -19,7 +19,7 @@
 #define HTTP_CACHE_TTL_MS	60000
 
 struct http_cache_entry {
-	char key[128];		/* the view and its arguments */
+	char key[256];		/* the view and its arguments */
 	char gen[96];		/* the history it was built from */
 	char type[48];		/* Content-Type */
 	char note[96];		/* X-Hotcold-Window */

@@ -24,9 +24,9 @@ struct view_file {
 	size_t interval;	/* ordinal in the window, newest 0 */
 };
 
-/* The window's folded files, newest interval first. *@out malloc'd; count or -errno. */
+/* The window's files of format @fmt, newest interval first. *@out malloc'd; count or -errno. */
 static ssize_t list_files(const struct store *st, int kind, const struct view_window *w,
-			  struct view_file **out, size_t *nr_iv)
+			  enum store_format fmt, struct view_file **out, size_t *nr_iv)
 {
 	struct view_file *v = NULL, *nv;
 	size_t nr = 0, cap = 0;
@@ -39,7 +39,7 @@ static ssize_t list_files(const struct store *st, int kind, const struct view_wi
 		if (!in_window(iv, w))
 			continue;
 		for (size_t j = 0; j < iv->nr_files; j++) {
-			if (iv->files[j].format != STORE_FOLDED ||
+			if (iv->files[j].format != fmt ||
 			    profile_kind_parse(iv->files[j].kind, &k) ||
 			    (kind >= 0 && (int)k != kind))
 				continue;
@@ -62,20 +62,36 @@ static ssize_t list_files(const struct store *st, int kind, const struct view_wi
 	return nr;
 }
 
-int view_load(const struct store *st, pthread_mutex_t *mu, int kind, const struct view_window *w,
-	      struct profile *p, struct view_stats *vs)
+/* One stored file's text @buf into @p: folded, or a pprof filtered by @thread. */
+static int add_file(struct profile *p, char *buf, size_t len, enum profile_kind kind,
+		    const regex_t *thread, uint64_t *unnamed)
 {
 	struct folded_read_stats rs;
+	FILE *f;
+	int err;
+
+	if (thread)
+		return view_add_pprof(p, buf, len, kind, thread, unnamed);
+	f = fmemopen(buf, len ? len : 1, "r");
+	if (!f)
+		return -ENOMEM;
+	err = profile__read_folded(p, f, kind, &rs);
+	fclose(f);
+	return err;
+}
+
+int view_load(const struct store *st, pthread_mutex_t *mu, int kind, const struct view_window *w,
+	      const regex_t *thread, struct profile *p, struct view_stats *vs)
+{
 	struct view_file *v = NULL;
 	ssize_t nr;
 	size_t len;
 	char *buf;
-	FILE *f;
 	int err = 0;
 
 	memset(vs, 0, sizeof(*vs));
 	pthread_mutex_lock(mu);
-	nr = list_files(st, kind, w, &v, &vs->intervals);
+	nr = list_files(st, kind, w, thread ? STORE_PPROF : STORE_FOLDED, &v, &vs->intervals);
 	pthread_mutex_unlock(mu);
 	if (nr < 0)
 		return nr;
@@ -96,10 +112,7 @@ int view_load(const struct store *st, pthread_mutex_t *mu, int kind, const struc
 		if (err)
 			break;
 		vs->bytes += len;
-		f = fmemopen(buf, len ? len : 1, "r");
-		err = f ? profile__read_folded(p, f, v[i].kind, &rs) : -ENOMEM;
-		if (f)
-			fclose(f);
+		err = add_file(p, buf, len, v[i].kind, thread, &vs->unnamed);
 		free(buf);
 	}
 	free(v);

@@ -40,6 +40,8 @@ static const char page_timeline[] =
 	"<option>offcpu</option><option>runq</option><option>lock</option></select>"
 	"processes <input id=\"filter\" size=\"18\" placeholder=\"regex, e.g. ^nginx\" "
 	"title=\"only stacks whose process (or command-line label) matches\">"
+	"threads <input id=\"thread\" size=\"18\" placeholder=\"regex, e.g. ^worker\" "
+	"title=\"only samples whose thread name, or NAME-TID, matches (from the stored pprof)\">"
 	"search <input id=\"search\" size=\"18\" placeholder=\"regex\" "
 	"title=\"highlight matching frames in the graph\">"
 	"<button id=\"keepA\" disabled>keep as A</button>"

@@ -131,8 +131,33 @@ function select(r) {
 	show();
 }
 function query() {
-	var p = $('filter').value;
-	return 'kind=' + $('kind').value + (p ? '&p=' + encodeURIComponent(p) : '');
+	var p = $('filter').value, th = $('thread').value;
+	return 'kind=' + $('kind').value + (p ? '&p=' + encodeURIComponent(p) : '') +
+		(th ? '&th=' + encodeURIComponent(th) : '');
+}
+/* the controls in the page's own URL (?kind=&p=&th=&s=), so a reload or a link keeps them */
+var CONTROLS = { kind: 'kind', p: 'filter', th: 'thread', s: 'search' };
+function remember() {
+	var q = [];
+	for (var k in CONTROLS) {
+		var v = $(CONTROLS[k]).value;
+		if (v && !(k === 'kind' && v === 'oncpu')) q.push(k + '=' + encodeURIComponent(v));
+	}
+	history.replaceState(null, '', location.pathname + (q.length ? '?' + q.join('&') : ''));
+}
+function recall() {
+	var q = new URLSearchParams(location.search);
+	for (var k in CONTROLS) {
+		var v = q.get(k);
+		if (v !== null && (k !== 'kind' || KINDS.indexOf(v) >= 0)) $(CONTROLS[k]).value = v;
+	}
+}
+/* what an empty answer means under the filters set */
+function unmatched(where) {
+	var p = $('filter').value, th = $('thread').value, w = [];
+	if (p) w.push('processes matching /' + p + '/');
+	if (th) w.push('threads matching /' + th + '/');
+	return w.length ? 'No samples of ' + w.join(' and ') + ' ' + where + '.' : null;
 }
 /* document.body's data-loading is 1 while the newest answer is awaited (tests wait on it) */
 function loading(on) { document.body.setAttribute('data-loading', on ? '1' : '0'); }
@@ -161,8 +186,9 @@ function load(url, why) {	/* fetch first: an empty or failed answer becomes a me
 	});
 }
 function show() {
+	remember();
 	if (!sel) return;
-	var k = $('kind').value, s = sum(sel, k), p = $('filter').value;
+	var k = $('kind').value, s = sum(sel, k);
 	if (!s.any && s.known) {
 		asked++;
 		loading(false);
@@ -172,7 +198,7 @@ function show() {
 		return;
 	}
 	load('/flame?' + query() + '&range=' + rangeArg(sel),
-	     p ? 'No process matching /' + p + '/ in the selected range.' : 'Nothing to draw in the selected range.');
+	     unmatched('in the selected range') || 'Nothing to draw in the selected range.');
 }
 function keepA() {
 	selA = sel;
@@ -183,12 +209,12 @@ function keepA() {
 }
 function diff() {
 	if (!selA || !sel) return;
-	var p = $('filter').value;
 	load('/diff?' + query() + '&a=' + rangeArg(selA) + '&b=' + rangeArg(sel),
-	     p ? 'No process matching /' + p + '/ in the ranges.' : 'Nothing to compare.');
+	     unmatched('in the ranges') || 'Nothing to compare.');
 }
 $('kind').addEventListener('change', show);
 $('filter').addEventListener('change', show);
+$('thread').addEventListener('change', show);
 $('search').addEventListener('change', show);
 $('keepA').addEventListener('click', keepA);
 $('diff').addEventListener('click', diff);
@@ -196,6 +222,7 @@ $('graph').addEventListener('load', function () {
 	var d = $('graph').contentDocument, s = d && d.querySelector('svg');
 	if (s) $('graph').style.height = (s.getAttribute('height') || 400) + 'px';
 });
+recall();
 fetch('/timeline.json').then(function (r) {	/* a 503 (busy) says so in its text */
 	return r.ok ? r.json() : r.text().then(function (t) { throw new Error(t.trim()); });
 }).then(draw).catch(function (e) {

@@ -166,13 +166,46 @@ static int rd_value_type(struct rd r, const struct pprof_data *d, struct pprof_v
 	return err;
 }
 
-static int rd_sample(struct rd r, struct pprof_sample *s)
+/* One Label (key 1, str 2, num 3; num_unit ignored); a label without a key is dropped. */
+static int rd_label(struct rd r, const struct pprof_data *d, struct pprof_label *l, bool *keep)
 {
-	size_t cap_loc = 0, cap_val = 0;
+	uint32_t f;
+	unsigned int w;
+	uint64_t v, key = 0, str = 0;
+	struct rd sub;
+	int err = 0;
+
+	l->num = 0;
+	while (!err && r.p < r.end) {
+		err = rd_field(&r, &f, &w, &v, &sub);
+		if (err || w != 0)
+			continue;
+		if (f == 1)
+			key = v;
+		else if (f == 2)
+			str = v;
+		else if (f == 3)
+			l->num = (int64_t)v;
+	}
+	*keep = key != 0;	/* index 0 is "": no key */
+	if (!err)
+		err = str_at(d, key, &l->key);
+	if (!err)
+		err = str_at(d, str, &l->str);
+	if (!err && !str)
+		l->str = NULL;	/* str 0 ("") is how a numeric label says it has no string */
+	return err;
+}
+
+static int rd_sample(struct rd r, const struct pprof_data *d, struct pprof_sample *s)
+{
+	size_t cap_loc = 0, cap_val = 0, cap_lab = 0;
+	struct pprof_label l;
 	uint32_t f;
 	unsigned int w;
 	uint64_t v;
 	struct rd sub;
+	bool keep;
 	int err = 0;
 
 	while (!err && r.p < r.end) {
@@ -181,6 +214,8 @@ static int rd_sample(struct rd r, struct pprof_sample *s)
 			err = rd_repeated(w, v, &sub, &s->loc, &s->nr_loc, &cap_loc);
 		else if (!err && f == 2)
 			err = rd_repeated(w, v, &sub, (uint64_t **)&s->val, &s->nr_val, &cap_val);
+		else if (!err && f == 3 && w == 2 && !(err = rd_label(sub, d, &l, &keep)) && keep)
+			err = push((void **)&s->labels, &s->nr_labels, &cap_lab, sizeof(l), &l);
 	}
 	return err;
 }
@@ -294,13 +329,14 @@ static int rd_top(struct rd r, struct pprof_data *d)
 		} else if (w == 2 && f == 2) {
 			struct pprof_sample s = { 0 };
 
-			err = rd_sample(sub, &s);
+			err = rd_sample(sub, d, &s);
 			if (!err)
 				err = push((void **)&d->samples, &d->nr_samples, &c.samples,
 					   sizeof(s), &s);
 			if (err) {
 				free(s.loc);
 				free(s.val);
+				free(s.labels);
 			}
 		} else if (w == 2 && f == 3) {
 			struct pprof_mapping m = { 0 };
@@ -372,6 +408,7 @@ void pprof_data_release(struct pprof_data *d)
 	for (size_t i = 0; i < d->nr_samples; i++) {
 		free(d->samples[i].loc);
 		free(d->samples[i].val);
+		free(d->samples[i].labels);
 	}
 	free(d->strings);
 	free(d->types);
@@ -395,6 +432,14 @@ const struct pprof_mapping *pprof_mapping(const struct pprof_data *d, uint64_t i
 const struct pprof_location *pprof_location(const struct pprof_data *d, uint64_t id)
 {
 	return by_id(d->locations, d->nr_locations, sizeof(*d->locations), id);
+}
+
+const struct pprof_label *pprof_sample_label(const struct pprof_sample *s, const char *key)
+{
+	for (size_t i = 0; i < s->nr_labels; i++)
+		if (!strcmp(s->labels[i].key, key))
+			return &s->labels[i];
+	return NULL;
 }
 
 const struct pprof_function *pprof_function(const struct pprof_data *d, uint64_t id)

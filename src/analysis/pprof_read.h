@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * A bounded reader of pprof profiles (google/pprof proto/profile.proto),
- * gzip-compressed or not: only the fields annotate needs (sample types,
- * samples, mappings, locations with their first line's function, functions,
- * the string table, the period). Every length is checked against the input
+ * gzip-compressed or not: only the fields annotate and the agent's web view
+ * need (sample types, samples with their labels, mappings, locations with
+ * their last line's function, functions, the string table, the period). Every length is checked against the input
  * before it is used, so any byte string is safe to feed it (fuzzable).
  */
 #ifndef HC_ANALYSIS_PPROF_READ_H
@@ -32,11 +32,20 @@ struct pprof_function {
 	const char *name;
 };
 
+/* A sample's label: a string (pprof's Label.str) or, when @str is NULL, a number. */
+struct pprof_label {
+	const char *key;
+	const char *str;	/* NULL: numeric */
+	int64_t num;
+};
+
 struct pprof_sample {
 	uint64_t *loc;		/* location ids, leaf first (as pprof orders them) */
 	size_t nr_loc;
 	int64_t *val;		/* one per sample type */
 	size_t nr_val;
+	struct pprof_label *labels;	/* in the message's order */
+	size_t nr_labels;
 };
 
 struct pprof_value_type {
@@ -80,5 +89,8 @@ void pprof_data_release(struct pprof_data *d);
 const struct pprof_mapping *pprof_mapping(const struct pprof_data *d, uint64_t id);
 const struct pprof_location *pprof_location(const struct pprof_data *d, uint64_t id);
 const struct pprof_function *pprof_function(const struct pprof_data *d, uint64_t id);
+
+/* The first label of @s keyed @key; NULL when it has none. */
+const struct pprof_label *pprof_sample_label(const struct pprof_sample *s, const char *key);
 
 #endif /* HC_ANALYSIS_PPROF_READ_H */

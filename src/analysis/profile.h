@@ -163,6 +163,13 @@ const struct profile_frame *profile__frame(const struct profile *p, uint32_t id)
 const char *profile_frame_suffix(unsigned int flags);
 
 /*
+ * A frame's folded text @name (*@len bytes) as the folded reader takes it:
+ * its "_[k]"-style suffixes cut off (in place; *@len shortened) into
+ * FRAME_F_* flags, and FRAME_F_UNKNOWN for "[unknown]" or "module+0xHEX".
+ */
+unsigned int profile_frame_text_flags(char *name, size_t *len);
+
+/*
  * Order of two frames by their folded text (name + suffix, bytewise), then
  * flags: <0, 0 (same name and flags), >0. The order every listing uses.
  */

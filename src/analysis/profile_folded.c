@@ -241,6 +241,13 @@ static bool looks_unknown(const char *name, size_t len)
 	return true;
 }
 
+unsigned int profile_frame_text_flags(char *name, size_t *len)
+{
+	unsigned int flags = strip_suffixes(name, len);
+
+	return looks_unknown(name, *len) ? flags | FRAME_F_UNKNOWN : flags;
+}
+
 struct folded_reader {
 	struct profile *p;
 	enum profile_kind kind;
@@ -400,9 +407,7 @@ static int add_stack(struct folded_reader *r, char *stack, uint64_t count, const
 		if (grow_array((void **)&r->frames, &r->cap_frames, n + 1, sizeof(*r->frames)))
 			return -ENOMEM;
 		r->frames[n] = (struct profile_frame_in){ .name = f };
-		r->frames[n].flags = strip_suffixes(f, &len);
-		if (looks_unknown(f, len))
-			r->frames[n].flags |= FRAME_F_UNKNOWN;
+		r->frames[n].flags = profile_frame_text_flags(f, &len);
 		n++;
 	}
 	if (!count)

@@ -129,6 +129,11 @@ static const char *const type_names[PROFILE_KIND_NR] = {
 	[PROFILE_KIND_LOCK] = "lock_wait",
 };
 
+const char *pprof_type_name(enum profile_kind kind)
+{
+	return (unsigned int)kind < PROFILE_KIND_NR ? type_names[kind] : NULL;
+}
+
 /* Decide the value layout; -EOVERFLOW if a total cannot be an int64. */
 static int layout(struct enc *e)
 {

@@ -44,6 +44,9 @@
  */
 int pprof_write(const struct profile *p, FILE *out);
 
+/* The sample type naming @kind's values ("samples", "off_cpu", ...; above). */
+const char *pprof_type_name(enum profile_kind kind);
+
 /* The same, uncompressed, into a malloc'd buffer (for tests). 0 or -errno. */
 int pprof_encode(const struct profile *p, unsigned char **data, size_t *len);
 

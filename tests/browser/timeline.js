@@ -5,9 +5,14 @@
 // selected intervals' totals in /timeline.json: the same stored data.
 // usage: node timeline.js CHROMIUM URL TMPDIR FILTER_PROCESS
 //        node timeline.js CHROMIUM URL TMPDIR --empty   (an agent with no interval yet)
+// env:   TL_THREADS="PID TID_A TID_B" of tests/workloads/threads, TL_SCHED its
+//        schedstat log (timeline.sh): the thread filter's checks
 'use strict';
+const fs = require('fs');
+const zlib = require('zlib');
 const { launch } = require('./cdp.js');
 const [chromium, base, tmp, proc] = process.argv.slice(2);
+// node 18+ has fetch
 
 async function runEmpty() {
 	const br = launch(chromium, `${tmp}/profile-empty`, 1240, 500);
@@ -91,6 +96,127 @@ async function dragRange(p, from, to) {
 	await p.drag(a.l + 1, lane.y, b.r - 1, lane.y);
 }
 
+// The frames (names) the graph draws.
+async function frames(p) {
+	return p.eval(`[...document.getElementById('graph').contentDocument.querySelectorAll('#frames > g title')]
+		.map((t) => t.textContent.split('\\n')[0])`);
+}
+
+// A stored pprof (gzip'd profile.proto) read here, apart from the agent's reader: each sample's
+// first value (on-CPU: samples) and labels. Only the fields needed: sample (2) with its values (2)
+// and labels (3: key 1, str 2, num 3), the string table (6).
+function pprofSamples(gz) {
+	const b = zlib.gunzipSync(gz);
+	const varint = (st) => { let v = 0, m = 1, c; do { c = b[st.p++]; v += (c & 0x7f) * m; m *= 128; } while (c & 0x80); return v; };
+	function fields(from, to, fn) {
+		for (const st = { p: from }; st.p < to;) {
+			const key = varint(st), f = Math.floor(key / 8), w = key & 7;
+			if (w === 0) fn(f, w, varint(st));
+			else if (w === 2) { const n = varint(st); fn(f, w, st.p, st.p + n); st.p += n; }
+			else if (w === 1) st.p += 8;
+			else if (w === 5) st.p += 4;
+			else throw new Error(`wire type ${w}`);
+		}
+	}
+	const strs = [], raw = [];
+	fields(0, b.length, (f, w, x, y) => {
+		if (f === 6) strs.push(b.toString('utf8', x, y));
+		if (f === 2 && w === 2) raw.push([x, y]);
+	});
+	return raw.map(([x, y]) => {
+		const sa = { value: null };
+		fields(x, y, (f, w, u, v) => {
+			if (f === 2 && w === 2 && sa.value === null) sa.value = varint({ p: u });
+			else if (f === 2 && w === 0 && sa.value === null) sa.value = u;
+			else if (f === 3 && w === 2) {
+				let k = 0, sv = 0, num = 0;
+				fields(u, v, (lf, lw, n) => { if (lf === 1) k = n; if (lf === 2) sv = n; if (lf === 3) num = n; });
+				sa[strs[k]] = sv ? strs[sv] : num;
+			}
+		});
+		return sa;
+	});
+}
+
+// CPU ns of worker-a and worker-b at @ms, interpolated in the schedstat log.
+function cpuAt(log, ms) {
+	for (let i = 1; i < log.length; i++) {
+		if (log[i][0] < ms) continue;
+		const [t0, a0, b0] = log[i - 1], [t1, a1, b1] = log[i], f = (ms - t0) / Math.max(t1 - t0, 1);
+		return [a0 + f * (a1 - a0), b0 + f * (b1 - b0)];
+	}
+	return null;
+}
+
+// th= on the selected range @from..@to: tests/workloads/threads' worker-b alone, its share
+// against /proc's truth, each thread's total as the stored pprofs say (read here, apart), the
+// workload's threads adding up to its process. Other processes named 'threads' with threads
+// named worker-a and worker-b (t_threads of a run alongside) are told apart by TID.
+async function threadChecks(p, T, from, to) {
+	const [pid, ta, tb] = process.env.TL_THREADS.split(' ').map(Number);
+	const S = [];
+	for (let i = from; i <= to; i++) {
+		const r = await fetch(`${base}/pprof?t=${T.intervals[i].t}&kind=oncpu`);
+		S.push(...pprofSamples(Buffer.from(await r.arrayBuffer())));
+	}
+	const want = (f) => S.filter(f).reduce((n, sa) => n + sa.value, 0);
+	await setControl(p, 'filter', '^threads$');
+	const all = (await shown(p, 'the threads process')).total;
+	check(all === want((sa) => sa.comm === 'threads'),
+		`process filter ^threads$ (folded files) ${all} samples = the stored pprofs' samples of processes 'threads'`,
+		`${all} vs ${want((sa) => sa.comm === 'threads')}`);
+	await setControl(p, 'filter', '');
+	const tot = {};
+	for (const [k, re] of [['name', '^worker-b$'], ['a', `^worker-a-${ta}$`], ['b', `-${tb}$`], ['main', `^threads-${pid}$`]]) {
+		await setControl(p, 'thread', re);
+		const g = await shown(p, `the graph of threads /${re}/`);
+		tot[k] = g.empty ? 0 : g.total;
+		if (k !== 'name') continue;
+		const names = await frames(p);
+		check(g.children.length === 1 && g.children[0] === 'threads' && names.includes('burn_in_b') &&
+			!names.includes('burn_in_a') && /threads matching \/\^worker-b\$\//.test(g.subtitle),
+			`thread filter ^worker-b$: only process 'threads', burn_in_b and not burn_in_a (${g.total} samples; '${g.subtitle}')`,
+			`children ${g.children}, burn_in_b ${names.includes('burn_in_b')}, burn_in_a ${names.includes('burn_in_a')}, subtitle '${g.subtitle}'`);
+		const url = await p.eval(`new URLSearchParams(location.search).get('th')`);
+		check(url === '^worker-b$', `the page's URL keeps the thread filter: ?th=${url}`, `th=${url}`);
+		await p.screenshot(`${tmp}/thread.png`);
+	}
+	const exp = { name: want((sa) => sa.thread_name === 'worker-b'), a: want((sa) => sa.tid === ta),
+		b: want((sa) => sa.tid === tb), main: want((sa) => sa.tid === pid) };
+	check(JSON.stringify(tot) === JSON.stringify(exp),
+		`graph totals = the stored pprofs' (read apart): ^worker-b$ ${tot.name}, worker-a-${ta} ${tot.a}, -${tb} ${tot.b}, main ${tot.main}`,
+		`graphs ${JSON.stringify(tot)}, pprofs ${JSON.stringify(exp)}`);
+	const proc = want((sa) => sa.pid === pid);
+	check(proc > 0 && tot.a + tot.b + tot.main === proc,
+		`worker-a ${tot.a} + worker-b ${tot.b} + main ${tot.main} samples = the workload's process ${proc}, exactly`,
+		`${tot.a} + ${tot.b} + ${tot.main} != ${proc}`);
+	// the truth: each thread's CPU time over the range (schedstat, interpolated)
+	const log = fs.readFileSync(process.env.TL_SCHED, 'utf8').trim().split('\n').map((l) => l.split(' ').map(Number));
+	const t0 = T.intervals[from].start_ms, t1 = T.intervals[to].end_ms;
+	const c0 = cpuAt(log, t0), c1 = cpuAt(log, t1);
+	if (!c0 || !c1) {
+		bad(`no schedstat truth for ${t0}..${t1} (log ${log.length ? log[0][0] + '..' + log[log.length - 1][0] : 'empty'})`);
+	} else {
+		const da = c1[0] - c0[0], db = c1[1] - c0[1], truth = db / (da + db), share = tot.b / (tot.a + tot.b);
+		// samples land on a thread in proportion to its CPU time: the count's binomial spread
+		// (4 sigma over the a + b samples), plus each of the two range edges, where a sample
+		// can fall in the neighbouring interval (up to ~100 ms of both threads' CPU: the
+		// agent's ring polling) as a share of the range's length
+		const tol = 4 * Math.sqrt(truth * (1 - truth) / (tot.a + tot.b)) + 2 * 0.1 / ((t1 - t0) / 1000);
+		check(Math.abs(share - truth) <= tol,
+			`worker-b's share of the two workers' samples ${(100 * share).toFixed(1)}% vs its CPU time share ${(100 * truth).toFixed(1)}% from /proc (tolerance ${(100 * tol).toFixed(1)} points)`,
+			`share ${share.toFixed(3)} vs truth ${truth.toFixed(3)}, tolerance ${tol.toFixed(3)}`);
+	}
+	await setControl(p, 'thread', '^no-such-thread$');
+	let g = await shown(p, 'the empty thread state');
+	check(g.empty && /^No samples of threads matching \/\^no-such-thread\$\/ in the selected range/.test(g.empty),
+		`a thread filter matching nothing says so: '${g.empty}'`, JSON.stringify(g));
+	await setControl(p, 'thread', '(');
+	g = await shown(p, 'a bad thread expression');
+	check(g.empty && /^bad th= expression/.test(g.empty), `a bad thread expression says so: '${g.empty}'`, JSON.stringify(g));
+	await setControl(p, 'thread', '');
+}
+
 async function run() {
 	const br = launch(chromium, `${tmp}/profile`, 1240, 900);
 	const p = await br.page();
@@ -154,9 +280,10 @@ async function run() {
 		await setControl(p, 'search', '');
 		await setControl(p, 'filter', '^no-such-process$');
 		g = await shown(p, 'the empty state');
-		check(g.empty && /No process matching/.test(g.empty), `a filter matching nothing says so: '${g.empty}'`, JSON.stringify(g));
+		check(g.empty && /No samples of processes matching/.test(g.empty), `a filter matching nothing says so: '${g.empty}'`, JSON.stringify(g));
 		await p.screenshot(`${tmp}/empty-filter.png`);
 		await setControl(p, 'filter', '');
+		if (process.env.TL_THREADS) await threadChecks(p, T, 1, n - 2);
 		await setControl(p, 'kind', 'lock');
 		g = await shown(p, 'the empty kind');
 		check(g.empty && /does not record it \(--locks\)/.test(g.empty), `a kind not recorded says why: '${g.empty}'`, JSON.stringify(g));
@@ -177,6 +304,12 @@ async function run() {
 		check(g.title === 'Differential Flame Graph' && g.total === want,
 			`diff of A (1..2) against B (3..4) renders, sized by B: ${g.total} samples`, `title '${g.title}', total ${g.total}, B sum ${want}`);
 		await p.screenshot(`${tmp}/diff.png`);
+
+		// 6. the controls live in the page's URL: a link with them sets them
+		await p.goto(`${base}/?kind=offcpu&p=%5Ehotloop%24&th=%5Eworker-b%24`);
+		const kept = await until(p, `document.getElementById('kind').value === 'offcpu' &&
+			[document.getElementById('filter').value, document.getElementById('thread').value]`, 'the controls from the URL');
+		check(kept[0] === '^hotloop$' && kept[1] === '^worker-b$', `a URL's ?kind=&p=&th= set the controls: ${kept}`, `${kept}`);
 	} finally {
 		br.close();
 	}

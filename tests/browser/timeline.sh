@@ -4,8 +4,11 @@
 # agent on the whole machine with a known CPU burner (hotloop), drag-select
 # intervals and compare each merged graph's total with the sum of the
 # selected intervals in /timeline.json (exactly: the same stored data); a
-# click, another kind, a process filter, search, empty states and a diff of
-# two ranges. Screenshots stay in $TL_SHOTS (a directory) if set. Needs root.
+# click, another kind, a process filter, a thread filter (tests/workloads/
+# threads: worker-b burns a third of its time, worker-a all of it; their CPU
+# time from /proc's schedstat, logged every 100 ms, is the truth for the
+# shares), search, empty states and a diff of two ranges. Screenshots stay in
+# $TL_SHOTS (a directory) if set. Needs root.
 # usage: tests/browser/timeline.sh [PATH/TO/hotcold]
 # exit:  0 pass, 1 fail, 77 skipped (no chromium or node, not root)
 set -u
@@ -17,11 +20,12 @@ NODE=$(command -v node || command -v nodejs || true)
 here=$(cd "$(dirname "$0")" && pwd)
 HOTCOLD=$(realpath "${1:-./hotcold}")
 HOTLOOP=$(dirname "$HOTCOLD")/workloads/hotloop
-[ -x "$HOTLOOP" ] || { echo "[Failed no $HOTLOOP: make workloads]"; exit 1; }
+THREADS=$(dirname "$HOTCOLD")/workloads/threads
+[ -x "$HOTLOOP" ] && [ -x "$THREADS" ] || { echo "[Failed no $HOTLOOP or $THREADS: make workloads]"; exit 1; }
 TMP=$(mktemp -d /tmp/hotcold-browser-timeline.XXXXXX)
 PORT=$((20000 + RANDOM % 20000))
-ag='' hl=''
-trap '[ -n "$hl" ] && kill $hl 2>/dev/null; [ -n "$ag" ] && kill $ag 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"' EXIT
+ag='' hl='' th='' lg=''
+trap 'for p in $lg $th $hl $ag; do kill $p 2>/dev/null; done; wait 2>/dev/null; rm -rf "$TMP"' EXIT
 
 # before any interval: an agent whose first interval ends in a minute
 "$HOTCOLD" agent -o "$TMP/hist0" --interval 1m -F 19 --http 127.0.0.1:$PORT 2>"$TMP/agent0.err" &
@@ -34,12 +38,22 @@ PORT=$((PORT + 1))
 
 "$HOTLOOP" 90 > /dev/null &
 hl=$!
+"$THREADS" 90 33 > "$TMP/tids" &
+th=$!
+for _ in $(seq 1 50); do [ -s "$TMP/tids" ] && break; sleep 0.1; done
+read -r ta tb < "$TMP/tids"
+# "unix_ms cpu_ns(worker-a) cpu_ns(worker-b)" every 100 ms: the threads' true CPU time
+(while read -r a _ < "/proc/$th/task/$ta/schedstat" && read -r b _ < "/proc/$th/task/$tb/schedstat"; do
+	echo "$(date +%s%3N) $a $b"; sleep 0.1; done > "$TMP/sched.log" 2>/dev/null) &
+lg=$!
+export TL_THREADS="$th $ta $tb" TL_SCHED="$TMP/sched.log"
 "$HOTCOLD" agent -o "$TMP/hist" --interval 1s -F 99 --off-cpu --http 127.0.0.1:$PORT 2>"$TMP/agent.err" &
 ag=$!
 # 7 intervals written: the test selects among the first 6 (start-up takes
 # 2-3 s on a quiet machine, 15 s was seen under a load average of 20)
 for _ in $(seq 1 400); do
 	[ "$(grep -c 'agent: interval' "$TMP/agent.err")" -ge 7 ] && break
+	kill -0 $ag 2>/dev/null || { echo "[Failed the agent exited: $(tail -3 "$TMP/agent.err")]"; break; }
 	sleep 0.1
 done
 echo "waited: $(grep -c "agent: interval" "$TMP/agent.err") intervals, $SECONDS s"

@@ -22,7 +22,10 @@ fuzz_deps_perfmap  := src/sym/perfmap.c src/sym/strtab.c src/util/log.c
 fuzz_deps_kallsyms := src/sym/kallsyms.c src/sym/strtab.c src/util/log.c
 fuzz_deps_elf_syms := src/sym/elf_syms.c src/sym/elf_syms_debug.c src/sym/elf_debug.c src/sym/ehframe.c src/sym/minidebug.c src/sym/dbgfetch.c \
 		      src/sym/demangle.c src/sym/strtab.c src/util/log.c
-fuzz_deps_pprof    := src/analysis/pprof_read.c src/analysis/annotate.c
+fuzz_deps_pprof    := src/analysis/pprof_read.c src/analysis/annotate.c \
+		      src/analysis/pprof_profile.c src/analysis/profile.c \
+		      src/analysis/profile_folded.c src/output/folded.c src/output/pprof.c \
+		      src/output/protobuf.c src/util/log.c
 fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(fuzz_deps_$(1)))
 
 .PHONY: fuzz fuzz-smoke fuzz-build

@@ -310,12 +310,32 @@ static int session_open_unwind(struct session *s)
 	return 0;
 }
 
-/* The runtime tables are in; then -p targets' own, so their first samples use them. */
+/*
+ * The runtime tables are in; then -p targets' own, built in line before
+ * sampling starts, so their first samples use them: on the builder thread
+ * (as they were) a postgres's table took 0.3-1 s, its backends' stacks were
+ * cut at the first frame meanwhile, and a 4 s recording missed up to a
+ * quarter of their WAL flush waits (t_locks_pg, CI). Bounded: past
+ * SESSION_TARGETS_INLINE_NS (or a signal) the rest go to the builder.
+ */
 static void session_open_targets(struct session *s)
 {
+	uint64_t t0 = clock_mono_ns();
+	size_t late = 0;
+
 	session_unwind_preload_join(s);
-	for (size_t i = 0; s->ut && i < s->o->nr_pids; i++)
+	for (size_t i = 0; s->ut && i < s->o->nr_pids; i++) {
+		if (!stop_signal && clock_mono_ns() - t0 < SESSION_TARGETS_INLINE_NS) {
+			unwind_tables__add_process_now(s->ut, s->o->pids[i]);
+			continue;
+		}
 		unwind_tables__add_process(s->ut, s->o->pids[i]);
+		late++;
+	}
+	if (s->ut && s->o->nr_pids)
+		pr_debug("record: tables of %zu -p targets built in %.0f ms before the start, %zu "
+			 "left to the builder thread\n", s->o->nr_pids - late,
+			 (clock_mono_ns() - t0) / 1e6, late);
 }
 
 /*

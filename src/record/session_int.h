@@ -33,6 +33,8 @@ struct labels;
 
 #define SESSION_MAX_COLLECTORS 4
 #define SESSION_POLL_MS 100
+/* -p targets' tables built in line before the start for at most this long (session.c) */
+#define SESSION_TARGETS_INLINE_NS (2000 * 1000000ull)
 #define SESSION_MAX_UFRAMES 128	/* user frames of a record (the ring's depth limit is 127) */
 /* kernel ips + user frames of EMIT_UFR_WORDS each, for the stack and its waker */
 #define SESSION_MAX_WORDS (2 * (128 + 128 * EMIT_UFR_WORDS))

@@ -29,6 +29,7 @@
 
 #include <microhttpd.h>
 
+#include "agent/http_args.h"
 #include "agent/http_auth.h"
 #include "agent/http_cache.h"
 #include "agent/timeline.h"
@@ -46,10 +47,8 @@
 #define HTTP_CONN_MEMORY	(32u << 10)	/* request line and headers */
 #define HTTP_HEAVY_WAIT_S	5	/* for the merged-view slot, then 503 */
 #define HTTP_LIVE_WAIT_MS	1000	/* for the interval in progress, then 503 */
-#define HTTP_MAX_MINUTES	1440	/* /flame, /diff windows */
 #define HTTP_MAX_SECONDS	86400	/* /debug/pprof/profile */
 #define HTTP_THREAD_NICE	10	/* added to the agent's own nice value */
-#define HTTP_MAX_FILTER		256	/* bytes of a p= or th= expression */
 #define HTTP_TIMELINE_BYTES	(32u << 20)	/* folded text one /timeline.json reads */
 
 struct http {
@@ -77,80 +76,12 @@ struct reply {
 	bool cached;
 };
 
-static const char *arg(struct MHD_Connection *c, const char *key)
-{
-	return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
-}
-
 static void fail(struct reply *r, unsigned int status, const char *why)
 {
 	rewind(r->f);
 	r->status = status;
 	r->type = "text/plain";
 	fprintf(r->f, "%s\n", why);
-}
-
-/* kind=K (default oncpu); -1 on a bad name. */
-static int arg_kind(struct MHD_Connection *c)
-{
-	const char *k = arg(c, "kind");
-	enum profile_kind kind = PROFILE_KIND_ONCPU;
-
-	if (k && profile_kind_parse(k, &kind))
-		return -1;
-	return kind;
-}
-
-/* The stamps of a range argument ("FROM..TO" or "STAMP"), owned by the request. */
-struct range_buf {
-	char from[STORE_STAMP_LEN], to[STORE_STAMP_LEN];
-};
-
-/*
- * t=STAMP, @range_key=FROM..TO (or one stamp), or minutes=N (ending now,
- * shifted back @back windows). false: bad arguments.
- */
-static bool arg_window(struct MHD_Connection *c, const char *range_key, int back,
-		       struct range_buf *rb, struct view_window *w)
-{
-	const char *t = arg(c, "t"), *m = arg(c, "minutes"), *rg = arg(c, range_key);
-	uint64_t min;
-
-	memset(w, 0, sizeof(*w));
-	if (t) {
-		w->stamp = t;
-		return true;
-	}
-	if (rg) {
-		w->from = rb->from;
-		w->to = rb->to;
-		return !timeline_range_parse(rg, rb->from, rb->to);
-	}
-	if (parse_u64(m ? m : "10", 1, HTTP_MAX_MINUTES, &min))
-		return false;
-	w->to_ms = clock_unix_ms() - back * (int64_t)min * 60000;
-	w->from_ms = w->to_ms - (int64_t)min * 60000;
-	return true;
-}
-
-/* The filters of a merged view: p= (processes), th= (threads); NULL: none. */
-struct filters {
-	const char *re, *th;
-};
-
-/* @key=REGEX into *@re (NULL for none); false if too long. */
-static bool arg_regex(struct MHD_Connection *c, const char *key, const char **re)
-{
-	*re = arg(c, key);
-	if (*re && !**re)
-		*re = NULL;
-	return !*re || strlen(*re) <= HTTP_MAX_FILTER;
-}
-
-/* p=REGEX: only the processes (root frames) matching it; th=REGEX: only those threads. */
-static bool arg_filter(struct MHD_Connection *c, struct filters *fl)
-{
-	return arg_regex(c, "p", &fl->re) && arg_regex(c, "th", &fl->th);
 }
 
 /* Both expressions compile, checked before any work; else a 400 saying which. */
@@ -191,20 +122,6 @@ static int filter_in_place(struct profile **p, const char *re)
 	profile__free(*p);
 	*p = f;
 	return 0;
-}
-
-/* "/flame/STAMP/KIND.svg": the same as ?t=STAMP&kind=KIND, leaving the query to ?s= */
-static bool path_args(const char *url, char *stamp, size_t len, int *kind)
-{
-	char k[16];
-	enum profile_kind pk;
-
-	if (sscanf(url, "/flame/%23[0-9TZ.]/%15[a-z].svg", stamp, k) != 2 ||
-	    profile_kind_parse(k, &pk))
-		return false;
-	*kind = pk;
-	(void)len;
-	return true;
 }
 
 /* Wait for the merged-view slot; false (and a 503) when it stays busy. */
@@ -324,16 +241,16 @@ static void serve_flame(struct http *h, struct MHD_Connection *c, const char *ur
 	struct svg_opts so;
 	struct profile *p = profile__new();
 	char stamp[STORE_STAMP_LEN], sub[640], key[256], gen[96];
-	int kind = arg_kind(c), err;
+	int kind = http_arg_kind(c), err;
 	struct filters fl = { 0 };
 	bool ok = true;
 
 	if (strcmp(url, "/flame")) {
-		ok = path_args(url, stamp, sizeof(stamp), &kind);
+		ok = http_path_args(url, stamp, sizeof(stamp), &kind);
 		memset(&w, 0, sizeof(w));
 		w.stamp = stamp;
 	} else {
-		ok = arg_window(c, "range", 0, &rb, &w) && arg_filter(c, &fl);
+		ok = http_arg_window(c, "range", 0, &rb, &w) && http_arg_filter(c, &fl);
 	}
 	if (!p || kind < 0 || !ok) {
 		fail(r, MHD_HTTP_BAD_REQUEST, "bad kind, t, range, minutes, p or th");
@@ -346,8 +263,8 @@ static void serve_flame(struct http *h, struct MHD_Connection *c, const char *ur
 	}
 	if (!w.stamp) {
 		snprintf(key, sizeof(key), "flame %.8s %.8s %.50s %.60s %.60s",
-			 arg(c, "kind") ? arg(c, "kind") : "", arg(c, "minutes") ? arg(c, "minutes") : "",
-			 arg(c, "range") ? arg(c, "range") : "", fl.re ? fl.re : "",
+			 http_arg(c, "kind") ? http_arg(c, "kind") : "", http_arg(c, "minutes") ? http_arg(c, "minutes") : "",
+			 http_arg(c, "range") ? http_arg(c, "range") : "", fl.re ? fl.re : "",
 			 fl.th ? fl.th : "");
 		history_gen(h, gen, sizeof(gen));
 		if (from_cache(h, key, gen, r) || !heavy_enter(h, r)) {
@@ -368,7 +285,7 @@ static void serve_flame(struct http *h, struct MHD_Connection *c, const char *ur
 	if (!w.stamp) {
 		/* a key cut short by its %.Ns would answer another view: not kept */
 		if (strlen(fl.re ? fl.re : "") <= 60 && strlen(fl.th ? fl.th : "") <= 60 &&
-		    strlen(arg(c, "range") ? arg(c, "range") : "") <= 50)
+		    strlen(http_arg(c, "range") ? http_arg(c, "range") : "") <= 50)
 			to_cache(h, key, gen, r);
 		pthread_mutex_unlock(&h->heavy);
 	}
@@ -397,16 +314,16 @@ static void serve_diff(struct http *h, struct MHD_Connection *c, struct reply *r
 	struct view_stats va, vb;
 	struct range_buf ra, rb;
 	struct profile *a = profile__new(), *b = profile__new();
-	const char *sa = arg(c, "a"), *sb = arg(c, "b");
+	const char *sa = http_arg(c, "a"), *sb = http_arg(c, "b");
 	struct filters fl = { 0 };
 	struct svg_opts so;
 	char key[256], gen[96];
-	int kind = arg_kind(c), err = -EINVAL;
+	int kind = http_arg_kind(c), err = -EINVAL;
 
 	/* a=, b=: a stamp or a range each; else the minutes before vs the last minutes */
-	if (a && b && kind >= 0 && arg_filter(c, &fl) && (sa || sb ?
-	    sa && sb && arg_window(c, "a", 0, &ra, &wa) && arg_window(c, "b", 0, &rb, &wb) :
-	    arg_window(c, "-", 1, &ra, &wa) && arg_window(c, "-", 0, &rb, &wb)))
+	if (a && b && kind >= 0 && http_arg_filter(c, &fl) && (sa || sb ?
+	    sa && sb && http_arg_window(c, "a", 0, &ra, &wa) && http_arg_window(c, "b", 0, &rb, &wb) :
+	    http_arg_window(c, "-", 1, &ra, &wa) && http_arg_window(c, "-", 0, &rb, &wb)))
 		err = 0;
 	if (err || (sa && strlen(sa) > 50) || (sb && strlen(sb) > 50) ||
 	    (fl.re && strlen(fl.re) > 60) || (fl.th && strlen(fl.th) > 60)) {
@@ -416,7 +333,7 @@ static void serve_diff(struct http *h, struct MHD_Connection *c, struct reply *r
 	if (!filters_ok(&fl, r))
 		goto out;
 	snprintf(key, sizeof(key), "diff %.8s %.8s %s %s %s %s",
-		 arg(c, "kind") ? arg(c, "kind") : "", arg(c, "minutes") ? arg(c, "minutes") : "",
+		 http_arg(c, "kind") ? http_arg(c, "kind") : "", http_arg(c, "minutes") ? http_arg(c, "minutes") : "",
 		 sa ? sa : "", sb ? sb : "", fl.re ? fl.re : "", fl.th ? fl.th : "");
 	history_gen(h, gen, sizeof(gen));
 	if (from_cache(h, key, gen, r) || !heavy_enter(h, r))
@@ -468,7 +385,7 @@ static void serve_stored(struct http *h, struct MHD_Connection *c, struct reply 
 			 const char *kind, enum store_format fmt, const char *type)
 {
 	const struct store_interval *iv = NULL;
-	const char *t = arg(c, "t"), *k = kind ? kind : arg(c, "kind");
+	const char *t = http_arg(c, "t"), *k = kind ? kind : http_arg(c, "kind");
 	char *data = NULL;
 	size_t len;
 	int err = -ENOENT;
@@ -516,7 +433,7 @@ static int live_fetch(struct http *h, struct profile *p)
 /* go tool pprof: the history of the last N seconds plus the interval in progress. */
 static void serve_debug_pprof(struct http *h, struct MHD_Connection *c, struct reply *r)
 {
-	const char *s = arg(c, "seconds");
+	const char *s = http_arg(c, "seconds");
 	struct profile *p = profile__new();
 	struct view_window w = { 0 };
 	struct view_stats vs;

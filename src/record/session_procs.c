@@ -118,6 +118,9 @@ static void refresh_now(struct session *s, uint32_t tgid, uint64_t pc, uint64_t 
 	unwind_tables__stats(s->ut, &a);
 	unwind_tables__refresh(s->ut, tgid, pc, inner_pc);
 	unwind_tables__stats(s->ut, &b);
+	/* an interpreter mapped since is among what a re-read finds: not per walk */
+	if (b.refreshes != a.refreshes)
+		python_recheck(s, tgid);
 	s->work.add_ns += clock_thread_cpu_ns() - c;
 	/* the walk's time (CLOCK_MONOTONIC, as bpf_ktime_get_ns) to its re-read */
 	lag = clock_mono_ns() - time_ns;
@@ -131,15 +134,17 @@ void session_refresh_unwind(struct session *s, uint32_t tgid, const uint64_t *ui
 	uint64_t pc = n ? uips[n - 1] : 0, inner_pc = n > 1 ? uips[n - 2] : 0;
 	size_t i;
 
-	python_recheck(s, tgid);
-
 	/*
 	 * A deferred process's walks end in the mappings left to frame pointers
 	 * by design: a refresh would build their tables at once (it did, most of
 	 * the agent's table builds). They come with the deferred build.
 	 */
-	if (!n || keymap__get(&s->deferred, tgid, 0, NULL))
+	if (!n)
 		return;
+	if (keymap__get(&s->deferred, tgid, 0, NULL)) {
+		python_recheck(s, tgid);	/* its interpreter, mapped after its first sight */
+		return;
+	}
 	if (session_unwind_lock(s)) {
 		refresh_now(s, tgid, pc, inner_pc, time_ns);
 		session_unwind_unlock(s);

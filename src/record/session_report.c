@@ -203,6 +203,10 @@ void session_report_stats(struct session *s, bool final)
 		report_unwind(s, s->ut);
 		session_unwind_unlock(s);
 	}
+	/* what held up the loop longest (a stall delays every re-read and wakeup behind it) */
+	if (final && s->slowest_what && s->slowest_ns > 2ull * SESSION_POLL_MS * 1000000)	/* a read includes its wait */
+		pr_debug("record: the loop's slowest step: %.1f ms %s (%.1f ms of CPU)\n",
+			 s->slowest_ns / 1e6, s->slowest_what, s->slowest_cpu_ns / 1e6);
 }
 
 /* record --counters: the collector's one-line snapshot joins the summary on stderr. */

@@ -25,6 +25,8 @@
 
 /* files up to this size get their tables built in line (~1 ms), bigger ones on the builder */
 #define UT_INLINE_BUILD_BYTES (256u << 10)
+/* a table build slower than this is logged (-v) with its phases */
+#define UT_SLOW_BUILD_NS (50 * 1000000ull)
 /* idle tables unused this long are unloaded: churn has moved on to other binaries */
 #define UT_IDLE_TTL_NS (60 * 1000000000ull)
 /* idle objects remembered at most (those without a table cost no kernel memory) */

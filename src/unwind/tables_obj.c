@@ -247,12 +247,13 @@ void uobj_compute(const struct unwind_tables_opts *o, Elf *elf, const struct obj
 		  struct ubuilt *b)
 {
 	struct cfi_table t, d;
-	uint64_t t0 = clock_mono_ns();
+	uint64_t t0 = clock_mono_ns(), t1 = 0, t2 = 0;
 
 	memset(b, 0, sizeof(*b));
 	b->err = elf_kind(elf) == ELF_K_ELF ? cfi_table_build(elf, &t) : -ENOEXEC;
 	if (b->err)
 		goto out;
+	t1 = clock_mono_ns();
 	if (t.st.fdes < FEW_FDES && !t.st.debug_frame_fdes && !build_with_debug(o, elf, src, &d)) {
 		if (d.st.debug_frame_fdes) {
 			cfi_table_release(&t);
@@ -262,6 +263,7 @@ void uobj_compute(const struct unwind_tables_opts *o, Elf *elf, const struct obj
 			cfi_table_release(&d);
 		}
 	}
+	t2 = clock_mono_ns();
 	/* no CFI, or an object above 4 GiB of vaddr: rows hold 32-bit pcs */
 	if (!t.nr || t.rows[t.nr - 1].pc >= UINT32_MAX)
 		b->no_cfi = true;
@@ -271,6 +273,12 @@ void uobj_compute(const struct unwind_tables_opts *o, Elf *elf, const struct obj
 	cfi_table_release(&t);
 out:
 	b->build_ns = clock_mono_ns() - t0;
+	/* a small object's table takes ~1 ms: say where a slow one's time went (CI saw 0.55 s) */
+	if (b->build_ns > UT_SLOW_BUILD_NS && t2)
+		pr_debug("unwind: the table of %s took %.1f ms: CFI %.1f, debug file %.1f, tree "
+			 "%.1f ms (%zu rows)\n", src && src->path ? src->path : "[vdso]",
+			 b->build_ns / 1e6, (t1 - t0) / 1e6, (t2 - t1) / 1e6,
+			 (t0 + b->build_ns - t2) / 1e6, b->nr_rows);
 }
 
 int uobj_install(struct unwind_tables *ut, struct uobj *ob, struct ubuilt *b)

@@ -214,7 +214,7 @@ if run_hotcold cfi; then
 		     [ $(((sel - good) * 10)) -le "$sel" ]; then
 			ok "cfi: stage_dlopen: $good/$sel samples ($p%) complete; the $((sel - good)) others end at the plugin, walked before the loader re-read the mappings ($lag) or before its table was published ($nofp stacks by FP while no table, $unmapped walks ended in unmapped code)"
 		else
-			bad "cfi: stage_$s: $good/$sel samples ($p%) complete; e.g. $(example "stage_$s" "$TMP/cfi.res")${lag:+; $lag before the re-read: $(grep -m1 'unmapped code: ' "$TMP/cfi.err")}"
+			bad "cfi: stage_$s: $good/$sel samples ($p%) complete; e.g. $(example "stage_$s" "$TMP/cfi.res")${lag:+; $lag before the re-read: $(grep -E 'unmapped code: |^unwind: the table of|slowest step' "$TMP/cfi.err" | paste -sd'|')}"
 		fi
 	done
 	for c in qsort_chain deep_chain own; do

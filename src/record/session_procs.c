@@ -113,18 +113,15 @@ static void refresh_now(struct session *s, uint32_t tgid, uint64_t pc, uint64_t 
 			uint64_t time_ns)
 {
 	uint64_t c = clock_thread_cpu_ns(), lag;
-	struct unwind_tables_stats a, b;
+	bool reread = unwind_tables__refresh(s->ut, tgid, pc, inner_pc) > 0;
 
-	unwind_tables__stats(s->ut, &a);
-	unwind_tables__refresh(s->ut, tgid, pc, inner_pc);
-	unwind_tables__stats(s->ut, &b);
 	/* an interpreter mapped since is among what a re-read finds: not per walk */
-	if (b.refreshes != a.refreshes)
+	if (reread)
 		python_recheck(s, tgid);
 	s->work.add_ns += clock_thread_cpu_ns() - c;
 	/* the walk's time (CLOCK_MONOTONIC, as bpf_ktime_get_ns) to its re-read */
 	lag = clock_mono_ns() - time_ns;
-	if (b.refreshes != a.refreshes && time_ns && lag < (1ull << 40) && lag > s->refresh_lag_max_ns)
+	if (reread && time_ns && lag < (1ull << 40) && lag > s->refresh_lag_max_ns)
 		s->refresh_lag_max_ns = lag;
 }
 

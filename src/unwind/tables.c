@@ -399,6 +399,7 @@ static uint64_t gap_next(uint64_t gap)
 int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid, uint64_t pc, uint64_t inner_pc)
 {
 	struct uproc *p = uproc_of(ut, tgid);
+	uint64_t gap, sure_gap;
 	const struct urange *r;
 	bool sure;
 	int err;
@@ -429,26 +430,23 @@ int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid, uint64_t pc,
 		return 0;
 	}
 	ut->st.refreshes++;
-	{
-		uint64_t gap = p->gap_ns, sure_gap = p->sure_gap_ns;
-
-		err = unwind_tables__add_process(ut, tgid);
-		p = uproc_of(ut, tgid);
-		if (err < 0 || !p)
-			return err;
-		p->gap_ns = gap;
-		p->sure_gap_ns = sure_gap;
-	}
+	/* the re-read replaces the process's entry: its backoffs carry over */
+	gap = p->gap_ns;
+	sure_gap = p->sure_gap_ns;
+	err = unwind_tables__add_process(ut, tgid);
+	if (err < 0)
+		return err;
+	p = uproc_of(ut, tgid);
+	if (!p)
+		return 1;
 	if (uproc_find(p, inner_pc ? pc - 1 : pc)) {
 		p->gap_ns = p->sure_gap_ns = 0;
-		return 0;
+		return 1;
 	}
 	ut->st.refresh_missed++;
-	if (sure)
-		p->sure_gap_ns = gap_next(p->sure_gap_ns);
-	else
-		p->gap_ns = gap_next(p->gap_ns);
-	return 0;
+	p->gap_ns = sure ? gap : gap_next(gap);
+	p->sure_gap_ns = sure ? gap_next(sure_gap) : sure_gap;
+	return 1;
 }
 
 void unwind_tables__remove_process(struct unwind_tables *ut, uint32_t tgid)

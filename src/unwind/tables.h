@@ -106,7 +106,8 @@ int unwind_tables__preload_runtime(struct unwind_tables *ut);
  * since (the walk is older than the last re-read), re-read the mappings
  * (dlopen, JIT): at once, then with a backoff doubling up to a second while
  * re-reads do not find such a pc, kept apart for pcs from the registers or a
- * CFI step and pcs a frame-pointer step may have made up. 0 or -errno.
+ * CFI step and pcs a frame-pointer step may have made up. 1: re-read;
+ * 0: not needed or put off; -errno.
  */
 int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid, uint64_t pc, uint64_t inner_pc);
 

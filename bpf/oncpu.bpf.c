@@ -115,10 +115,12 @@ static __always_inline __u64 interval_instant(__u64 k)
  * event does not tick while the CPU halts, and that time is no task's.
  * Every tick calls this, idle and filtered ones too.
  */
-static __always_inline __u64 tick_elapsed(struct oncpu_dither_cpu *c, __u64 now, __u32 pid)
+static __always_inline __u64 tick_elapsed(struct oncpu_dither_cpu *c, __u64 now, __u32 pid,
+					  __u64 *sum_out)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 dt = c->last_tick_ns ? now - c->last_tick_ns : 0;
+	/* a direct load (a BTF pointer): a probe read cost ~40 ns on every tick */
 	__u64 sum = task->se.sum_exec_runtime, ran = sum - c->last_sum_ns;
 
 	if (dt > cfg_max_late_ns) {
@@ -138,7 +140,21 @@ static __always_inline __u64 tick_elapsed(struct oncpu_dither_cpu *c, __u64 now,
 	c->last_tick_ns = now;
 	c->last_pid = pid;
 	c->last_sum_ns = sum;
+	*sum_out = sum;
 	return dt;
+}
+
+/* cpu_ns advanced by a tick of @dt, kept within the kernel's account (see below) */
+static __always_inline __u64 dither_charge(__u64 cpu_ns, __u64 dt, __u64 kern, __u64 *clamped)
+{
+	cpu_ns += dt;
+	if (cpu_ns < kern)
+		return kern;
+	if (cpu_ns > kern + cfg_max_ahead_ns) {
+		(*clamped)++;
+		return kern + cfg_max_ahead_ns;
+	}
+	return cpu_ns;
 }
 
 /*
@@ -157,25 +173,11 @@ static __always_inline __u64 tick_elapsed(struct oncpu_dither_cpu *c, __u64 now,
  * two instants (rare: both near an interval's edge) takes one; the next
  * tick of the thread takes the other, so every sample weighs one interval.
  */
-/* cpu_ns advanced by a tick of @dt, kept within the kernel's account (see below) */
-static __always_inline __u64 dither_charge(__u64 cpu_ns, __u64 dt, __u64 kern, __u64 *clamped)
-{
-	cpu_ns += dt;
-	if (cpu_ns < kern)
-		return kern;
-	if (cpu_ns > kern + cfg_max_ahead_ns) {
-		(*clamped)++;
-		return kern + cfg_max_ahead_ns;
-	}
-	return cpu_ns;
-}
-
 static __always_inline bool dither_take(struct oncpu_dither_cpu *c, struct task_struct *task,
-					__u32 pid, __u64 dt)
+					__u32 pid, __u64 dt, __u64 sum)
 {
-	/* a direct load (@task is a BTF pointer): a probe read cost ~40 ns on every tick */
-	__u64 sum = task->se.sum_exec_runtime, kern, copied = 0;
 	struct oncpu_dither_task *t;
+	__u64 kern, copied = 0;
 	bool mine = c->c_pid == pid && c->c_task == (__u64)task;
 
 	/*
@@ -306,7 +308,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 	__u64 wakeup;
 	struct oncpu_dither_cpu *c = NULL;
 	__u32 zero = 0;
-	__u64 dt = 0, now = bpf_ktime_get_ns();
+	__u64 dt = 0, sum = 0, now = bpf_ktime_get_ns();	/* sum: the task's sum_exec_runtime */
 	long n;
 	TIMING_START;
 
@@ -314,7 +316,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 		c = bpf_map_lookup_elem(&oncpu_dither_cpu, &zero);
 		if (!c)
 			return 0;
-		dt = tick_elapsed(c, now, pid);
+		dt = tick_elapsed(c, now, pid, &sum);
 	}
 	if ((pid == 0 && !cfg_idle) || (cfg_filter && !target_match(&proc_targets, tgid, pid))) {
 		if (c)
@@ -323,7 +325,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	task = bpf_get_current_task_btf();
-	if (c && !dither_take(c, task, pid, dt)) {
+	if (c && !dither_take(c, task, pid, dt, sum)) {
 		TIMING_MARK(TM_NOT_TAKEN);
 		return 0;
 	}

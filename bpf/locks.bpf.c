@@ -31,18 +31,31 @@ const volatile bool cfg_holders = false;	/* stacks of futex wakes that end waits
  * from tp_btf's trusted regs, so every other task's syscall costs its exit
  * program a compare, not a task-storage lookup. -1: unknown, look it up.
  */
+/*
+ * The first two arguments likewise, at sys_enter: direct loads, where the
+ * probe reads of PT_REGS_PARM*_CORE_SYSCALL cost ~40 ns each on the
+ * wake/wait path (its latency is the workload's lock hand-off: the woken
+ * waiter returns to user space only after sys_exit, the unlocker's wake
+ * happens only after sys_enter).
+ */
 #if defined(__TARGET_ARCH_x86)
 #define NR_FUTEX	202
 #define NR_FUTEX_WAITV	449
 #define SYSCALL_NR(regs)	((long)(regs)->orig_ax)
+#define SYSCALL_ARG1(regs)	((regs)->di)
+#define SYSCALL_ARG2(regs)	((regs)->si)
 #elif defined(__TARGET_ARCH_arm64)
 #define NR_FUTEX	98
 #define NR_FUTEX_WAITV	449
 #define SYSCALL_NR(regs)	((long)(regs)->syscallno)
+#define SYSCALL_ARG1(regs)	((regs)->orig_x0)
+#define SYSCALL_ARG2(regs)	((regs)->regs[1])
 #else
 #define NR_FUTEX	-1
 #define NR_FUTEX_WAITV	-1
 #define SYSCALL_NR(regs)	(-1L)
+#define SYSCALL_ARG1(regs)	PT_REGS_PARM1_CORE_SYSCALL(regs)
+#define SYSCALL_ARG2(regs)	PT_REGS_PARM2_CORE_SYSCALL(regs)
 #endif
 
 /* futex commands that wait (FUTEX_CMD_MASK strips PRIVATE and CLOCK_REALTIME) */
@@ -85,8 +98,15 @@ struct {
 	__type(value, struct lock_task);
 } locks_tasks SEC(".maps");
 
+/*
+ * Per CPU: every waiter of a hot lock updated one shared value, with atomics
+ * whose cache line moved between CPUs on each woken waiter's way back to user
+ * space (its lock hand-off). User space sums the CPUs' values. Allocated as
+ * keys appear: a preallocated per-CPU table would be 16384 x 40 bytes per CPU.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);
 	__type(key, struct hc_lock_key);
 	__type(value, struct hc_lock_val);
@@ -126,10 +146,13 @@ struct {
 extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
 extern void bpf_task_release(struct task_struct *p) __ksym;
 
+/*
+ * @t is always bpf_get_current_task_btf()'s trusted pointer here: its fields
+ * are direct loads (a probe read each cost ~40 ns on every futex call).
+ */
 static __always_inline bool tracked(struct task_struct *t)
 {
-	return !cfg_filter || target_match(&proc_targets, BPF_CORE_READ(t, tgid),
-					   BPF_CORE_READ(t, pid));
+	return !cfg_filter || target_match(&proc_targets, t->tgid, t->pid);
 }
 
 static __always_inline void agg_add(struct hc_lock_key *key, struct task_struct *t, __u64 delta)
@@ -145,17 +168,18 @@ static __always_inline void agg_add(struct hc_lock_key *key, struct task_struct 
 		if (!v)
 			return;
 	}
-	__sync_fetch_and_add(&v->count, 1);
-	__sync_fetch_and_add(&v->total_ns, delta);
+	/* this CPU's value: only a nested program on this CPU could interleave (not a tracepoint's) */
+	v->count++;
+	v->total_ns += delta;
 	if (delta > v->max_ns)
-		v->max_ns = delta;	/* racy max: a concurrent larger one may be lost */
+		v->max_ns = delta;
 }
 
 /* A long wait of the current task with its stacks. */
 static __always_inline void emit_wait(void *ctx, struct task_struct *t, __u64 addr, __u32 type,
 				      __u64 delta, __u64 start, bool kstack, __u32 waker)
 {
-	__u32 tgid = BPF_CORE_READ(t, tgid), nk = 0;
+	__u32 tgid = t->tgid, nk = 0;
 	__u64 wakeup = rb_wakeup();
 	struct uw_scratch *s;
 	struct hc_stack_rec *r;
@@ -167,9 +191,11 @@ static __always_inline void emit_wait(void *ctx, struct task_struct *t, __u64 ad
 		return;
 	}
 	r = &s->rec;
-	rec_fill_header(r, t, tgid, BPF_CORE_READ(t, pid), HC_KIND_LOCK);
+	rec_fill_fixed(r, tgid, t->pid, HC_KIND_LOCK, start);
+	/* the kernel keeps comm NUL-padded (strscpy_pad): a copy of all of it is the string */
+	__builtin_memcpy(r->comm, t->comm, HC_COMM_LEN);
+	__builtin_memcpy(r->pcomm, t->group_leader->comm, HC_COMM_LEN);
 	r->weight = delta;
-	r->time_ns = start;
 	r->addr = addr;
 	r->state = type;
 	if (waker)
@@ -181,7 +207,7 @@ static __always_inline void emit_wait(void *ctx, struct task_struct *t, __u64 ad
 			nk = HC_MAX_STACK_DEPTH;
 		r->nr_kstack = nk;
 	}
-	if ((cfg_stacks & 0x2) && !task_is_kthread(t))
+	if ((cfg_stacks & 0x2) && !(t->flags & PF_KTHREAD))
 		ustack_capture(ctx, s, t, tgid, nk, &locks_stats);
 	if (first_sight(tgid)) {
 		r->flags |= HC_SF_NEW_TGID;
@@ -239,7 +265,7 @@ static __always_inline __u32 waited_leave(__u32 tgid, __u64 addr)
  */
 static __always_inline void holder_wake(void *ctx, struct task_struct *t, __u64 addr)
 {
-	struct hc_lock_waited_key k = { .tgid = BPF_CORE_READ(t, tgid), .addr = addr };
+	struct hc_lock_waited_key k = { .tgid = t->tgid, .addr = addr };
 	struct hc_lock_waited *v = bpf_map_lookup_elem(&locks_waited, &k);
 	__u64 now;
 	__u32 n;
@@ -252,7 +278,7 @@ static __always_inline void holder_wake(void *ctx, struct task_struct *t, __u64 
 	 * other (clang 14 has no 32-bit atomic fetch for BPF).
 	 */
 	v->wakes++;
-	v->waker = BPF_CORE_READ(t, pid);
+	v->waker = t->pid;
 	now = bpf_ktime_get_ns();
 	if (now - v->last_ns < HC_LOCK_HOLDER_GAP_NS)
 		return;
@@ -276,9 +302,9 @@ int BPF_PROG(locks_sys_enter, struct pt_regs *regs, long id)
 	if (!tracked(t))
 		return 0;
 	/* x86-64 and arm64 both pass the first two arguments in regs di/si, x0/x1 */
-	addr = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	addr = SYSCALL_ARG1(regs);
 	if (id == NR_FUTEX) {
-		cmd = PT_REGS_PARM2_CORE_SYSCALL(regs) & FUTEX_CMD_MASK;
+		cmd = SYSCALL_ARG2(regs) & FUTEX_CMD_MASK;
 		if (cfg_holders && futex_wakes(cmd)) {
 			holder_wake(ctx, t, addr);
 			return 0;
@@ -300,7 +326,7 @@ int BPF_PROG(locks_sys_enter, struct pt_regs *regs, long id)
 	lt->futex_addr = addr;
 	lt->futex_op = cmd;
 	if (cfg_holders)
-		waited_enter(BPF_CORE_READ(t, tgid), addr);
+		waited_enter(t->tgid, addr);
 	return 0;
 }
 
@@ -323,7 +349,7 @@ int BPF_PROG(locks_sys_exit, struct pt_regs *regs, long ret)
 	now = bpf_ktime_get_ns();
 	delta = now - lt->futex_ts;
 	lt->futex_ts = 0;
-	key.tgid = BPF_CORE_READ(t, tgid);
+	key.tgid = t->tgid;
 	key.type = HC_LOCK_FUTEX | lt->futex_op;
 	key.addr = lt->futex_addr;
 	if (cfg_holders) {
@@ -417,7 +443,7 @@ static __always_inline void owner_take(void *lock, __u32 flags, __u32 pid, __u32
 static __always_inline void owner_emit(struct task_struct *t, __u32 d, __u64 lock, __u32 type,
 				       __u64 delta, __u64 start)
 {
-	struct hc_lock_owner_key k = { .pid = BPF_CORE_READ(t, pid), .depth = d };
+	struct hc_lock_owner_key k = { .pid = t->pid, .depth = d };
 	struct hc_lock_owner *o = bpf_map_lookup_elem(&locks_owners, &k);
 	struct uw_scratch *s;
 	struct hc_stack_rec *r;
@@ -486,7 +512,7 @@ int BPF_PROG(locks_contention_begin, void *lock, unsigned int flags)
 		d = (lt->depth - 1) & (HC_LOCK_NEST - 1);
 		if (lt->k[d].lock == (__u64)lock) {
 			if (cfg_holders && owner_kind(flags))
-				owner_take(lock, flags, BPF_CORE_READ(t, pid), d);
+				owner_take(lock, flags, t->pid, d);
 			return 0;
 		}
 	}
@@ -500,7 +526,7 @@ int BPF_PROG(locks_contention_begin, void *lock, unsigned int flags)
 	lt->k[d].flags = flags;
 	lt->depth = d + 1;
 	if (cfg_holders && owner_kind(flags))
-		owner_take(lock, flags, BPF_CORE_READ(t, pid), d);
+		owner_take(lock, flags, t->pid, d);
 	return 0;
 }
 
@@ -533,8 +559,7 @@ int BPF_PROG(locks_contention_end, void *lock, int ret)
 	lt->depth = d;
 	key.type = HC_LOCK_KERNEL | lt->k[d].flags;
 	/* the waiter's own address space lock: cheap to recognise, worth naming */
-	if ((__u64)lock == (__u64)BPF_CORE_READ(t, mm) + bpf_core_field_offset(struct mm_struct,
-										  mmap_lock))
+	if ((__u64)lock == (__u64)t->mm + bpf_core_field_offset(struct mm_struct, mmap_lock))
 		key.type |= HC_LOCK_MMAP;
 	key.addr = (__u64)lock;
 	agg_add(&key, t, delta);

@@ -140,18 +140,36 @@ int locks_collector_rows(struct collector *c, struct lock_row **rows, size_t *nr
 	int fd = bpf_map__fd(lk->skel->maps.locks_agg);
 	struct hc_lock_key key, *prev = NULL;
 	struct lock_row *v = NULL, *n;
-	struct hc_lock_val val;
+	struct hc_lock_val val, *cpu;
+	int ncpu = libbpf_num_possible_cpus(), i;
 	size_t cap = 0;
 
 	*nr = 0;
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	/* locks_agg is per CPU: one value per possible CPU, summed here */
+	cpu = calloc(ncpu, sizeof(*cpu));
+	if (!cpu)
+		return -ENOMEM;
 	while (!bpf_map_get_next_key(fd, prev, &key)) {
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &val))
+		if (bpf_map_lookup_elem(fd, &key, cpu))
 			continue;
+		memset(&val, 0, sizeof(val));
+		for (i = 0; i < ncpu; i++) {
+			val.count += cpu[i].count;
+			val.total_ns += cpu[i].total_ns;
+			if (cpu[i].max_ns > val.max_ns)
+				val.max_ns = cpu[i].max_ns;
+			/* the CPU that created the key has the first waiter's name */
+			if (!val.comm[0])
+				memcpy(val.comm, cpu[i].comm, sizeof(val.comm));
+		}
 		if (*nr == cap) {
 			n = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof(*n));
 			if (!n) {
 				free(v);
+				free(cpu);
 				return -ENOMEM;
 			}
 			v = n;
@@ -164,6 +182,7 @@ int locks_collector_rows(struct collector *c, struct lock_row **rows, size_t *nr
 		memcpy(n->comm, val.comm, 16);
 		n->comm[16] = '\0';
 	}
+	free(cpu);
 	*rows = v;
 	return 0;
 }

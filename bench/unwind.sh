@@ -60,7 +60,7 @@
 #
 # usage: bench/unwind.sh [--rounds N] [--seconds S] [--freq HZ] [--hotcold PATH]
 #                        [--clean-max SHARE] [--retries N] [--only cost|tables|churn] [--keep]
-#                        [--before PATH] [--depth 10|40] [--build nofp|fp]
+#                        [--before PATH] [--depth 10|40] [--build nofp|fp] [--nodither]
 #        bench/unwind.sh --from DIR/cost [--rounds N --seconds S ...]   (reprint part 1 of a --keep run)
 #
 # --before PATH: another hotcold binary (say, the previous commit's) measured
@@ -68,6 +68,10 @@
 # as --unwind=cfi: a before/after comparison side by side.
 # --depth 10|40, --build nofp|fp: only those cost arms (a shorter run: one
 # depth and one build take a quarter of the time).
+# --nodither: also the arms cfi-nodither and fp-nodither (record --no-dither:
+# the fixed period, every tick of a target emits a sample, as when session 3
+# measured 4.3 us at depth 46, before issue 16's dithering put ~8 ticks under
+# each sample): the walk's cost per sample apart from the dithering's.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -81,6 +85,7 @@ ONLY=""		# cost | tables | churn: run one part only
 DEPTHS="10 40"	# --depth: the cost arms' stage depths
 BUILDS="nofp fp"	# --build: the cost arms' workload builds
 FROM=""		# a cost file kept by --keep: print part 1 from it, measure nothing
+NODITHER=0	# --nodither: add the cfi-nodither and fp-nodither arms
 CLEAN_MAX=0.25		# other tasks' share of all CPUs above which an arm is re-run
 RETRIES=2
 BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
@@ -105,6 +110,7 @@ while [[ $# -gt 0 ]]; do
 	--build) BUILDS=${2:?}; shift 2 ;;
 	--from) FROM=${2:?}; shift 2 ;;
 	--keep) KEEP=1; shift ;;
+	--nodither) NODITHER=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -258,6 +264,7 @@ ARMS=()
 for build in $BUILDS; do
 	for depth in $DEPTHS; do
 		for mode in cfi ${BEFORE:+cfi-before} fp; do ARMS+=("$build:$depth:$mode"); done
+		((NODITHER)) && ARMS+=("$build:$depth:cfi-nodither" "$build:$depth:fp-nodither")
 	done
 done
 
@@ -268,12 +275,13 @@ done
 one_arm() {
 	local r=$1 build=$2 depth=$3 mode=$4 base a b hc id sm dm t0 c0 e0 t1 c1 e1 n0 n1 b0 b1 w0 w1 others
 	local f0 f1
-	local bin=$HOTCOLD umode=$mode
+	local bin=$HOTCOLD umode=$mode extra=()
 	[[ $mode != cfi-before ]] || { bin=$BEFORE; umode=cfi; }
+	[[ $mode != *-nodither ]] || { umode=${mode%-nodither}; extra=(--no-dither); }
 	base=$TMP/cost.$build.$depth.$mode.r$r
 	start "$TMP/$build/glibc_calls" $(((SECS + 8) * 1000)) "$TMP" "$depth"; a=$LAST
 	start "$TMP/$build/glibc_calls" $(((SECS + 8) * 1000)) "$TMP" "$depth"; b=$LAST
-	"$bin" record -p "$a,$b" --unwind="$umode" -e cpu-clock -F "$HZ" -d $((SECS + 6)) \
+	"$bin" record -p "$a,$b" --unwind="$umode" "${extra[@]+"${extra[@]}"}" -e cpu-clock -F "$HZ" -d $((SECS + 6)) \
 		-o "$base.folded" 2>"$base.err" &
 	hc=$!
 	id=$(wait_prog "$hc" "$base.err")

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "output/folded.h"
 #include "output/pprof.h"
 
 int gzip_buffer(const void *data, size_t len, void **out, size_t *out_len)

@@ -10,8 +10,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "output/json.h"
-#include "output/termsafe.h"
+#include "util/json.h"
+#include "util/termsafe.h"
 
 static double pct(uint64_t w, uint64_t total)
 {

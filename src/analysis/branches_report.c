@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "output/json.h"
+#include "util/json.h"
 
 void branch_end_name(const struct branch_end *e, char *buf, size_t len)
 {

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "output/json.h"
+#include "util/json.h"
 
 #define A DRILL_ARM
 #define X DRILL_X86

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/json.h"
-#include "output/termsafe.h"
+#include "util/json.h"
+#include "util/termsafe.h"
 
 static int cmp_proc(const void *a, const void *b)
 {

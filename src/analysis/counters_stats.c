@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/json.h"
+#include "util/json.h"
 
 static struct cstats_counter *slot(struct cstats *s, const char *name, bool clock)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "analysis/counters_drill.h"
-#include "output/json.h"
+#include "util/json.h"
 
 /* @v with thousands separators and @dec decimals: "5,649,595,479", "1,998.42". */
 static const char *grouped(char *buf, size_t len, double v, int dec)

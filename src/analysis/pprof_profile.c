@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/pprof.h"
-
 struct conv {
 	const struct pprof_data *d;
 	char *text;
@@ -65,7 +63,7 @@ static int name_frame(struct conv *c, size_t i, uint64_t id)
 	const struct pprof_location *l = pprof_location(c->d, id);
 	const struct pprof_function *fn = l ? pprof_function(c->d, l->function_id) : NULL;
 	const struct pprof_mapping *m = l ? pprof_mapping(c->d, l->mapping_id) : NULL;
-	bool kernel = m && !strcmp(m->file, PPROF_KERNEL_MAPPING);
+	bool kernel = m && !strcmp(m->file, PROFILE_KERNEL_OBJECT);
 	const char *base;
 	char *dst;
 	size_t n;
@@ -124,7 +122,7 @@ static int add_one(struct conv *c, const struct pprof_sample *s, enum profile_ki
 int pprof_add_samples(const struct pprof_data *d, enum profile_kind kind, pprof_keep_fn keep,
 		      void *arg, struct profile *p, struct pprof_add_stats *st)
 {
-	const char *type = pprof_type_name(kind);
+	const char *type = profile_kind_pprof_type(kind);
 	struct conv c = { .d = d };
 	size_t vi = SIZE_MAX;
 	int err = 0;

@@ -86,6 +86,18 @@ const char *profile_kind_unit(enum profile_kind kind)
 	return kind == PROFILE_KIND_ONCPU ? "samples" : "nanoseconds";
 }
 
+static const char *const pprof_types[PROFILE_KIND_NR] = {
+	[PROFILE_KIND_ONCPU] = "samples",
+	[PROFILE_KIND_OFFCPU] = "off_cpu",
+	[PROFILE_KIND_RUNQ] = "runq_wait",
+	[PROFILE_KIND_LOCK] = "lock_wait",
+};
+
+const char *profile_kind_pprof_type(enum profile_kind kind)
+{
+	return (unsigned int)kind < PROFILE_KIND_NR ? pprof_types[kind] : NULL;
+}
+
 int profile_kind_parse(const char *s, enum profile_kind *kind)
 {
 	unsigned int k;

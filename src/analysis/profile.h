@@ -33,10 +33,19 @@ enum profile_kind {
 const char *profile_kind_name(enum profile_kind kind);
 /* What one unit of weight is: "samples" (on-CPU) or "nanoseconds". */
 const char *profile_kind_unit(enum profile_kind kind);
+/*
+ * The pprof sample type of @kind's values ("samples", "off_cpu", "runq_wait",
+ * "lock_wait"), written by output/pprof.c and read back by pprof_profile.c.
+ * NULL for an invalid kind.
+ */
+const char *profile_kind_pprof_type(enum profile_kind kind);
 /* Inverse of profile_kind_name(). 0 or -EINVAL. */
 int profile_kind_parse(const char *s, enum profile_kind *kind);
 /* HC_KIND_ONCPU/OFFCPU/RUNQ/LOCK (abi/common.h) -> kind; -EINVAL for others (waker). */
 int profile_kind_from_abi(unsigned int abi_kind, enum profile_kind *kind);
+
+/* The object kernel frames belong to (perf's name for it; the pprof kernel mapping's file). */
+#define PROFILE_KERNEL_OBJECT	"[kernel.kallsyms]"
 
 /* Frame flags, mirrored by the folded suffixes. */
 #define FRAME_F_KERNEL	0x1	/* "_[k]" */
@@ -244,7 +253,8 @@ struct folded_read_stats {
  * lines ignored, malformed lines skipped and counted (each reported with its
  * line number via pr_debug). Suffixes _[k] _[j] _[i] _[w] become flags.
  * Weights are @kind until a hotcold header says otherwise; a header also
- * sets the period and times. Other lines starting with "# " are comments.
+ * sets the period and times. Other lines starting with "# " are comments
+ * unless they end in a count (then they are stacks, as classic tools read them).
  * 0 or -errno: -EIO on read error, -ENOMEM; -EPROTO for a header we cannot
  * use (st->bad_header_line), -EILSEQ for a NUL byte (st->binary_line: the
  * input is binary, not text; nothing is added past it).
@@ -259,18 +269,7 @@ struct folded_read_stats {
 int profile__read_folded(struct profile *p, FILE *in, enum profile_kind kind,
 			 struct folded_read_stats *st);
 
-/*
- * Write folded lines (suffixes restored), one section per kind, each after
- * its header line (FOLDED_HEADER_MAGIC) and ordered count desc then text
- * asc; lines with the same text merge (labels are not written). In a
- * profile of several kinds on-CPU counts are written as nanoseconds (count x
- * period, when known), so every count in the file is time.
- * 0, -EIO, -ENOMEM, or -EOVERFLOW (a section's counts summed past UINT64_MAX).
- */
-int profile__write_folded(const struct profile *p, FILE *out);
-
-/* The unit of @kind's counts as profile__write_folded() writes them for @p. */
-const char *profile_folded_unit(const struct profile *p, enum profile_kind kind);
+/* The writer of this format, profile__write_folded(), is in output/folded.h. */
 
 /*
  * The folded text of stack @s without the count ("a;b;c_[k]"), NUL-terminated,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * FlameGraph folded text <-> profile, per SEEDS.md §1. Uses only the public
- * profile API; the writer goes through output/folded's merging sink so both
- * writers sanitize, merge and order lines the same way.
+ * FlameGraph folded text -> profile, per SEEDS.md §1, and a stack's folded
+ * text. Uses only the public profile API. The writer (profile -> folded) is
+ * output/folded_profile.c: the model below, its writers above it.
  */
 #include "analysis/profile.h"
 
@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/folded.h"
 #include "util/log.h"
 
 #define PROFILE_UNKNOWN	"[unknown]"
@@ -31,125 +30,6 @@ static int grow_array(void **arr, size_t *cap, size_t need, size_t elem)
 	*arr = a;
 	*cap = n;
 	return 0;
-}
-
-/* ---- folded writer ------------------------------------------------------------ */
-
-/* "name_[k]" for every frame, or NULL where the name has no suffix. */
-static char **frame_texts(const struct profile *p, size_t nr)
-{
-	char **t = calloc(nr ? nr : 1, sizeof(*t));
-	const struct profile_frame *f;
-	size_t i;
-
-	for (i = 0; t && i < nr; i++) {
-		f = profile__frame(p, (uint32_t)i);
-		if (!*profile_frame_suffix(f->flags))
-			continue;
-		if (asprintf(&t[i], "%s%s", f->name, profile_frame_suffix(f->flags)) < 0) {
-			t[i] = NULL;
-			while (i--)
-				free(t[i]);
-			free(t);
-			return NULL;
-		}
-	}
-	return t;
-}
-
-/* How @kind is written for @p: on-CPU as time when it shares the file with time kinds. */
-static bool oncpu_as_ns(const struct profile *p, enum profile_kind kind)
-{
-	return kind == PROFILE_KIND_ONCPU && profile__period_ns(p) &&
-	       (profile__kinds(p) & ~(1u << PROFILE_KIND_ONCPU));
-}
-
-const char *profile_folded_unit(const struct profile *p, enum profile_kind kind)
-{
-	return oncpu_as_ns(p, kind) ? "nanoseconds" : profile_kind_unit(kind);
-}
-
-static int sink_fill(const struct profile *p, enum profile_kind kind, char **texts,
-		     struct folded_sink *fs)
-{
-	uint64_t mult = oncpu_as_ns(p, kind) ? profile__period_ns(p) : 1, w;
-	const struct profile_stack *s;
-	const char **line = NULL;
-	size_t cap = 0, i, j;
-	uint32_t id;
-	int err = 0;
-
-	for (i = 0; i < profile__nr_stacks(p) && !err; i++) {
-		s = profile__stack(p, i);
-		if (s->kind != kind)
-			continue;
-		if (__builtin_mul_overflow(s->weight, mult, &w)) {
-			err = -EOVERFLOW;
-			break;
-		}
-		err = grow_array((void **)&line, &cap, s->nr_frames, sizeof(*line));
-		for (j = 0; !err && j < s->nr_frames; j++) {
-			id = s->frames[j];
-			line[j] = texts[id] ? texts[id] : profile__frame(p, id)->name;
-		}
-		if (!err)
-			err = folded_sink__add(fs, line, s->nr_frames, w);
-	}
-	free(line);
-	return err;
-}
-
-/* The header line: no field is a bare number, so FlameGraph tools skip it (profile.h). */
-static int write_header(const struct profile *p, enum profile_kind kind, FILE *out)
-{
-	uint64_t period = profile__period_ns(p);
-
-	fprintf(out, FOLDED_HEADER_MAGIC "v1 kind=%s unit=%s", profile_kind_name(kind),
-		profile_folded_unit(p, kind));
-	if (kind == PROFILE_KIND_ONCPU && period)
-		fprintf(out, " period_ns=%" PRIu64, period);
-	/* a sample counts events, not time: say which and how many (readers ignore the keys) */
-	if (kind == PROFILE_KIND_ONCPU && profile__event(p))
-		fprintf(out, " event=%s event_period=%" PRIu64, profile__event(p),
-			profile__event_period(p));
-	if (profile__start_ns(p))
-		fprintf(out, " start_ns=%" PRIu64, profile__start_ns(p));
-	if (profile__duration_ns(p))
-		fprintf(out, " duration_ns=%" PRIu64, profile__duration_ns(p));
-	return fputc('\n', out) == EOF || ferror(out) ? -EIO : 0;
-}
-
-int profile__write_folded(const struct profile *p, FILE *out)
-{
-	size_t nr = profile__nr_frames(p), i;
-	unsigned int kinds = profile__kinds(p);
-	char **texts = frame_texts(p, nr);
-	struct folded_sink *fs = NULL;
-	int err = texts ? 0 : -ENOMEM;
-
-	/* an empty profile still says what it is: the kind it would hold is unknown */
-	if (!kinds)
-		kinds = 1u << PROFILE_KIND_ONCPU;
-	for (int k = 0; !err && k < PROFILE_KIND_NR; k++) {
-		if (!(kinds & (1u << k)))
-			continue;
-		fs = folded_sink__new();
-		if (!fs) {
-			err = -ENOMEM;
-			break;
-		}
-		/* the sink merges stacks that differ only in labels and sorts the lines */
-		err = write_header(p, k, out);
-		if (!err)
-			err = sink_fill(p, k, texts, fs);
-		if (!err)
-			err = folded_sink__write(fs, out);
-		folded_sink__free(fs);
-	}
-	for (i = 0; texts && i < nr; i++)
-		free(texts[i]);
-	free(texts);
-	return err;
 }
 
 int profile_stack_text(const struct profile *p, const struct profile_stack *s, char **buf,
@@ -420,11 +300,30 @@ static int add_stack(struct folded_reader *r, char *stack, uint64_t count, const
 	return err == -EOVERFLOW ? -EINVAL : err;
 }
 
+/*
+ * Whether @line ends in a count (digits after its last space or tab): a
+ * stack, never a header or a comment, whatever it starts with. The header
+ * is made never to end in one (profile.h), and a stack's root frame (a
+ * process name) may start with "# ".
+ */
+static bool ends_in_count(const char *line, size_t n)
+{
+	uint64_t v;
+	size_t sep;
+
+	while (n && is_space(line[n - 1]))
+		n--;
+	for (sep = n; sep && line[sep - 1] != ' ' && line[sep - 1] != '\t'; sep--)
+		;
+	return sep && parse_count(line + sep, n - sep, &v) != -EINVAL;
+}
+
 /* One line, trailing newline included. 0, 1 (blank), -EINVAL (malformed, *why set), -errno. */
 static int parse_line(struct folded_reader *r, char *line, size_t n, const char **why)
 {
 	size_t sep;
 	uint64_t count;
+	bool comment;
 	int err;
 
 	while (n && is_space(line[n - 1]))
@@ -433,17 +332,25 @@ static int parse_line(struct folded_reader *r, char *line, size_t n, const char 
 		line++, n--;
 	if (!n)
 		return 1;
-	/* "# ..." is a comment (the hotcold header is handled by the caller) */
-	if (n >= 2 && line[0] == '#' && line[1] == ' ')
-		return 1;
+	/*
+	 * "# ..." without a count is a comment (the hotcold header is handled
+	 * by the caller). With one it is a stack, as flamegraph.pl, inferno and
+	 * speedscope read it: a process may name itself "# x", and its samples
+	 * must not vanish when the file is read back.
+	 */
+	comment = n >= 2 && line[0] == '#' && line[1] == ' ';
 	/* the count follows the last space: frames may contain spaces */
 	for (sep = n; sep && line[sep - 1] != ' ' && line[sep - 1] != '\t'; sep--)
 		;
 	if (!sep) {
+		if (comment)
+			return 1;
 		*why = "no count";
 		return -EINVAL;
 	}
 	err = parse_count(line + sep, n - sep, &count);
+	if (err == -EINVAL && comment)
+		return 1;
 	if (!err)
 		err = scale_count(r, count, &count);
 	if (err) {
@@ -487,7 +394,8 @@ int profile__read_folded(struct profile *p, FILE *in, enum profile_kind kind,
 			err = -EILSEQ;
 			break;
 		}
-		if (!strncmp(line, FOLDED_HEADER_MAGIC, strlen(FOLDED_HEADER_MAGIC))) {
+		if (!strncmp(line, FOLDED_HEADER_MAGIC, strlen(FOLDED_HEADER_MAGIC)) &&
+		    !ends_in_count(line, (size_t)n)) {
 			err = parse_header(&r, line, &st->header_kinds);
 			if (err) {
 				st->bad_header_line = lineno;

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/json.h"
-#include "output/termsafe.h"
+#include "util/json.h"
+#include "util/termsafe.h"
 
 static const char *const kind_titles[PROFILE_KIND_NR] = {
 	[PROFILE_KIND_ONCPU] = "on-CPU",

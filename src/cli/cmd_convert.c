@@ -8,6 +8,7 @@
 
 #include "cli/cmd.h"
 #include "cli/input.h"
+#include "output/folded.h"
 #include "output/outfile.h"
 #include "output/pprof.h"
 #include "util/compiler.h"

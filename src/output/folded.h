@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/profile.h"
+
 /*
  * Write one line: frames[0] is the root (usually the process name).
  * Characters that would break the format are replaced: ';' inside a frame
@@ -39,5 +41,19 @@ uint64_t folded_sink__total(const struct folded_sink *fs);
  * (bytewise), each exactly as folded_write_frames() would. 0 or -EIO.
  */
 int folded_sink__write(const struct folded_sink *fs, FILE *out);
+
+/*
+ * A profile as folded text (folded_profile.c; the format and its header line
+ * are in analysis/profile.h): suffixes restored, one section per kind, each
+ * after its header line (FOLDED_HEADER_MAGIC) and ordered count desc then
+ * text asc; lines with the same text merge (labels are not written). In a
+ * profile of several kinds on-CPU counts are written as nanoseconds (count x
+ * period, when known), so every count in the file is time.
+ * 0, -EIO, -ENOMEM, or -EOVERFLOW (a section's counts summed past UINT64_MAX).
+ */
+int profile__write_folded(const struct profile *p, FILE *out);
+
+/* The unit of @kind's counts as profile__write_folded() writes them for @p. */
+const char *profile_folded_unit(const struct profile *p, enum profile_kind kind);
 
 #endif /* HC_OUTPUT_FOLDED_H */

@@ -122,18 +122,6 @@ static void strings_release(struct strings *st)
 	free(st->slots);
 }
 
-static const char *const type_names[PROFILE_KIND_NR] = {
-	[PROFILE_KIND_ONCPU] = "samples",
-	[PROFILE_KIND_OFFCPU] = "off_cpu",
-	[PROFILE_KIND_RUNQ] = "runq_wait",
-	[PROFILE_KIND_LOCK] = "lock_wait",
-};
-
-const char *pprof_type_name(enum profile_kind kind)
-{
-	return (unsigned int)kind < PROFILE_KIND_NR ? type_names[kind] : NULL;
-}
-
 /* Decide the value layout; -EOVERFLOW if a total cannot be an int64. */
 static int layout(struct enc *e)
 {
@@ -176,7 +164,7 @@ static void put_sample_types(struct enc *e)
 	for (k = 0; k < PROFILE_KIND_NR; k++) {
 		if (!e->present[k])
 			continue;
-		put_value_type(e, PF_SAMPLE_TYPE, type_names[k],
+		put_value_type(e, PF_SAMPLE_TYPE, profile_kind_pprof_type(k),
 			       k == PROFILE_KIND_ONCPU ? "count" : "nanoseconds");
 		if (k == PROFILE_KIND_ONCPU && e->period)
 			put_value_type(e, PF_SAMPLE_TYPE, "cpu", "nanoseconds");
@@ -560,7 +548,7 @@ static void put_tail(struct enc *e)
 	int k;
 
 	for (k = 0; !def && k < PROFILE_KIND_NR; k++)
-		def = e->present[k] ? type_names[k] : NULL;
+		def = e->present[k] ? profile_kind_pprof_type(k) : NULL;
 	if (e->period) {
 		put_value_type(e, PF_PERIOD_TYPE, "cpu", "nanoseconds");
 		pb_put_int64(&e->out, PF_PERIOD, (int64_t)e->period);

@@ -35,7 +35,7 @@
 
 #include "analysis/profile.h"
 
-#define PPROF_KERNEL_MAPPING "[kernel.kallsyms]"
+#define PPROF_KERNEL_MAPPING PROFILE_KERNEL_OBJECT
 
 /*
  * Encode @p, gzip it and write it to @out (not flushed or closed).
@@ -43,9 +43,6 @@
  * total does not fit pprof's int64).
  */
 int pprof_write(const struct profile *p, FILE *out);
-
-/* The sample type naming @kind's values ("samples", "off_cpu", ...; above). */
-const char *pprof_type_name(enum profile_kind kind);
 
 /* The same, uncompressed, into a malloc'd buffer (for tests). 0 or -errno. */
 int pprof_encode(const struct profile *p, unsigned char **data, size_t *len);

@@ -17,6 +17,7 @@
 #include "collect/collector.h"
 #include "collect/locknames.h"
 #include "analysis/profile.h"
+#include "output/folded.h"
 #include "record/labels.h"
 #include "record/reason.h"
 #include "record/wakers.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/profile.h"
+#include "output/folded.h"
 #include "util/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -16,7 +16,7 @@ FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-Iinclude -Isrc $(shell pkg-config --cflags $(PKGS))
 
 fuzz_deps_folded   := src/analysis/profile.c src/analysis/profile_folded.c \
-		      src/output/folded.c src/util/log.c
+		      src/output/folded.c src/output/folded_profile.c src/util/log.c
 fuzz_deps_procmaps := src/sym/procmaps.c src/sym/strtab.c src/util/log.c
 fuzz_deps_perfmap  := src/sym/perfmap.c src/sym/strtab.c src/util/log.c
 fuzz_deps_kallsyms := src/sym/kallsyms.c src/sym/strtab.c src/util/log.c
@@ -24,7 +24,7 @@ fuzz_deps_elf_syms := src/sym/elf_syms.c src/sym/elf_syms_debug.c src/sym/elf_de
 		      src/sym/demangle.c src/sym/strtab.c src/util/log.c
 fuzz_deps_pprof    := src/analysis/pprof_read.c src/analysis/annotate.c \
 		      src/analysis/pprof_profile.c src/analysis/profile.c \
-		      src/analysis/profile_folded.c src/output/folded.c src/output/pprof.c \
+		      src/analysis/profile_folded.c src/output/folded.c src/output/folded_profile.c src/output/pprof.c \
 		      src/output/protobuf.c src/util/log.c
 fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(fuzz_deps_$(1)))
 

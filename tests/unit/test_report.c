@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* analysis/report.c, report_write.c, filter.c and output/json.c. */
+/* analysis/report.c, report_write.c, filter.c and util/json.c. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,8 +13,8 @@
 
 #include "analysis/filter.h"
 #include "analysis/report.h"
-#include "output/json.h"
-#include "output/termsafe.h"
+#include "util/json.h"
+#include "util/termsafe.h"
 
 static struct profile *folded(const char *text)
 {

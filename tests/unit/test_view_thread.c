@@ -18,6 +18,7 @@
 
 #include "agent/view.h"
 #include "analysis/pprof_profile.h"
+#include "output/folded.h"
 #include "output/pprof.h"
 
 /* A stack root first: process, then @mid frames of @flags, then @leaf; of thread @thread/@tid. */

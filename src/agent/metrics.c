@@ -172,10 +172,12 @@ void metrics_log(struct metrics *m)
 				m->progs[i].run_cnt ? (double)m->progs[i].run_time_ns /
 						      m->progs[i].run_cnt : 0.0,
 				(unsigned long long)m->progs[i].run_cnt);
+	/* the runq kind's total, as stored: --off-cpu's [cpu wait] after wakeups is in it */
 	pr_info("agent: interval %llu: %llu samples, %.3f s off-CPU, %.3f s runq, %llu stacks; "
 		"cpu %.3f%%, rss %.1f MiB; history %llu intervals, %.1f MiB\n",
 		(unsigned long long)m->intervals, (unsigned long long)m->last.samples,
-		(m->last.off_ns + m->last.short_ns) / 1e9, m->last.runq_ns / 1e9,
+		(m->last.off_ns + m->last.short_ns) / 1e9,
+		(m->last.runq_ns + m->last.cpuwait_ns) / 1e9,
 		(unsigned long long)m->last.stacks, m->cpu_pct_interval,
 		m->rss_bytes / 1048576.0, (unsigned long long)m->store_intervals,
 		m->store.bytes / 1048576.0);

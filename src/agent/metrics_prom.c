@@ -164,8 +164,12 @@ int metrics_write_prometheus(const struct metrics *m, FILE *out)
 	    m->last.samples);
 	one(out, "interval_offcpu_seconds", "gauge", "Off-CPU time in the last interval.",
 	    (m->last.off_ns + m->last.short_ns) / 1e9);
-	one(out, "interval_runq_seconds", "gauge", "Run-queue wait in the last interval.",
-	    m->last.runq_ns / 1e9);
+	one(out, "interval_runq_seconds", "gauge",
+	    "Run-queue wait in the last interval (as stored: off-CPU's [cpu wait] included).",
+	    (m->last.runq_ns + m->last.cpuwait_ns) / 1e9);
+	one(out, "interval_cpu_wait_seconds", "gauge",
+	    "Of it, off-CPU blocks' wait for a CPU after their wakeup ([cpu wait]).",
+	    m->last.cpuwait_ns / 1e9);
 	one(out, "interval_lock_seconds", "gauge", "Lock wait in the last interval.",
 	    m->last.lock_ns / 1e9);
 	one(out, "interval_stacks", "gauge", "Distinct stacks in the last interval.",

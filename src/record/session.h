@@ -76,6 +76,7 @@ struct session_counts {
 	uint64_t off_ns, off_blocks;		/* off-CPU blocks with stacks */
 	uint64_t short_ns, short_blocks;	/* off-CPU blocks below min_block_ns */
 	uint64_t runq_ns, runq_waits;
+	uint64_t cpuwait_ns;			/* off-CPU blocks' CPU wait after their wakeup */
 	uint64_t lock_ns, lock_waits;
 	uint64_t stacks;			/* distinct stacks aggregated */
 	uint64_t stacks_dropped;		/* refused: max_stacks reached */

@@ -326,6 +326,7 @@ void session__counts(const struct session *s, struct session_counts *c)
 	c->short_blocks = s->short_blocks;
 	c->runq_ns = s->runq_ns;
 	c->runq_waits = s->runq_waits;
+	c->cpuwait_ns = s->cpuwait_ns;
 	c->lock_ns = s->lock_ns;
 	c->lock_waits = s->lock_waits;
 	c->stacks = stack_agg__nr_entries(s->agg);

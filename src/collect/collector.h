@@ -26,6 +26,7 @@ struct collector_env {
 	bool python;		/* walk Python frames with the maps below (collect/python.h) */
 	int python_procs_fd;	/* owned by the session's struct python */
 	int python_stats_fd;
+	int python_nprocs_fd;
 	struct locknames *locknames;	/* the session's lock registry (collect/locknames.h) */
 	int nr_cpus;		/* possible CPUs */
 	const bool *online;	/* [nr_cpus] */

@@ -68,7 +68,8 @@ static int locks_open(struct collector *c, const struct record_opts *o,
 				   lk->skel->maps.unwind_objs);
 	if (!err)
 		err = python_reuse_maps(env, lk->skel->maps.python_procs,
-					lk->skel->maps.python_stats);
+					lk->skel->maps.python_stats,
+					lk->skel->maps.python_nprocs);
 	if (err) {
 		pr_warn("locks: cannot share the proc maps: %s\n", strerror(-err));
 		goto err_destroy;

@@ -59,6 +59,8 @@ struct python {
 	struct { uint32_t version; uint64_t procs; } unsup[PY_UNSUP_SLOTS];
 	uint32_t gen;
 	uint64_t procs_added, map_errors, no_state_frames;
+	uint32_t nprocs;	/* entries in python_procs (= procs) */
+	int nprocs_fd;
 	struct python_merge_stats merge;
 };
 
@@ -71,6 +73,7 @@ int python__new(struct python **out, int nr_cpus)
 	if (!py)
 		return -ENOMEM;
 	py->stats_fd = -1;
+	py->nprocs_fd = -1;
 	keymap__init(&py->procs);
 	keymap__init(&py->found);
 	keymap__init(&py->unsup_tgids);
@@ -85,6 +88,12 @@ int python__new(struct python **out, int nr_cpus)
 	py->stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "python_stats", sizeof(__u32),
 				      HC_PY_STAT_NR * sizeof(__u64), 1, NULL);
 	if (py->stats_fd < 0) {
+		err = -errno;
+		goto err_free;
+	}
+	py->nprocs_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "python_nprocs", sizeof(__u32),
+				       sizeof(__u32), 1, NULL);
+	if (py->nprocs_fd < 0) {
 		err = -errno;
 		goto err_free;
 	}
@@ -118,6 +127,8 @@ void python__free(struct python *py)
 		close(py->procs_fd);
 	if (py->stats_fd >= 0)
 		close(py->stats_fd);
+	if (py->nprocs_fd >= 0)
+		close(py->nprocs_fd);
 	free(py);
 }
 
@@ -131,20 +142,36 @@ int python__stats_fd(const struct python *py)
 	return py->stats_fd;
 }
 
+int python__nprocs_fd(const struct python *py)
+{
+	return py->nprocs_fd;
+}
+
+/* python_procs' size for the BPF side's gate (bpf/python.bpf.h python_nprocs) */
+static void nprocs_publish(struct python *py)
+{
+	__u32 zero = 0, n = py->nprocs;
+
+	if (bpf_map_update_elem(py->nprocs_fd, &zero, &n, BPF_ANY))
+		py->map_errors++;
+}
+
 const struct python_names *python__names(const struct python *py)
 {
 	return py->names;
 }
 
 int python_reuse_maps(const struct collector_env *env, struct bpf_map *procs,
-		      struct bpf_map *stats)
+		      struct bpf_map *stats, struct bpf_map *nprocs)
 {
 	int err;
 
 	if (!env->python)
 		return 0;
 	err = bpf_map__reuse_fd(procs, env->python_procs_fd);
-	return err ? err : bpf_map__reuse_fd(stats, env->python_stats_fd);
+	if (!err)
+		err = bpf_map__reuse_fd(stats, env->python_stats_fd);
+	return err ? err : bpf_map__reuse_fd(nprocs, env->python_nprocs_fd);
 }
 
 /* The interpreter facts of mapping @m's file, read once per (dev, inode). */
@@ -202,6 +229,8 @@ static int add_interp(struct python *py, uint32_t tgid, const struct procmap *m,
 	struct hc_py_proc v = {};
 	struct py_proc *pp;
 	uint64_t bias, old;
+	bool replaced;
+	int err;
 
 	if (!l) {
 		count_unsupported(py, tgid, e->pe.version);
@@ -232,18 +261,32 @@ static int add_interp(struct python *py, uint32_t tgid, const struct procmap *m,
 	v.fr_prev_instr = l->fr_prev_instr;
 	v.co_code = l->co_code_adaptive;
 	/* a process seen again (exec into another python): the newer entry wins */
-	if (keymap__get(&py->procs, tgid, 0, &old))
+	replaced = keymap__get(&py->procs, tgid, 0, &old);
+	if (replaced)
 		free((void *)(uintptr_t)old);
 	if (keymap__put(&py->procs, tgid, 0, (uintptr_t)pp)) {
 		keymap__del(&py->procs, tgid, 0, NULL);
 		free(pp);
+		if (replaced) {	/* the old entry went too */
+			bpf_map_delete_elem(py->procs_fd, &tgid);
+			py->nprocs--;
+			nprocs_publish(py);
+		}
 		return -ENOMEM;
 	}
 	if (bpf_map_update_elem(py->procs_fd, &tgid, &v, BPF_ANY)) {
+		err = -errno;
 		py->map_errors++;
-		return -errno;
+		/* not in python_procs: not in procs either, so nprocs counts exactly the map */
+		if (!replaced && keymap__del(&py->procs, tgid, 0, NULL))
+			free(pp);
+		return err;
 	}
 	py->procs_added++;
+	if (!replaced) {
+		py->nprocs++;
+		nprocs_publish(py);
+	}
 	return 0;
 }
 
@@ -279,6 +322,10 @@ void python__forget(struct python *py, uint32_t tgid)
 		return;
 	free((void *)(uintptr_t)v);
 	bpf_map_delete_elem(py->procs_fd, &tgid);
+	if (py->nprocs) {
+		py->nprocs--;
+		nprocs_publish(py);
+	}
 }
 
 size_t python__user_frames(struct python *py, uint32_t tgid, const uint64_t *nat, size_t nn,

@@ -27,12 +27,13 @@ void python__free(struct python *py);	/* NULL is a no-op */
 
 int python__procs_fd(const struct python *py);
 int python__stats_fd(const struct python *py);
+int python__nprocs_fd(const struct python *py);
 /* The code object names, for symbolizer__set_python(). */
 const struct python_names *python__names(const struct python *py);
 
 /* Point a collector object's copies at env's maps (before load); no-op without. 0 or -errno. */
 int python_reuse_maps(const struct collector_env *env, struct bpf_map *procs,
-		      struct bpf_map *stats);
+		      struct bpf_map *stats, struct bpf_map *nprocs);
 
 /*
  * A new process (or a new image after exec) with executable mappings @pm:

@@ -180,7 +180,8 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 				   oc->skel->maps.unwind_objs);
 	if (!err)
 		err = python_reuse_maps(env, oc->skel->maps.python_procs,
-					oc->skel->maps.python_stats);
+					oc->skel->maps.python_stats,
+					oc->skel->maps.python_nprocs);
 	if (err) {
 		pr_warn("offcpu: cannot share the proc maps: %s\n", strerror(-err));
 		goto err_destroy;

@@ -358,6 +358,7 @@ static void session_open_python(struct session *s)
 	s->env.python = true;
 	s->env.python_procs_fd = python__procs_fd(s->py);
 	s->env.python_stats_fd = python__stats_fd(s->py);
+	s->env.python_nprocs_fd = python__nprocs_fd(s->py);
 	symbolizer__set_python(s->sym, python__names(s->py));
 }
 

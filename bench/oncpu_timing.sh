@@ -8,9 +8,12 @@
 # pointers) with --unwind=cfi at 999 Hz; the arms alternate for --rounds.
 # Per arm and round: ns per call of each path (every section includes one
 # more clock read, ~20-40 ns), the emitted path's sum and the ticks of a
-# target that sample nothing per sample (dithering).
+# target that sample nothing per sample (dithering). The user stack is split
+# into its steps (lib/ustack.bpf.h's USTACK_MARK): the process lookup and the
+# walker's init, the walk, its flags and stats, the Python frames.
 #   make O=/tmp/hc-timing BPF_DEFS=-DHC_ONCPU_TIMING /tmp/hc-timing/hotcold
 #   flock /tmp/hotcold-bench.lock bench/oncpu_timing.sh [--rounds N] /tmp/hc-timing/hotcold [OTHER...]
+# NODITHER=1 in the environment: record --no-dither (every target tick a sample).
 set -u
 cd "$(dirname "$0")/.."
 ROUNDS=2
@@ -27,7 +30,8 @@ one() {	# $1: hotcold; prints one table row
 	"$TMP/glibc_calls" 9000 "$TMP" 40 >/dev/null 2>&1 & a=$!
 	"$TMP/glibc_calls" 9000 "$TMP" 40 >/dev/null 2>&1 & b=$!
 	sleep 0.5
-	"$1" record -p $a,$b --unwind=cfi -e cpu-clock -F 999 -d 6 -o "$TMP/t.folded" 2>"$TMP/t.err" &
+	"$1" record -p $a,$b --unwind=cfi -e cpu-clock -F 999 -d 6 ${NODITHER:+--no-dither} \
+		-o "$TMP/t.folded" 2>"$TMP/t.err" &
 	hc=$!
 	sleep 5
 	id=$("$BPFTOOL" map show | awk -F: '/ oncpu_timing / { print $1 }' | tail -1)
@@ -38,23 +42,24 @@ one() {	# $1: hotcold; prints one table row
 	[ -n "$id" ] || { echo "| $1 | no oncpu_timing map: not a timing build? |"; return; }
 	python3 - "$TMP/t.json" "$1" <<'PY'
 import json, struct, sys
-ns, cnt = [0] * 7, [0] * 7
+N = 11	# the sections of bpf/oncpu.bpf.c's TM_* enum; then ns[N], cnt[N], prev
+ns, cnt = [0] * N, [0] * N
 for e in json.load(open(sys.argv[1])):
     for v in e["values"]:
         b = bytes(int(x, 16) for x in v["value"])
-        vals = struct.unpack("<14Q", b[:112])
-        for i in range(7):
+        vals = struct.unpack("<%dQ" % (2 * N), b[:16 * N])
+        for i in range(N):
             ns[i] += vals[i]
-            cnt[i] += vals[7 + i]
-per = [ns[i] / cnt[i] if cnt[i] else 0 for i in range(7)]
+            cnt[i] += vals[N + i]
+per = [ns[i] / cnt[i] if cnt[i] else 0 for i in range(N)]
 em = cnt[2]
 print("| %s | %s | %.0f | %.2f |" % (sys.argv[2], " | ".join("%.0f" % p for p in per),
       sum(per[2:]), cnt[1] / em if em else 0))
 PY
 }
 
-echo "| binary | filtered | target tick, no sample | decide | header | kernel stack | user stack | tail | emitted path | no-sample ticks per sample |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| binary | filtered | target tick, no sample | decide | header | kernel stack | user stack (mark only) | tail | user stack: process lookup, init | walk | flags, stats | Python | emitted path | no-sample ticks per sample |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for r in $(seq "$ROUNDS"); do
 	for hc in "$@"; do
 		echo "[timing] round $r/$ROUNDS: $hc" >&2

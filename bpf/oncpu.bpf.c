@@ -33,6 +33,62 @@ const volatile __u64 cfg_max_ahead_ns = 0;
 /* record -b: the event carries a branch stack; copy it after each sample */
 const volatile bool cfg_branches = false;
 
+/*
+ * Debug build only (make BPF_DEFS=-DHC_ONCPU_TIMING): ns spent per path and
+ * per section of an emitted sample, read with bpftool from oncpu_timing
+ * (bench/unwind.sh --timing). Each mark is one more clock read (~20-40 ns).
+ */
+#ifdef HC_ONCPU_TIMING
+enum {
+	TM_FILTERED,	/* idle or not a target: ns, count */
+	TM_NOT_TAKEN,	/* a target's tick that is not its interval's instant */
+	TM_DECIDE,	/* emitted: from entry to the decision */
+	TM_HEADER,	/* emitted: scratch and record header */
+	TM_KSTACK,
+	TM_USTACK,
+	TM_TAIL,	/* emitted: first sight, ring output, stats */
+	TM_US_PRE,	/* user stack: process lookup, registers, walker init */
+	TM_US_WALK,	/* user stack: the walk */
+	TM_US_POST,	/* user stack: flags and stats */
+	TM_US_PY,	/* user stack: python_capture */
+	TM_NR,
+};
+
+struct oncpu_timing {
+	__u64 ns[TM_NR];
+	__u64 cnt[TM_NR];
+	__u64 prev;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct oncpu_timing);
+} oncpu_timing SEC(".maps");
+
+static __always_inline void timing_mark(__u32 i)
+{
+	__u32 zero = 0;
+	struct oncpu_timing *t = bpf_map_lookup_elem(&oncpu_timing, &zero);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!t)
+		return;
+	if (i < TM_NR) {
+		t->ns[i] += now - t->prev;
+		t->cnt[i]++;
+	}
+	t->prev = now;
+}
+#define TIMING_START timing_mark(TM_NR)
+#define TIMING_MARK(i) timing_mark(i)
+#define USTACK_MARK(i) timing_mark(i)
+#else
+#define TIMING_START
+#define TIMING_MARK(i)
+#endif
+
 #include "shared_maps.bpf.h"
 
 struct {
@@ -56,53 +112,6 @@ struct {
 	__type(value, struct oncpu_dither_task);
 } oncpu_dither_task SEC(".maps");
 
-/*
- * Debug build only (make BPF_DEFS=-DHC_ONCPU_TIMING): ns spent per path and
- * per section of an emitted sample, read with bpftool from oncpu_timing
- * (bench/unwind.sh --timing). Each mark is one more clock read (~20-40 ns).
- */
-#ifdef HC_ONCPU_TIMING
-enum {
-	TM_FILTERED,	/* idle or not a target: ns, count */
-	TM_NOT_TAKEN,	/* a target's tick that is not its interval's instant */
-	TM_DECIDE,	/* emitted: from entry to the decision */
-	TM_HEADER,	/* emitted: scratch and record header */
-	TM_KSTACK,
-	TM_USTACK,
-	TM_TAIL,	/* emitted: first sight, ring output, stats */
-	TM_NR,
-};
-
-struct oncpu_timing {
-	__u64 ns[TM_NR];
-	__u64 cnt[TM_NR];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct oncpu_timing);
-} oncpu_timing SEC(".maps");
-
-static __always_inline void timing_mark(__u32 i, __u64 *prev)
-{
-	__u32 zero = 0;
-	struct oncpu_timing *t = bpf_map_lookup_elem(&oncpu_timing, &zero);
-	__u64 now = bpf_ktime_get_ns();
-
-	if (t && i < TM_NR) {
-		t->ns[i] += now - *prev;
-		t->cnt[i]++;
-	}
-	*prev = now;
-}
-#define TIMING_START __u64 tm_prev = bpf_ktime_get_ns()
-#define TIMING_MARK(i) timing_mark(i, &tm_prev)
-#else
-#define TIMING_START
-#define TIMING_MARK(i)
-#endif
 
 /* a uniformly random instant in the interval [k * period, (k + 1) * period) */
 static __always_inline __u64 interval_instant(__u64 k)

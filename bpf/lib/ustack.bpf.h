@@ -7,6 +7,11 @@
 #ifndef HC_BPF_LIB_USTACK_BPF_H
 #define HC_BPF_LIB_USTACK_BPF_H
 
+/* timing builds of oncpu.bpf.c mark the steps of a capture */
+#ifndef USTACK_MARK
+#define USTACK_MARK(i)
+#endif
+
 /* Common record header fields but the names, sampled at @now (bpf_ktime_get_ns()). */
 static __always_inline void rec_fill_fixed(struct hc_stack_rec *r, __u32 tgid, __u32 pid,
 					   __u16 kind, __u64 now)
@@ -49,7 +54,11 @@ static __always_inline bool ustack_cfi(struct uw_scratch *s, struct task_struct 
 		return false;
 	}
 	/* the user-mode registers saved at kernel entry, whatever mode we are in */
-	r->nr_ustack = unwind_user(s, (struct pt_regs *)bpf_task_pt_regs(task), tgid, nk);
+	unwind_user_init(s, (struct pt_regs *)bpf_task_pt_regs(task), tgid, nk);
+	s->st.remote = 0;
+	USTACK_MARK(TM_US_PRE);
+	r->nr_ustack = unwind_user_resume(s);
+	USTACK_MARK(TM_US_WALK);
 	r->flags |= HC_SF_UNWIND_CFI;
 	stat_inc(stats, HC_STAT_UNWIND_CFI);
 	if (s->st.fp_frames) {
@@ -67,6 +76,7 @@ static __always_inline bool ustack_cfi(struct uw_scratch *s, struct task_struct 
 		if (s->st.stop < HC_STAT_NR)
 			stat_inc(stats, s->st.stop);
 	}
+	USTACK_MARK(TM_US_POST);
 	return true;
 }
 
@@ -104,6 +114,7 @@ static __always_inline void ustack_capture(void *ctx, struct uw_scratch *s,
 		ustack_fp(ctx, &s->rec, nk, stats);
 	/* the interpreter's frames after the native ones (bpf/python.bpf.h) */
 	python_capture(s, task, tgid);
+	USTACK_MARK(TM_US_PY);
 }
 
 /* Used bytes of a record, bounded for the verifier. */

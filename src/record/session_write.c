@@ -168,8 +168,14 @@ int session__profile(struct session *s, struct profile *p)
 {
 	struct emit_opts eo = session_emit_opts(s);
 
-	/* the agent's intervals are stored as pprof too: with source lines */
-	eo.srclines = true;
+	/*
+	 * The agent's intervals, as its name-ahead path names them (session_name.c):
+	 * without DWARF source lines. libdw's line tables of the objects sampled
+	 * stay loaded while they live, tens of MiB for one -g build (with --push,
+	 * whose labels turn name-ahead off, the agent sat at 60-72 MiB against 26
+	 * without); a back end symbolizes lines from the mappings' build IDs and
+	 * addresses, and record -o x.pb.gz still writes them.
+	 */
 	profile__set_period_ns(p, eo.period_ns);
 	profile__set_event(p, eo.event, eo.event_period);
 	return emit_profile(s->agg, s->sym, &eo, p);

@@ -30,6 +30,7 @@ enum hc_counters_stat {
 	HC_CSTAT_FIRST,		/* first read of an event on a CPU: baseline only */
 	HC_CSTAT_READ_ERR,	/* bpf_perf_event_read_value() failed: span lost */
 	HC_CSTAT_MAP_FULL,	/* counters_procs full: span of a new process lost */
+	HC_CSTAT_SCALED,	/* spans longer than their task's own runtime: scaled to it */
 	HC_CSTAT_NR,
 };
 

@@ -720,6 +720,10 @@ static int write_procs(struct stat_run *r, double seconds)
 		"%llu lost (process table full)\n", (unsigned long long)st.spans,
 		(unsigned long long)st.read_err, st.read_err ? ": " : "",
 		st.read_err ? strerror((int)-st.last_err) : "", (unsigned long long)st.map_full);
+	if (st.scaled)
+		pr_info("stat: per-process: %llu spans held other tasks' time (their switches were "
+			"not traced): scaled to their own task's runtime\n",
+			(unsigned long long)st.scaled);
 	return err;
 }
 

@@ -328,6 +328,7 @@ void task_counters__stats(const struct task_counters *tc, struct task_counters_s
 	st->first = v[HC_CSTAT_FIRST];
 	st->read_err = v[HC_CSTAT_READ_ERR];
 	st->map_full = v[HC_CSTAT_MAP_FULL];
+	st->scaled = v[HC_CSTAT_SCALED];
 	st->last_err = tc->skel->bss->stat_last_read_err;
 }
 

@@ -44,6 +44,7 @@ struct task_counters_stats {
 	uint64_t first;		/* first reads (baselines) */
 	uint64_t read_err;	/* bpf_perf_event_read_value() failures: spans lost */
 	uint64_t map_full;	/* spans lost: process table full */
+	uint64_t scaled;	/* spans scaled to their task's runtime (untraced switches inside) */
 	int64_t last_err;	/* the last read error, -errno, 0 if none */
 };
 

@@ -68,7 +68,8 @@
 # as --unwind=cfi: a before/after comparison side by side.
 # --depth 10|40, --build nofp|fp: only those cost arms (a shorter run: one
 # depth and one build take a quarter of the time).
-# --nodither: also the arms cfi-nodither and fp-nodither (record --no-dither:
+# --nodither: also the arms cfi-nodither and fp-nodither (and with --before
+# cfi-before-nodither; record --no-dither:
 # the fixed period, every tick of a target emits a sample, as when session 3
 # measured 4.3 us at depth 46, before issue 16's dithering put ~8 ticks under
 # each sample): the walk's cost per sample apart from the dithering's.
@@ -264,7 +265,8 @@ ARMS=()
 for build in $BUILDS; do
 	for depth in $DEPTHS; do
 		for mode in cfi ${BEFORE:+cfi-before} fp; do ARMS+=("$build:$depth:$mode"); done
-		((NODITHER)) && ARMS+=("$build:$depth:cfi-nodither" "$build:$depth:fp-nodither")
+		((NODITHER)) && ARMS+=("$build:$depth:cfi-nodither"
+			${BEFORE:+"$build:$depth:cfi-before-nodither"} "$build:$depth:fp-nodither")
 	done
 done
 
@@ -275,9 +277,9 @@ done
 one_arm() {
 	local r=$1 build=$2 depth=$3 mode=$4 base a b hc id sm dm t0 c0 e0 t1 c1 e1 n0 n1 b0 b1 w0 w1 others
 	local f0 f1
-	local bin=$HOTCOLD umode=$mode extra=()
-	[[ $mode != cfi-before ]] || { bin=$BEFORE; umode=cfi; }
-	[[ $mode != *-nodither ]] || { umode=${mode%-nodither}; extra=(--no-dither); }
+	local bin=$HOTCOLD umode=${mode%-nodither} extra=()
+	[[ $mode != *-nodither ]] || extra=(--no-dither)
+	[[ $umode != cfi-before ]] || { bin=$BEFORE; umode=cfi; }
 	base=$TMP/cost.$build.$depth.$mode.r$r
 	start "$TMP/$build/glibc_calls" $(((SECS + 8) * 1000)) "$TMP" "$depth"; a=$LAST
 	start "$TMP/$build/glibc_calls" $(((SECS + 8) * 1000)) "$TMP" "$depth"; b=$LAST

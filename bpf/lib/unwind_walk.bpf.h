@@ -101,6 +101,40 @@ static __always_inline struct hc_cfi_rule *unwind_find_rule(struct uw_state *st,
 	return &n->leaf.rule[k];
 }
 
+/* The cache entry for @key (uw_rc_ent::key): a multiplicative hash, top bits. */
+static __always_inline __u32 uw_rc_slot(__u64 key)
+{
+	__u32 h = ((__u32)key ^ (__u32)(key >> 32) * 0x85ebca6bu) * 0x9e3779b1u;
+
+	return h >> (32 - UW_RC_BITS);
+}
+
+/*
+ * The rule for @vaddr in the current mapping's object (NULL: no row covers
+ * it): from the scratch's rule cache, else searched in the tree and cached.
+ */
+static __always_inline struct hc_cfi_rule *unwind_rule(struct uw_scratch *s, __u32 vaddr)
+{
+	struct uw_state *st = &s->st;
+	__u64 key = (__u64)st->m_stamp << 32 | vaddr;
+	struct uw_rc_ent *e = &s->rc[uw_rc_slot(key)];
+	struct hc_cfi_rule *row;
+	void *rows;
+
+	if (e->key == key)
+		return &e->rule;
+	st->rc_miss++;
+	rows = bpf_map_lookup_elem(&unwind_objs, &st->m_obj);
+	if (!rows)
+		return NULL;
+	row = unwind_find_rule(st, rows, vaddr);
+	if (!row)
+		return NULL;
+	e->key = key;
+	e->rule = *row;
+	return &e->rule;
+}
+
 #define UW_PAGE_SIZE 4096
 
 /*
@@ -270,7 +304,6 @@ static long unwind_step(__u32 i, void *ctx)
 	struct uw_state *st;
 	__u32 slot = *(__u32 *)ctx, idx, reason;
 	__u64 lookup_pc;
-	void *rows;
 
 	/* the caller's scratch (a map value pointer cannot travel through bpf_loop) */
 	s = bpf_map_lookup_elem(&unwind_scratch, &slot);
@@ -302,14 +335,10 @@ static long unwind_step(__u32 i, void *ctx)
 		st->m_bias = m->bias;
 		st->m_obj = m->obj;
 		st->m_height = m->height;
+		st->m_stamp = m->stamp;
 		st->have_map = 1;
 	}
-	row = NULL;
-	if (st->m_obj) {
-		rows = bpf_map_lookup_elem(&unwind_objs, &st->m_obj);
-		if (rows)
-			row = unwind_find_rule(st, rows, (__u32)(lookup_pc - st->m_bias));
-	}
+	row = st->m_obj ? unwind_rule(s, (__u32)(lookup_pc - st->m_bias)) : NULL;
 	/* a handler's return address into the sigreturn trampoline (not the leaf: a syscall) */
 	if (st->n > 1 && !st->remote && (!row || row->cfa == HC_CFA_NONE || row->cfa == HC_CFA_UNSUP) &&
 	    unwind_at_sigreturn(st->pc))
@@ -377,6 +406,7 @@ static __always_inline void unwind_user_init(struct uw_scratch *s, struct pt_reg
 	st->fp_frames = 0;
 	st->have_map = 0;
 	st->leaf_obj = 0;
+	st->rc_miss = 0;
 	st->win_len = 0;
 	st->exact_pc = 0;
 	st->via_building = 0;

@@ -48,6 +48,8 @@ static __always_inline bool ustack_cfi(struct uw_scratch *s, struct task_struct 
 				       __u32 nk, void *stats)
 {
 	struct hc_stack_rec *r = &s->rec;
+	struct hc_stat_val *sv;
+	__u32 zero = 0;
 
 	if (!bpf_map_lookup_elem(&unwind_procs, &tgid)) {
 		stat_inc(stats, HC_STAT_UNWIND_NO_TABLE);
@@ -60,21 +62,26 @@ static __always_inline bool ustack_cfi(struct uw_scratch *s, struct task_struct 
 	r->nr_ustack = unwind_user_resume(s);
 	USTACK_MARK(TM_US_WALK);
 	r->flags |= HC_SF_UNWIND_CFI;
-	stat_inc(stats, HC_STAT_UNWIND_CFI);
-	if (s->st.fp_frames) {
+	if (s->st.fp_frames)
 		r->flags |= HC_SF_UNWIND_FP;
-		stat_inc(stats, HC_STAT_UNWIND_FP_FRAMES);
-	}
 	if (s->st.stop == HC_STAT_USTACK_TRUNC)
 		r->flags |= HC_SF_USTACK_TRUNC;
 	if (s->st.stop == HC_STAT_UNWIND_NO_MAPPING)
 		r->flags |= HC_SF_UNWIND_UNMAPPED;
 	if (s->st.stop == HC_STAT_UNWIND_PENDING)
 		r->flags |= HC_SF_UNWIND_PENDING;
-	if (s->st.stop != UNWIND_DONE) {
+	if (s->st.stop != UNWIND_DONE)
 		r->flags |= HC_SF_UNWIND_PARTIAL;
-		if (s->st.stop < HC_STAT_NR)
-			stat_inc(stats, s->st.stop);
+	/* one lookup for all of a walk's counters */
+	sv = bpf_map_lookup_elem(stats, &zero);
+	if (sv) {
+		sv->v[HC_STAT_UNWIND_CFI]++;
+		sv->v[HC_STAT_UNWIND_FRAMES] += r->nr_ustack;
+		sv->v[HC_STAT_UNWIND_RULE_MISS] += s->st.rc_miss;
+		if (s->st.fp_frames)
+			sv->v[HC_STAT_UNWIND_FP_FRAMES]++;
+		if (s->st.stop != UNWIND_DONE && s->st.stop < HC_STAT_NR)
+			sv->v[s->st.stop]++;
 	}
 	USTACK_MARK(TM_US_POST);
 	return true;

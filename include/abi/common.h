@@ -183,6 +183,8 @@ enum hc_stat {
 	HC_STAT_LOCK_OWNER_UNKNOWN,/* locks: a kernel mutex/rwsem wait with no owner recorded */
 	HC_STAT_BRANCH_RB_FULL,	/* record -b: ring full, a sample's branch stack lost */
 	HC_STAT_BRANCH_NONE,	/* record -b: bpf_read_branch_records() gave no entries */
+	HC_STAT_UNWIND_FRAMES,	/* frames of CFI walks (bpf/lib/ustack.bpf.h) */
+	HC_STAT_UNWIND_RULE_MISS,/* ... whose rule was not in the walker's cache: searched in the table */
 	HC_STAT_NR,
 };
 

@@ -113,6 +113,13 @@ struct hc_unwind_map {
 	__u64 bias;
 	__u32 obj;		/* key in unwind_objs; 0: no table (JIT, no CFI) */
 	__u32 height;		/* inner levels above the leaves of that object's tree */
+	/*
+	 * Its table's stamp, unique per published table (never 0 with obj):
+	 * the walker caches rules by (stamp, vaddr), and an evicted table's id
+	 * is reused for another object, its stamp never.
+	 */
+	__u32 stamp;
+	__u32 pad;
 };
 
 /* Value of unwind_procs, keyed by tgid; maps sorted by start. */

@@ -12,6 +12,9 @@ void walk_stats_add(struct collector_stats *st, const uint64_t *v)
 		bool loss;
 	} lines[] = {
 		{ "user stacks by CFI", HC_STAT_UNWIND_CFI, false },
+		{ "CFI frames", HC_STAT_UNWIND_FRAMES, false },
+		{ "CFI frames searched in the table (not in the rule cache)",
+		  HC_STAT_UNWIND_RULE_MISS, false },
 		{ "stacks by FP (no table yet)", HC_STAT_UNWIND_NO_TABLE, true },
 		{ "CFI stacks with FP frames (no CFI there)", HC_STAT_UNWIND_FP_FRAMES, true },
 		{ "walks ended in unmapped code", HC_STAT_UNWIND_NO_MAPPING, true },

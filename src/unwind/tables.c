@@ -21,7 +21,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-_Static_assert(sizeof(struct hc_unwind_map) == 32, "hc_unwind_map ABI changed");
+_Static_assert(sizeof(struct hc_unwind_map) == 40, "hc_unwind_map ABI changed");
 
 int unwind_tables__new(struct unwind_tables **out, const struct unwind_tables_opts *o)
 {
@@ -146,6 +146,7 @@ static void fill_entry(struct unwind_tables *ut, struct uproc *p, uint32_t tgid,
 	if (ob->id) {
 		e->obj = ob->id;
 		e->height = ob->height;
+		e->stamp = ob->stamp;
 		e->bias = bias;
 	} else if (ob->building) {
 		/* obj 0 (frame pointers) until the builder is done; the bias is known now */
@@ -213,6 +214,7 @@ static bool uproc_fill(struct unwind_tables *ut, struct uproc *p, const struct u
 			/* a failed build leaves obj 0: no longer "being built" either */
 			v->maps[w->idx].obj = ob->id;
 			v->maps[w->idx].height = ob->id ? ob->height : 0;
+			v->maps[w->idx].stamp = ob->stamp;
 			if (w->idx < p->nr_ranges)
 				p->ranges[w->idx].obj = ob->id;
 			any = true;

@@ -37,6 +37,7 @@ struct uobj {
 	uint64_t serial;	/* tells a rebuilt object from an evicted one of the same key */
 	bool building;		/* its table is being built on the builder thread */
 	uint32_t id;		/* key in unwind_objs; 0: no table (FP fallback) */
+	uint32_t stamp;		/* its table's, never reused (hc_unwind_map.stamp) */
 	uint32_t nr_rows;
 	uint32_t nr_nodes;	/* elements of its inner array */
 	uint32_t height;	/* of its tree: inner levels above the leaves */
@@ -88,6 +89,7 @@ struct unwind_tables {
 	struct uobj *idle_head, *idle_tail;
 	size_t idle_rows;
 	uint64_t next_serial;
+	uint32_t last_stamp;	/* of the last table published */
 	struct ubuilder *bld;	/* the builder thread; NULL: tables built in line */
 	bool build_inline;	/* for now, build in line even with a builder */
 	struct unwind_tables_stats st;

@@ -89,6 +89,10 @@ static int publish_tree(struct unwind_tables *ut, struct uobj *ob, const struct 
 	} else {
 		ob->nr_nodes = tr->nr;
 		ob->height = tr->height;
+		/* 2^32 tables published before a stamp could come round again; 0 is "none" */
+		if (!++ut->last_stamp)
+			++ut->last_stamp;
+		ob->stamp = ut->last_stamp;
 	}
 out:
 	free(keys);

@@ -17,6 +17,10 @@ static const struct diag table[] = {
 	{ "blocks with stacks", "blocks_with_stacks", DIAG_WORK, "" },
 	{ "waits with stacks", "waits_with_stacks", DIAG_WORK, "" },
 	{ "user stacks by CFI", "user_stacks_cfi", DIAG_WORK, "" },
+	/* the walker's rule cache: misses / frames is its miss rate (bpf/lib/unwind.bpf.h) */
+	{ "CFI frames", "cfi_frames", DIAG_WORK, "" },
+	{ "CFI frames searched in the table (not in the rule cache)", "cfi_rule_cache_misses",
+	  DIAG_WORK, "" },
 	/* no time lost: the thread's time comes from the kernel's account (collect/oncpu.c) */
 	{ "ticks missed while a task ran", "ticks_unseen", DIAG_WORK, "" },
 	/* cpu-clock ticks less on an idle CPU: no one's time (collect/oncpu.c) */

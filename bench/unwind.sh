@@ -65,7 +65,11 @@
 #
 # --before PATH: another hotcold binary (say, the previous commit's) measured
 # as a third mode, "cfi-before", in the same rounds and on the same workloads
-# as --unwind=cfi: a before/after comparison side by side.
+# as --unwind=cfi: a before/after comparison side by side. A binary from
+# before dithering (e.g. session 3's 0bff0ad, where 4.3 us at depth 46 was
+# measured) emits every tick in either arm: the ratio to it in the same
+# rounds is what says whether today's code is within that figure, whatever
+# the machine's speed that day.
 # --depth 10|40, --build nofp|fp: only those cost arms (a shorter run: one
 # depth and one build take a quarter of the time).
 # --nodither: also the arms cfi-nodither and fp-nodither (and with --before
@@ -280,6 +284,8 @@ one_arm() {
 	local bin=$HOTCOLD umode=${mode%-nodither} extra=()
 	[[ $mode != *-nodither ]] || extra=(--no-dither)
 	[[ $umode != cfi-before ]] || { bin=$BEFORE; umode=cfi; }
+	# a binary from before dithering (issue 16) has no --no-dither: it always emits every tick
+	[[ $bin != "$BEFORE" ]] || "$BEFORE" record --help 2>&1 | grep -q -e '--no-dither' || extra=()
 	base=$TMP/cost.$build.$depth.$mode.r$r
 	start "$TMP/$build/glibc_calls" $(((SECS + 8) * 1000)) "$TMP" "$depth"; a=$LAST
 	start "$TMP/$build/glibc_calls" $(((SECS + 8) * 1000)) "$TMP" "$depth"; b=$LAST

@@ -7,8 +7,9 @@
  *   unwind_scratch PERCPU_ARRAY[1] of struct uw_scratch
  * and a stats map passed as UNWIND_STATS.
  *
- * Each step: find the mapping of pc, search its object's row tree, compute
- * the CFA, read the return address at CFA-8 and, if saved, the caller's %rbp.
+ * Each step: find the mapping of pc, take its rule from the per-CPU rule
+ * cache or else search its object's row tree, compute the CFA, read the
+ * return address at CFA-8 and, if saved, the caller's %rbp.
  * Code without rows (JIT, objects without .eh_frame) is walked by frame
  * pointer and counted. bpf_loop() keeps the verifier's work to one step.
  */

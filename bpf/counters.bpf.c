@@ -148,53 +148,66 @@ static __always_inline __u64 span_share(__u64 elapsed, __u64 ran)
 	return (ran << 10) / elapsed;
 }
 
-/* @next runs on this CPU from now: note whether its span will count. */
-static __always_inline void set_owner(struct counters_cpu *last, struct task_struct *next)
-{
-	__u32 pid = BPF_CORE_READ(next, pid);
+/*
+ * What account() needs of a task, read by its caller: the tp_btf program
+ * loads it directly from its trusted arguments, the raw_tp twin and the
+ * sync probe-read it (each probe read a helper call, ~6 per switch).
+ */
+struct sw_task {
+	__u32 tgid, pid;
+	__u64 sum;	/* se.sum_exec_runtime */
+};
 
-	last->owner_pid = pid;
-	last->owner_ok = pid && (!cfg_filter ||
-				 target_match(&proc_targets, BPF_CORE_READ(next, tgid), pid));
+static __always_inline void sw_task_read(struct sw_task *f, struct task_struct *t)
+{
+	f->tgid = BPF_CORE_READ(t, tgid);
+	f->pid = BPF_CORE_READ(t, pid);
+	f->sum = BPF_CORE_READ(t, se.sum_exec_runtime);
+}
+
+/* @next runs on this CPU from now: note whether its span will count. */
+static __always_inline void set_owner(struct counters_cpu *last, const struct sw_task *next)
+{
+	last->owner_pid = next->pid;
+	last->owner_ok = next->pid && (!cfg_filter ||
+				       target_match(&proc_targets, next->tgid, next->pid));
 	last->owner_known = 1;
 }
 
 /*
  * Read every event on this CPU and charge the deltas since the previous
- * read here to @t, the task that ran in between; @next (NULL for a sync)
- * runs from now. Called with interrupts off (sched_switch, or the sync
- * IPI), so reads on one CPU never interleave.
+ * read here to @t (facts @tf), the task that ran in between; @nf (NULL for
+ * a sync) is the task that runs from now. Called with interrupts off
+ * (sched_switch, or the sync IPI), so reads on one CPU never interleave.
  */
-static __always_inline void account(struct task_struct *t, struct task_struct *next)
+static __always_inline void account(struct task_struct *t, const struct sw_task *tf,
+				    const struct sw_task *nf)
 {
-	__u32 zero = 0, cpu = bpf_get_smp_processor_id(), tgid, pid;
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id(), tgid = tf->tgid, pid = tf->pid;
 	struct hc_counters_proc *p = NULL;
 	struct bpf_perf_event_value v;
 	struct counters_cpu *last;
 	bool charge, charged = false;
-	__u64 now = bpf_ktime_get_ns(), sum, share = 1024;
+	__u64 now = bpf_ktime_get_ns(), sum = tf->sum, share = 1024;
 	long err;
 
 	last = bpf_map_lookup_elem(&counters_last, &zero);
 	if (!last)
 		return;
-	tgid = BPF_CORE_READ(t, tgid);
-	pid = BPF_CORE_READ(t, pid);
-	sum = BPF_CORE_READ(t, se.sum_exec_runtime);
 	/* spans that do not count still set the baseline */
 	charge = span_wanted(last, t, tgid, pid);
 	/*
 	 * The span's own runtime is known when its owner's switch-in was read
 	 * here, and up to date at a switch (a sync's may lag a tick: not scaled)
 	 */
-	if (next && charge && last->owner_known && last->owner_pid == pid && sum >= last->owner_sum)
+	if (nf && charge && last->owner_known && last->owner_pid == pid && sum >= last->owner_sum)
 		share = span_share(now - last->read_ns, sum - last->owner_sum);
-	if (next) {
-		set_owner(last, next);
-		last->owner_sum = BPF_CORE_READ(next, se.sum_exec_runtime);
+	if (nf) {
+		set_owner(last, nf);
+		last->owner_sum = nf->sum;
 	} else {
 		if (!last->owner_known || last->owner_pid != pid)
-			set_owner(last, t);	/* sync: @t keeps running */
+			set_owner(last, tf);	/* sync: @t keeps running */
 		last->owner_sum = sum;
 	}
 	last->read_ns = now;
@@ -244,7 +257,10 @@ static __always_inline void account(struct task_struct *t, struct task_struct *n
 SEC("tp_btf/sched_switch")
 int BPF_PROG(counters_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	account(prev, next);
+	struct sw_task pf = { prev->tgid, prev->pid, prev->se.sum_exec_runtime },
+		       nf = { next->tgid, next->pid, next->se.sum_exec_runtime };
+
+	account(prev, &pf, &nf);
 	return 0;
 }
 
@@ -253,7 +269,11 @@ SEC("raw_tp/sched_switch")
 int BPF_PROG(counters_switch_raw, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	account(prev, next);
+	struct sw_task pf, nf;
+
+	sw_task_read(&pf, prev);
+	sw_task_read(&nf, next);
+	account(prev, &pf, &nf);
 	return 0;
 }
 
@@ -266,6 +286,10 @@ int BPF_PROG(counters_switch_raw, bool preempt, struct task_struct *prev,
 SEC("raw_tp/sched_switch")
 int BPF_PROG(counters_sync)
 {
-	account((struct task_struct *)bpf_get_current_task(), NULL);
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct sw_task tf;
+
+	sw_task_read(&tf, t);
+	account(t, &tf, NULL);
 	return 0;
 }

@@ -116,7 +116,8 @@ struct hc_unwind_map {
 	/*
 	 * Its table's stamp, unique per published table (never 0 with obj):
 	 * the walker caches rules by (stamp, vaddr), and an evicted table's id
-	 * is reused for another object, its stamp never.
+	 * is reused for another object, its stamp never. (Stamps start again
+	 * with a session's tables, whose collectors' caches are new too.)
 	 */
 	__u32 stamp;
 	__u32 pad;

@@ -10,6 +10,8 @@
 # over 2 s) and the switches per second. Arms alternate; run alone.
 #   flock /tmp/hotcold-bench.lock bench/counters_switch.sh [--rounds N] HOTCOLD [OTHER...]
 set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/bench/lib.sh"
 ROUNDS=3
 [ "${1:-}" = --rounds ] && { ROUNDS=$2; shift 2; }
 [ $# -ge 1 ] || { echo "usage: $0 [--rounds N] HOTCOLD [OTHER...]" >&2; exit 2; }
@@ -18,7 +20,7 @@ BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
 PREV=$(sysctl -n kernel.bpf_stats_enabled)
 trap 'sysctl -qw kernel.bpf_stats_enabled=$PREV; pkill -f "perf bench sched pipe" 2>/dev/null' EXIT
 
-stats() {	# $1: prog id -> "run_time_ns run_cnt"
+prog_run() {	# $1: prog id -> "run_time_ns run_cnt"
 	"$BPFTOOL" prog show id "$1" | grep -o 'run_time_ns [0-9]* run_cnt [0-9]*' | awk '{ print $2, $4 }'
 }
 
@@ -34,9 +36,9 @@ one() {	# $1: hotcold; prints one table row
 	if [ -z "$id" ]; then
 		echo "| $1 | no counters_switch program |"
 	else
-		read -r t0 c0 < <(stats "$id")
+		read -r t0 c0 < <(prog_run "$id")
 		sleep 2
-		read -r t1 c1 < <(stats "$id")
+		read -r t1 c1 < <(prog_run "$id")
 		echo "| $1 | $(((t1 - t0) / (c1 - c0))) | $(((c1 - c0) / 2)) |"
 	fi
 	wait "$h"
@@ -47,9 +49,4 @@ one() {	# $1: hotcold; prints one table row
 
 echo "| binary | ns per switch (counters_switch) | switches/s |"
 echo "|---|---:|---:|"
-for r in $(seq "$ROUNDS"); do
-	for hc in "$@"; do
-		echo "[counters_switch] round $r/$ROUNDS: $hc" >&2
-		one "$hc"
-	done
-done
+alternate counters_switch "$ROUNDS" one "$@"

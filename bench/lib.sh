@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # bench/lib.sh — helpers the side-by-side benchmarks share (sourced by
-# sched.sh, locks.sh and oncpu.sh; each keeps its own arms, workload and
+# sched.sh, locks.sh, oncpu.sh, oncpu_timing.sh and counters_switch.sh; each keeps its own arms, workload and
 # report). Scripts set RAW (the raw-record file), ARMS, BPFTOOL, WL_PID,
 # STOP_TIMEOUT and log() before calling these.
 
@@ -11,6 +11,19 @@ rec() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$RAW"; }
 vals() { awk -F'\t' -v p="$1" -v a="$2" -v k="$3" '$1 == p && $3 == a && $4 == k {print $5}' "$RAW"; }
 
 now_ns() { date +%s%N; }
+
+# alternate NAME ROUNDS FN BINARY...: FN BINARY for every binary in turn, ROUNDS
+# times (the arms alternate), progress on stderr
+alternate() {
+	local name=$1 rounds=$2 fn=$3 r b
+	shift 3
+	for r in $(seq "$rounds"); do
+		for b in "$@"; do
+			echo "[$name] round $r/$rounds: $b" >&2
+			"$fn" "$b"
+		done
+	done
+}
 have() { local a; for a in "${ARMS[@]}"; do [[ $a == "$1" ]] && return 0; done; return 1; }
 
 # pid_prog_ids PID: ids of the BPF programs PID holds, comma-separated

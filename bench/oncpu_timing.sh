@@ -16,6 +16,8 @@
 # NODITHER=1 in the environment: record --no-dither (every target tick a sample).
 set -u
 cd "$(dirname "$0")/.."
+ROOT=$PWD
+. bench/lib.sh
 ROUNDS=2
 [ "${1:-}" = --rounds ] && { ROUNDS=$2; shift 2; }
 [ $# -ge 1 ] || { echo "usage: $0 [--rounds N] TIMING_HOTCOLD..." >&2; exit 2; }
@@ -60,9 +62,4 @@ PY
 
 echo "| binary | filtered | target tick, no sample | decide | header | kernel stack | user stack (mark only) | tail | user stack: process lookup, init | walk | flags, stats | Python | emitted path | no-sample ticks per sample |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-for r in $(seq "$ROUNDS"); do
-	for hc in "$@"; do
-		echo "[timing] round $r/$ROUNDS: $hc" >&2
-		one "$hc"
-	done
-done
+alternate timing "$ROUNDS" one "$@"

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # bench/lib.sh — helpers the side-by-side benchmarks share (sourced by
-# sched.sh, locks.sh, oncpu.sh, oncpu_timing.sh and counters_switch.sh; each keeps its own arms, workload and
-# report). Scripts set RAW (the raw-record file), ARMS, BPFTOOL, WL_PID,
-# STOP_TIMEOUT and log() before calling these.
+# sched.sh, locks.sh, oncpu.sh, oncpu_timing.sh and counters_switch.sh;
+# each keeps its own arms, workload and report). Scripts set RAW (the
+# raw-record file), ARMS, BPFTOOL, WL_PID, STOP_TIMEOUT and log() before
+# calling these.
 
 # rec PASS ROUND ARM KEY VALUE: one raw measurement (tab-separated) into $RAW
 rec() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$RAW"; }

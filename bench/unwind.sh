@@ -265,6 +265,8 @@ user_depth() {
 # ---- 1. BPF cost per sample ------------------------------------------------------
 TICK=$(getconf CLK_TCK)
 NCPU=$(nproc)
+BEFORE_NODITHER=0	# does the --before binary take --no-dither?
+[[ -z $BEFORE ]] || ! "$BEFORE" record --help 2>&1 | grep -q -e '--no-dither' || BEFORE_NODITHER=1
 ARMS=()
 for build in $BUILDS; do
 	for depth in $DEPTHS; do
@@ -285,7 +287,7 @@ one_arm() {
 	[[ $mode != *-nodither ]] || extra=(--no-dither)
 	[[ $umode != cfi-before ]] || { bin=$BEFORE; umode=cfi; }
 	# a binary from before dithering (issue 16) has no --no-dither: it always emits every tick
-	[[ $bin != "$BEFORE" ]] || "$BEFORE" record --help 2>&1 | grep -q -e '--no-dither' || extra=()
+	[[ $bin != "$BEFORE" || $BEFORE_NODITHER == 1 ]] || extra=()
 	base=$TMP/cost.$build.$depth.$mode.r$r
 	start "$TMP/$build/glibc_calls" $(((SECS + 8) * 1000)) "$TMP" "$depth"; a=$LAST
 	start "$TMP/$build/glibc_calls" $(((SECS + 8) * 1000)) "$TMP" "$depth"; b=$LAST

@@ -114,13 +114,12 @@ static __always_inline struct hc_counters_proc *proc_entry(struct task_struct *t
 }
 
 /*
- * Does the span of @t (pid @pid) that ends now count? Decided when it
+ * Does the span of task @pid (of @tgid) that ends now count? Decided when it
  * switched in: a target that exits leaves proc_targets at
  * sched_process_exit, before its last switch-out, and must still get its
  * last span.
  */
-static __always_inline bool span_wanted(struct counters_cpu *last, struct task_struct *t,
-					__u32 tgid, __u32 pid)
+static __always_inline bool span_wanted(struct counters_cpu *last, __u32 tgid, __u32 pid)
 {
 	if (!pid)
 		return false;	/* the idle task is nobody's time */
@@ -195,7 +194,7 @@ static __always_inline void account(struct task_struct *t, const struct sw_task 
 	if (!last)
 		return;
 	/* spans that do not count still set the baseline */
-	charge = span_wanted(last, t, tgid, pid);
+	charge = span_wanted(last, tgid, pid);
 	/*
 	 * The span's own runtime is known when its owner's switch-in was read
 	 * here, and up to date at a switch (a sync's may lag a tick: not scaled)

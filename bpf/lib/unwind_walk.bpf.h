@@ -54,19 +54,78 @@ static __always_inline struct hc_unwind_map *unwind_find_map(struct hc_unwind_pr
 }
 
 /*
- * The rule covering vaddr in the current mapping's object's B+ tree
- * (abi/unwind.h): one lookup per level, each followed by a branch-free
- * search of the node with direct loads. A bounded loop over at most
- * HC_CFI_MAX_HEIGHT inner levels: each level either descends or returns, so
- * the verifier walks a handful of paths. The leaf reached is remembered with
- * the range of vaddrs that lead to it: the next frame in that range goes
- * straight to the leaf (one lookup instead of 1 + height).
+ * One inner level of the descent: the child of @n that holds vaddr, and
+ * the range of vaddrs [lo, hi) that leads to it narrowed by this node.
  */
-static __always_inline struct hc_cfi_rule *unwind_find_rule(struct uw_state *st, void *tree,
-							    __u32 vaddr)
+struct uw_descent {
+	__u32 idx;
+	__u32 lo, hi;
+	__u32 vaddr;
+};
+
+/*
+ * The node searches are global subprograms (BPF-to-BPF calls the verifier
+ * checks once, on their own, with their arguments as unknowns): the
+ * verifier's cost of a search then adds to the walker's instead of
+ * multiplying with the paths of the callback it sits in, whatever a kernel
+ * release does with the search's arithmetic (abi/unwind.h). A call costs a
+ * few ns where a frame costs tens. 0, or -1 for a node that cannot be.
+ */
+__noinline int uw_inner_step(const struct hc_cfi_node *n, struct uw_descent *d)
 {
-	__u32 idx = 0, k, l, c, lo = 0, hi = 0xffffffff;
+	__u32 c, next;
+
+	if (!n || !d)
+		return -1;
+	c = hc_cfi_keys_search(n->inner.pc, HC_CFI_INNER_KEYS, d->vaddr);
+	if (c >= HC_CFI_INNER_KEYS)
+		return -1;	/* cannot happen: bounds for the verifier */
+	/* child c gets [pc[c], pc[c + 1]); child 0 also what is below pc[0] */
+	if (c && n->inner.pc[c] > d->lo)
+		d->lo = n->inner.pc[c];
+	/*
+	 * Checked and used in one register: clang would otherwise check c and
+	 * index with a copy of c + 1 made before, whose bound the verifier
+	 * does not learn from the check.
+	 */
+	next = c + 1;
+	asm volatile("" : "+r"(next));
+	if (next < HC_CFI_INNER_KEYS && n->inner.pc[next] < d->hi)
+		d->hi = n->inner.pc[next];
+	d->idx = n->inner.first_child + c;
+	return 0;
+}
+
+/* The leaf's row for @vaddr into @out: 0, or -1 if vaddr is below its first row. */
+__noinline int uw_leaf_rule(const struct hc_cfi_node *n, __u32 vaddr, struct hc_cfi_rule *out)
+{
+	__u32 k;
+
+	if (!n || !out)
+		return -1;
+	k = hc_cfi_keys_search(n->leaf.pc, HC_CFI_LEAF_ROWS, vaddr);
+	if (k >= HC_CFI_LEAF_ROWS || n->leaf.pc[k] > vaddr)
+		return -1;	/* below the object's first row */
+	*out = n->leaf.rule[k];
+	return 0;
+}
+
+/*
+ * The rule covering vaddr in the current mapping's object's B+ tree
+ * (abi/unwind.h) into @out: one lookup per level, each followed by a
+ * branch-free search of the node with direct loads. A bounded loop over at
+ * most HC_CFI_MAX_HEIGHT inner levels: each level either descends or
+ * returns, so the verifier walks a handful of paths. The leaf reached is
+ * remembered with the range of vaddrs that lead to it: the next frame in
+ * that range goes straight to the leaf (one lookup instead of 1 + height).
+ * 0, or -1: no row (a table replaced under us, or below its first row).
+ */
+static __always_inline int unwind_find_rule(struct uw_state *st, void *tree, __u32 vaddr,
+					    struct hc_cfi_rule *out)
+{
+	struct uw_descent d = { .idx = 0, .lo = 0, .hi = 0xffffffff, .vaddr = vaddr };
 	struct hc_cfi_node *n;
+	__u32 l, idx;
 
 	if (st->leaf_obj == st->m_obj && vaddr >= st->leaf_lo && vaddr < st->leaf_hi) {
 		idx = st->leaf_idx;
@@ -74,31 +133,20 @@ static __always_inline struct hc_cfi_rule *unwind_find_rule(struct uw_state *st,
 		for (l = 0; l < HC_CFI_MAX_HEIGHT; l++) {
 			if (l >= st->m_height)
 				break;
-			n = bpf_map_lookup_elem(tree, &idx);
-			if (!n)
-				return NULL;	/* a table replaced under us: FP for this frame */
-			c = hc_cfi_keys_search(n->inner.pc, HC_CFI_INNER_KEYS, vaddr);
-			if (c >= HC_CFI_INNER_KEYS)
-				return NULL;	/* cannot happen: bounds for the verifier */
-			/* child c gets [pc[c], pc[c + 1]); child 0 also what is below pc[0] */
-			if (c && n->inner.pc[c] > lo)
-				lo = n->inner.pc[c];
-			if (c + 1 < HC_CFI_INNER_KEYS && n->inner.pc[c + 1] < hi)
-				hi = n->inner.pc[c + 1];
-			idx = n->inner.first_child + c;
+			n = bpf_map_lookup_elem(tree, &d.idx);
+			if (!n || uw_inner_step(n, &d))
+				return -1;	/* a table replaced under us: FP for this frame */
 		}
+		idx = d.idx;
 		st->leaf_obj = st->m_obj;
 		st->leaf_idx = idx;
-		st->leaf_lo = lo;
-		st->leaf_hi = hi;
+		st->leaf_lo = d.lo;
+		st->leaf_hi = d.hi;
 	}
 	n = bpf_map_lookup_elem(tree, &idx);
 	if (!n)
-		return NULL;
-	k = hc_cfi_keys_search(n->leaf.pc, HC_CFI_LEAF_ROWS, vaddr);
-	if (k >= HC_CFI_LEAF_ROWS || n->leaf.pc[k] > vaddr)
-		return NULL;	/* below the object's first row */
-	return &n->leaf.rule[k];
+		return -1;
+	return uw_leaf_rule(n, vaddr, out);
 }
 
 /* The cache entry for @key (uw_rc_ent::key): a multiplicative hash, top bits. */
@@ -118,20 +166,17 @@ static __always_inline struct hc_cfi_rule *unwind_rule(struct uw_scratch *s, __u
 	struct uw_state *st = &s->st;
 	__u64 key = (__u64)st->m_stamp << 32 | vaddr;
 	struct uw_rc_ent *e = &s->rc[uw_rc_slot(key)];
-	struct hc_cfi_rule *row;
+	struct hc_cfi_rule row;
 	void *rows;
 
 	if (e->key == key)
 		return &e->rule;
 	st->rc_miss++;
 	rows = bpf_map_lookup_elem(&unwind_objs, &st->m_obj);
-	if (!rows)
-		return NULL;
-	row = unwind_find_rule(st, rows, vaddr);
-	if (!row)
+	if (!rows || unwind_find_rule(st, rows, vaddr, &row))
 		return NULL;
 	e->key = key;
-	e->rule = *row;
+	e->rule = row;
 	return &e->rule;
 }
 

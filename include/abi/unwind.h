@@ -75,25 +75,37 @@ struct hc_cfi_node {
 
 /*
  * Index of the last of @n ascending keys that is <= @key (0 if none is:
- * callers check keys[0]). Branch-free with a fixed number of steps for a
- * constant @n, so the BPF verifier sees one path whatever the keys; shared
- * with user space so the unit tests run the search the BPF side runs.
+ * callers check keys[0]). A fixed number of steps for a constant @n, each
+ * without a branch, so the BPF verifier sees one path whatever the keys;
+ * shared with user space so the unit tests run the search the BPF side runs.
+ *
+ * A step's comparison is a 0/1 (the borrow of keys[i] - (key + 1), a
+ * logical shift) times the step's constant, never an all-ones mask ANDed
+ * with it: kernels with "bpf: Recognize special arithmetic shift in the
+ * verifier" (6.18.y and stable backports) fork a [-1, 0] register ANDed
+ * with a constant into two states, one per value, and the forks of the
+ * steps multiplied past the verifier's 1M instructions (2^7 states per
+ * inner node, compounded over the levels). A multiply of a [0, 1] register
+ * is plain range arithmetic on every kernel. The BPF side also runs each
+ * node search in a global subprogram (lib/unwind_walk.bpf.h), verified once
+ * on its own, so whatever a kernel does inside it adds to the cost instead
+ * of multiplying with the caller's paths.
  */
 static inline __attribute__((always_inline)) __u32 hc_cfi_keys_search(const __u32 *keys,
 									__u32 n, __u32 key)
 {
-	__u32 base = 0, half, mask;
+	__u32 base = 0, half, le;
 
 #ifdef __clang__
 #pragma unroll
 #endif
 	for (; n > 1; n -= half) {
-		/* keys[i] <= key: keys[i] - (key + 1) is negative; its sign as an all-ones mask */
-		mask = (__u32)((__s64)((__u64)keys[base + n / 2] - ((__u64)key + 1)) >> 63);
-		/* opaque to the compiler: it would turn the mask into a select, a branch in BPF */
-		asm volatile("" : "+r"(mask));
 		half = n / 2;
-		base += half & mask;
+		/* keys[i] <= key: keys[i] - (key + 1) borrows, bit 63 set */
+		le = (__u32)(((__u64)keys[base + half] - ((__u64)key + 1)) >> 63);
+		/* opaque to the compiler: it would turn the multiply into a select (a branch) or a mask */
+		asm volatile("" : "+r"(le));
+		base += half * le;
 	}
 	return base;
 }

@@ -13,6 +13,7 @@
 
 #include "abi/locks.h"
 #include "abi/unwind.h"
+#include "lib/refuse.bpf.h"
 #include "lib/stats.bpf.h"
 #include "lib/target.bpf.h"
 #include "lib/task.bpf.h"
@@ -23,6 +24,7 @@ const volatile bool cfg_filter = false;
 const volatile __u64 cfg_min_wait_ns = 10000;	/* waits >= this carry a stack */
 const volatile __u32 cfg_stacks = 0x3;		/* bit 0 kernel, bit 1 user */
 const volatile __u32 cfg_unwind = HC_UNWIND_FP;
+const volatile __u32 cfg_refuse = 0;	/* test hook: lib/refuse.bpf.h */
 const volatile bool cfg_holders = false;	/* stacks of futex wakes that end waits */
 
 /* syscall numbers differ per architecture; only the futex ones matter here */
@@ -296,6 +298,7 @@ int BPF_PROG(locks_sys_enter, struct pt_regs *regs, long id)
 	__u64 addr;
 	__u32 cmd;
 
+	hc_refuse_if(HC_PART_CORE);
 	if (id != NR_FUTEX && id != NR_FUTEX_WAITV)
 		return 0;
 	t = bpf_get_current_task_btf();
@@ -306,6 +309,7 @@ int BPF_PROG(locks_sys_enter, struct pt_regs *regs, long id)
 	if (id == NR_FUTEX) {
 		cmd = SYSCALL_ARG2(regs) & FUTEX_CMD_MASK;
 		if (cfg_holders && futex_wakes(cmd)) {
+			hc_refuse_if(HC_PART_HOLDERS);
 			holder_wake(ctx, t, addr);
 			return 0;
 		}
@@ -496,6 +500,7 @@ int BPF_PROG(locks_contention_begin, void *lock, unsigned int flags)
 	struct lock_task *lt;
 	__u32 d;
 
+	hc_refuse_if(HC_PART_CORE);
 	if (!tracked(t))
 		return 0;
 	lt = bpf_task_storage_get(&locks_tasks, t, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);

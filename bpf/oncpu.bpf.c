@@ -14,6 +14,7 @@
 #include "abi/branches.h"
 #include "abi/oncpu.h"
 #include "abi/unwind.h"
+#include "lib/refuse.bpf.h"
 #include "lib/stats.bpf.h"
 #include "lib/target.bpf.h"
 #include "lib/task.bpf.h"
@@ -24,6 +25,7 @@ const volatile bool cfg_filter = false;
 const volatile bool cfg_idle = false;		/* sample the idle task (pid 0) too */
 const volatile __u32 cfg_stacks = HC_ONCPU_KSTACK | HC_ONCPU_USTACK;
 const volatile __u32 cfg_unwind = HC_UNWIND_FP;	/* enum hc_unwind_mode */
+const volatile __u32 cfg_refuse = 0;	/* test hook: lib/refuse.bpf.h */
 /* dithering: the sampling interval, 0 = every tick is a sample (no dithering) */
 const volatile __u64 cfg_period_ns = 0;
 /* a tick later than this after its interval's instant does not sample it (CPU halted) */
@@ -321,6 +323,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 	long n;
 	TIMING_START;
 
+	hc_refuse_if(HC_PART_CORE);
 	if (cfg_period_ns) {
 		c = bpf_map_lookup_elem(&oncpu_dither_cpu, &zero);
 		if (!c)
@@ -388,8 +391,10 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 	else
 		stat_inc(&oncpu_stats, HC_STAT_SAMPLES);
 	scratch_put();
-	if (cfg_branches)
+	if (cfg_branches) {
+		hc_refuse_if(HC_PART_BRANCHES);
 		branches_emit(ctx, tgid, pid);
+	}
 	TIMING_MARK(TM_TAIL);
 	return 0;
 }

@@ -25,6 +25,7 @@
 
 #include "abi/sched.h"
 #include "abi/unwind.h"
+#include "lib/refuse.bpf.h"
 #include "lib/stats.bpf.h"
 #include "lib/target.bpf.h"
 #include "lib/task.bpf.h"
@@ -42,6 +43,7 @@ const volatile __u64 cfg_max_block_ns = ~0ull;	/* longer blocks are ignored */
 const volatile __u32 cfg_states = HC_OFFCPU_STATE_S | HC_OFFCPU_STATE_D;
 const volatile __u32 cfg_stacks = 0x3;		/* bit 0 kernel, bit 1 user */
 const volatile __u32 cfg_unwind = HC_UNWIND_FP;
+const volatile __u32 cfg_refuse = 0;	/* test hook: lib/refuse.bpf.h */
 const volatile bool cfg_offcpu = true;
 const volatile bool cfg_runq = false;
 const volatile __u32 cfg_runq_per = HC_RUNQ_PER_PROCESS;
@@ -491,6 +493,7 @@ static __always_inline bool defer_walk(struct task_struct *next, struct offcpu_t
 	struct offcpu_tw *w;
 	int err;
 
+	hc_refuse_if(HC_PART_TASK_WORK);
 	ot->pending_ip = BPF_CORE_READ(regs, ip);
 	ot->pending_sp = BPF_CORE_READ(regs, sp);
 	w = bpf_map_lookup_elem(&offcpu_tw, &tid);
@@ -745,6 +748,7 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 	 */
 	__u32 state = cfg_prev_state ? (__u32)ctx[3] : prev->__state;
 
+	hc_refuse_if(HC_PART_CORE);
 	return on_switch(ctx, prev, next, state);
 }
 

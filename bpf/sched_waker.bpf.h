@@ -81,6 +81,7 @@ int BPF_PROG(offcpu_waking, struct task_struct *p)
 {
 	struct offcpu_task *ot;
 
+	hc_refuse_if(HC_PART_WAKERS);
 	/* storage exists only for tracked tasks that blocked */
 	ot = bpf_task_storage_get(&offcpu_tasks, p, NULL, 0);
 	if (ot)

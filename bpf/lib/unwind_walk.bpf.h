@@ -6,6 +6,8 @@
 #ifndef HC_BPF_LIB_UNWIND_WALK_BPF_H
 #define HC_BPF_LIB_UNWIND_WALK_BPF_H
 
+#include "lib/refuse.bpf.h"
+
 /*
  * The mapping search runs as bpf_loop() callbacks: the verifier checks a
  * callback body once, while a bounded loop with a branch per step is
@@ -426,6 +428,7 @@ static __always_inline __u32 unwind_user_resume(struct uw_scratch *s)
 	struct uw_state *st = &s->st;
 	__u32 slot = st->slot;
 
+	hc_refuse_if(HC_PART_CFI);
 	st->stop = 0;
 	st->want_hi = 0;
 	bpf_loop(HC_MAX_STACK_DEPTH, unwind_step, &slot, 0);

@@ -24,6 +24,22 @@
 /* --cgroup and --comm rules each (proc.bpf.c's cfg_cgroup_ and cfg_comm_ arrays) */
 #define HC_MAX_TARGET_RULES	8
 
+/*
+ * Optional parts a collector loads only where the kernel takes them
+ * (src/collect/parts.h); as bits, each object's cfg_refuse, a test hook
+ * (HOTCOLD_TEST_REFUSE) that makes the part's code invalid so the kernel
+ * really refuses it (bpf/lib/refuse.bpf.h).
+ */
+enum hc_part {
+	HC_PART_TASK_WORK = 0,	/* off-CPU user stacks by BPF task work */
+	HC_PART_WAKERS,		/* stacks of who woke long blocks */
+	HC_PART_HOLDERS,	/* stacks of futex wakes that end lock waits */
+	HC_PART_BRANCHES,	/* branch records with on-CPU samples */
+	HC_PART_CFI,		/* user stacks walked with CFI tables */
+	HC_PART_NR
+};
+#define HC_PART_CORE		31	/* cfg_refuse only: the collector's main program */
+
 /* hc_rec::type */
 enum hc_rec_type {
 	HC_REC_STACK = 1,	/* a weighted stack sample (struct hc_stack_rec) */

@@ -170,6 +170,7 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	 */
 	o->snapshot_at_exec = c->maps_at_exec;
 	o->label_cmdline = c->label_cmdline;
+	o->unwind = c->unwind;
 	/* service rules by command line or cgroup, container labels (push.h) */
 	o->proc_labels = c->push != NULL;
 	o->name_ahead = true;	/* an interval's end names little (session__take_profile) */
@@ -367,10 +368,10 @@ static void agent_reload(struct agent *a, agent_reload_fn reload, void *arg)
 	}
 	if (n.oncpu != a->cfg.oncpu || n.offcpu != a->cfg.offcpu || n.runq != a->cfg.runq ||
 	    n.locks != a->cfg.locks || n.counters != a->cfg.counters ||
-	    n.label_cmdline != a->cfg.label_cmdline ||
+	    n.label_cmdline != a->cfg.label_cmdline || n.unwind != a->cfg.unwind ||
 	    n.freq_hz != a->cfg.freq_hz ||
 	    strcmp(n.dir, a->cfg.dir) || (n.http == NULL) != (a->cfg.http == NULL))
-		pr_warn("agent: collector, label, directory or http changes take effect at restart\n");
+		pr_warn("agent: collector, label, unwind, directory or http changes take effect at restart\n");
 	a->cfg.interval_ns = n.interval_ns;
 	a->cfg.keep = n.keep;
 	sink_set_retention(&a->sink, &n.keep);	/* the writer applies it before its next write */

@@ -17,7 +17,7 @@
 #define CONFIG_MAX_LINE 4096
 
 enum key_type { K_PATH, K_DURATION, K_HZ, K_BOOL, K_PIDS, K_COUNT, K_SIZE, K_ADDR, K_CGROUPS,
-		K_COMMS, K_LABEL, K_URL, K_WORD,
+		K_COMMS, K_LABEL, K_UNWIND, K_URL, K_WORD,
 		K_PUSH_RULES, K_PUSH_LABELS };
 
 struct key_desc {
@@ -51,6 +51,7 @@ static const struct key_desc keys[] = {
 	{ "bpf_stats", K_BOOL, F(bpf_stats), 0, 0 },
 	{ "maps_at_exec", K_BOOL, F(maps_at_exec), 0, 0 },
 	{ "label", K_LABEL, F(label_cmdline), 0, 0 },
+	{ "unwind", K_UNWIND, F(unwind), 0, 0 },
 	{ "push", K_URL, F(push), 0, 0 },
 	{ "push_service", K_WORD, F(push_service), 0, 0 },
 	{ "push_rules", K_PUSH_RULES, F(push_rules), 0, 0 },
@@ -264,6 +265,8 @@ static int set_typed(struct agent_config *c, const struct key_desc *k, const cha
 		return parse_bool(v, field);
 	case K_LABEL:
 		return record_opts_parse_label(v, field);
+	case K_UNWIND:
+		return record_opts_parse_unwind(v, field);
 	case K_PIDS:
 		err = parse_id_list(v, 4194304, 1024, &pids, &nr);
 		if (err)
@@ -292,6 +295,7 @@ static const char *type_hint(enum key_type t)
 	case K_HZ: return "a frequency in Hz, 1..10000";
 	case K_BOOL: return "yes or no";
 	case K_LABEL: return "comm or cmdline";
+	case K_UNWIND: return "auto, fp or cfi";
 	case K_PIDS: return "a comma-separated list of process ids";
 	case K_CGROUPS: return "a comma-separated list of cgroup v2 directories (at most 8)";
 	case K_COMMS: return "a comma-separated list of process names or NAME* prefixes (at most 8)";

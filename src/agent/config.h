@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "collect/opts.h"
 #include "collect/target_rules.h"
 
 struct retention {
@@ -45,6 +46,7 @@ struct agent_config {
 	char *http_token_file;	/* the web view's token (http_auth.h) or NULL: none (malloc'd) */
 	bool bpf_stats;		/* enable kernel.bpf_stats while running */
 	bool maps_at_exec;	/* read every new image's maps at exec (short processes named) */
+	enum unwind_mode unwind;	/* unwind = auto|fp|cfi (record --unwind) */
 	bool label_cmdline;	/* label = cmdline: roots by command line (record/labels.h) */
 	/* push.h: a Pyroscope-compatible back end; all malloc'd, NULL: unset */
 	char *push;		/* base URL, e.g. http://pyroscope:4040; NULL: no push */

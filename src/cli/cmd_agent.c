@@ -33,6 +33,7 @@ enum {
 	OPT_COUNTERS,
 	OPT_MAPS_AT_EXEC,
 	OPT_LABEL,
+	OPT_UNWIND,
 	OPT_PUSH,
 	OPT_PUSH_SERVICE,
 	OPT_PUSH_RULES,
@@ -69,6 +70,7 @@ static const struct opt_spec agent_opts[] = {
 	  "only processes in these cgroup v2 directories or below" },
 	{ .name = "label", 0, OPT_LABEL, OPTV_STR, "WHAT",
 	  "root frame names a process by: comm (default) | cmdline (command line / process title)" },
+	{ .name = "unwind", 0, OPT_UNWIND, OPTV_STR, "MODE", CLI_UNWIND_HELP },
 	{ .name = "comm", 0, OPT_COMM, OPTV_STR, "NAME[,NAME...]",
 	  "only processes with these names (NAME*: a prefix; with --cgroup: both)" },
 	{ .name = "all-cpus", 'a', 'a', OPTV_FLAG, NULL, "the whole system (the default)" },
@@ -146,6 +148,7 @@ static const char *key_of(int c)
 	case OPT_MAX_BYTES: return "max_bytes";
 	case OPT_MAX_STACKS: return "max_stacks";
 	case OPT_LABEL: return "label";
+	case OPT_UNWIND: return "unwind";
 	case OPT_HTTP: return "http";
 	case OPT_HTTP_TOKEN_FILE: return "http_token_file";
 	case OPT_PUSH: return "push";

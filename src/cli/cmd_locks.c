@@ -34,6 +34,7 @@ static const struct opt_spec locks_opts[] = {
 	{ .name = "min-wait", 0, OPT_MIN_WAIT, OPTV_DUR, "DUR",
 	  "waits that keep a stack (no unit: microseconds; default 10us)",
 	  .max = UINT64_MAX, .unit = 1000 },
+	CLI_OPT_UNWIND_SPEC,
 	CLI_OPT_OUTPUT("default: stdout"),
 	OPT_SPEC_VERBOSE("more diagnostics"),
 	OPT_SPEC_QUIET("only warnings and errors"),

@@ -24,7 +24,6 @@ enum {
 	OPT_NO_DEMANGLE,
 	OPT_RING_MB,
 	OPT_MAX_STACKS,
-	OPT_UNWIND,
 	OPT_UNWIND_ROWS,
 	OPT_OFFCPU,
 	OPT_ONCPU,
@@ -104,9 +103,7 @@ static const struct opt_spec record_opts_tab[] = {
 	{ .name = "label", 0, OPT_LABEL, OPTV_CHOICE, "WHAT",
 	  "root frame names a process by its comm (default) or cmdline (its command line or "
 	  "process title, e.g. \"postgres: walwriter\")", .choices = "comm|cmdline" },
-	{ .name = "unwind", 0, OPT_UNWIND, OPTV_CHOICE, "MODE",
-	  "user stacks: auto (CFI tables where built, else frame pointers), fp, cfi",
-	  .choices = "auto|fp|cfi" },
+	CLI_OPT_UNWIND_SPEC,
 	{ .name = "unwind-rows", 0, OPT_UNWIND_ROWS, OPTV_U64, "N",
 	  "CFI rows kept in kernel memory, about 12 bytes each (default 4194304)",
 	  1024, 1ull << 30 },
@@ -173,7 +170,6 @@ struct record_ctx {
 };
 
 static const enum out_format formats[] = { FORMAT_FOLDED, FORMAT_PPROF, FORMAT_SVG };
-static const enum unwind_mode unwinds[] = { UNWIND_AUTO, UNWIND_FP, UNWIND_CFI };
 
 static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 {
@@ -222,9 +218,6 @@ static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 		break;
 	case OPT_LABEL:
 		o->label_cmdline = v->choice == 1;
-		break;
-	case OPT_UNWIND:
-		o->unwind = unwinds[v->choice];
 		break;
 	case OPT_UNWIND_ROWS:
 		o->unwind_max_rows = v->u;

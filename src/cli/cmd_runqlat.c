@@ -22,6 +22,7 @@ static const struct opt_spec runqlat_opts[] = {
 	{ .name = "per-process", 'P', 'P', OPTV_FLAG, NULL, "one histogram per process" },
 	{ .name = "per-thread", 'L', 'L', OPTV_FLAG, NULL, "one histogram per thread" },
 	{ .name = "kthreads", 'k', 'k', OPTV_FLAG, NULL, "include kernel threads" },
+	CLI_OPT_UNWIND_SPEC,
 	CLI_OPT_OUTPUT("default: stdout"),
 	OPT_SPEC_VERBOSE("more diagnostics"),
 	OPT_SPEC_QUIET("only warnings and errors"),

@@ -12,17 +12,24 @@
 #include "util/parse.h"
 #include "output/outfile.h"
 #include "record/session.h"
+#include "collect/kernel_check.h"
 #include "util/caps.h"
 #include "util/log.h"
 
 int cli_need_bpf(void)
 {
 	const char *msg = caps__missing_message();
+	char kmsg[512];
 
-	if (!msg)
-		return 0;
-	pr_warn("%s\n", msg);
-	return EXIT_RUNTIME;
+	if (msg) {
+		pr_warn("%s\n", msg);
+		return EXIT_RUNTIME;
+	}
+	if (kernel_check(kmsg, sizeof(kmsg))) {
+		pr_warn("%s\n", kmsg);
+		return EXIT_RUNTIME;
+	}
+	return 0;
 }
 
 int cli_run_recording(struct record_opts *o, const char *who)
@@ -132,6 +139,9 @@ int cli_target_opt(const struct opt_cmd *c, const struct opt_spec *s, const stru
 				err == -E2BIG ? "too many --cgroup rules" : strerror(-err));
 			return EXIT_USAGE;
 		}
+		return CLI_OPT_DONE;
+	case CLI_OPT_UNWIND:
+		o->unwind = v->choice == 1 ? UNWIND_FP : v->choice == 2 ? UNWIND_CFI : UNWIND_AUTO;
 		return CLI_OPT_DONE;
 	case CLI_OPT_COMM:
 		err = target_rules_add_comm(&o->rules, arg);

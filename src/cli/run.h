@@ -40,6 +40,7 @@ int cli_record_main(int argc, char **argv, struct record_opts *o,
 /* long-only option ids of the shared target options */
 #define CLI_OPT_CGROUP	0x1000	/* --cgroup PATH */
 #define CLI_OPT_COMM	0x1001	/* --comm NAME|PREFIX* */
+#define CLI_OPT_UNWIND	0x1002	/* --unwind auto|fp|cfi */
 
 /*
  * The option table entries record, runqlat and locks share (their help text
@@ -49,6 +50,11 @@ int cli_record_main(int argc, char **argv, struct record_opts *o,
 #define CLI_OPT_TID(help)	{ .name = "tid", 't', 't', OPTV_STR, "TID[,TID...]", help }
 #define CLI_OPT_CGROUP_SPEC(help) { .name = "cgroup", 0, CLI_OPT_CGROUP, OPTV_PATH, "PATH", help }
 #define CLI_OPT_COMM_SPEC(help)	{ .name = "comm", 0, CLI_OPT_COMM, OPTV_STR, "NAME", help }
+/* every command that takes user stacks walks them alike (record_opts.unwind) */
+#define CLI_UNWIND_HELP "user stacks: auto (CFI tables where built, else frame pointers; frame " \
+	"pointers where the kernel refuses the CFI walker), fp, cfi"
+#define CLI_OPT_UNWIND_SPEC { .name = "unwind", 0, CLI_OPT_UNWIND, OPTV_CHOICE, "MODE", \
+			      CLI_UNWIND_HELP, .choices = "auto|fp|cfi" }
 #define CLI_OPT_ALL(help)	{ .name = "all-cpus", 'a', 'a', OPTV_FLAG, NULL, help }
 /* 1 ms to a leap year: a shorter run holds no sample at 99 Hz, a longer one is a typo */
 #define CLI_OPT_DURATION(help)	{ .name = "duration", 'd', 'd', OPTV_DUR, "DUR", help, \
@@ -62,7 +68,7 @@ int cli_record_main(int argc, char **argv, struct record_opts *o,
 
 /*
  * The options record, runqlat and locks share: -p, -t, -a, -d, -o, -v, -q,
- * --cgroup, --comm, by their ids above.
+ * --cgroup, --comm, --unwind, by their ids above.
  * Returns CLI_OPT_DONE, CLI_OPT_OTHER, or EXIT_USAGE after a message.
  */
 int cli_target_opt(const struct opt_cmd *c, const struct opt_spec *s, const struct opt_val *v,

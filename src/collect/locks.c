@@ -5,6 +5,7 @@
  * arrive through the ring as HC_KIND_LOCK records.
  */
 #include "collect/locks.h"
+#include "collect/parts.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -33,32 +34,34 @@ struct locks {
 	uint64_t min_wait_ns;
 	struct hc_lock_key walk_key;	/* the last lock a budgeted drain named */
 	bool walk_more;			/* its walk goes on after walk_key */
+	unsigned int refused;		/* parts the kernel refused (collect/parts.h) */
+	/* for a load: the options and the shared maps */
+	const struct record_opts *o;
+	const struct collector_env *env;
 };
 
-static int locks_open(struct collector *c, const struct record_opts *o,
-		      const struct collector_env *env)
+/* parts_load_fn: the skeleton with @parts, a previous one destroyed first */
+static int locks_try_load(void *ctx, unsigned int parts)
 {
-	struct locks *lk;
+	struct locks *lk = ctx;
+	const struct record_opts *o = lk->o;
+	const struct collector_env *env = lk->env;
 	int err;
 
-	lk = calloc(1, sizeof(*lk));
-	if (!lk)
-		return -ENOMEM;
-	lk->names = env->locknames;
-	lk->nr_cpus = env->nr_cpus;
-	lk->min_wait_ns = o->min_lock_wait_ns;
+	locks_bpf__destroy(lk->skel);
 	lk->skel = locks_bpf__open();
 	if (!lk->skel) {
 		err = -errno;
 		pr_warn("locks: cannot open BPF skeleton: %s\n", strerror(-err));
-		goto err_free;
+		return err;
 	}
 	lk->skel->rodata->cfg_filter = env->filter;
 	lk->skel->rodata->cfg_min_wait_ns = o->min_lock_wait_ns;
 	lk->skel->rodata->cfg_stacks = (o->kernel_stacks ? 0x1 : 0) | (o->user_stacks ? 0x2 : 0);
-	lk->skel->rodata->cfg_unwind = env->unwind_cfi ? HC_UNWIND_CFI : HC_UNWIND_FP;
-	/* the lock table shows who released; folded output (record --locks) has no place */
-	lk->skel->rodata->cfg_holders = o->locks_report && o->user_stacks;
+	lk->skel->rodata->cfg_unwind = parts & PART_BIT(HC_PART_CFI) ? HC_UNWIND_CFI :
+								       HC_UNWIND_FP;
+	lk->skel->rodata->cfg_refuse = parts_test_refuse();
+	lk->skel->rodata->cfg_holders = parts & PART_BIT(HC_PART_HOLDERS);
 	bpf_program__set_autoload(lk->skel->progs.locks_sys_enter, o->locks_user);
 	bpf_program__set_autoload(lk->skel->progs.locks_sys_exit, o->locks_user);
 	bpf_program__set_autoload(lk->skel->progs.locks_contention_begin, o->locks_kernel);
@@ -70,24 +73,45 @@ static int locks_open(struct collector *c, const struct record_opts *o,
 		err = python_reuse_maps(env, lk->skel->maps.python_procs,
 					lk->skel->maps.python_stats,
 					lk->skel->maps.python_nprocs);
-	if (err) {
+	if (err)
 		pr_warn("locks: cannot share the proc maps: %s\n", strerror(-err));
-		goto err_destroy;
-	}
-	err = locks_bpf__load(lk->skel);
+	else
+		err = locks_bpf__load(lk->skel);
 	if (err) {
-		pr_warn("locks: cannot load BPF programs (needs tp_btf sys_enter/exit, "
-			"lock:contention_begin/end): %s\n", strerror(-err));
-		goto err_destroy;
+		locks_bpf__destroy(lk->skel);
+		lk->skel = NULL;
+	}
+	return err;
+}
+
+static int locks_open(struct collector *c, const struct record_opts *o,
+		      const struct collector_env *env)
+{
+	struct locks *lk;
+	unsigned int parts = 0;
+	int err;
+
+	lk = calloc(1, sizeof(*lk));
+	if (!lk)
+		return -ENOMEM;
+	lk->names = env->locknames;
+	lk->nr_cpus = env->nr_cpus;
+	lk->min_wait_ns = o->min_lock_wait_ns;
+	lk->o = o;
+	lk->env = env;
+	if (env->unwind_cfi)
+		parts |= PART_BIT(HC_PART_CFI);
+	/* the lock table shows who released; folded output (record --locks) has no place */
+	if (o->locks_report && o->user_stacks)
+		parts |= PART_BIT(HC_PART_HOLDERS);
+	err = parts_load("locks", "tp_btf sys_enter/exit and lock:contention_begin/end "
+			 "(README, Kernels)", locks_try_load, lk, &parts, &lk->refused);
+	if (err) {
+		free(lk);
+		return err;
 	}
 	c->priv = lk;
 	return 0;
-
-err_destroy:
-	locks_bpf__destroy(lk->skel);
-err_free:
-	free(lk);
-	return err;
 }
 
 static int locks_start(struct collector *c)
@@ -207,6 +231,7 @@ static void locks_stats(const struct collector *c, struct collector_stats *st)
 						   v[HC_STAT_LOCK_OWNER_UNKNOWN], false };
 	st->s[st->nr++] = (struct collector_stat){ "untimed (no task storage)",
 						   v[HC_STAT_TASK_STORAGE_ERR], true };
+	parts_stats_add(st, lk->refused);
 }
 
 static void locks_describe(const struct collector *c, char *buf, size_t len)

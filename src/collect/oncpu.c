@@ -18,6 +18,7 @@
 #include "abi/oncpu.h"
 #include "abi/unwind.h"
 #include "collect/collector.h"
+#include "collect/parts.h"
 #include "collect/proc.h"
 #include "collect/python.h"
 #include "collect/walk_stats.h"
@@ -44,6 +45,8 @@ struct oncpu {
 	uint64_t redraw_errs;
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at start, for the share of ticks unseen */
 	int nr_attached;	/* CPUs sampled */
+	unsigned int refused;	/* parts the kernel refused (collect/parts.h) */
+	const struct record_opts *o;	/* for a load */
 };
 
 static uint32_t oncpu_rand(struct oncpu *oc)
@@ -85,10 +88,62 @@ static int oncpu_dup_fds(struct oncpu *oc)
 	return 0;
 }
 
+/* parts_load_fn: the skeleton with @parts, a previous one destroyed first */
+static int oncpu_try_load(void *ctx, unsigned int parts)
+{
+	struct oncpu *oc = ctx;
+	const struct collector_env *env = oc->env;
+	const struct record_opts *o = oc->o;
+	int err;
+
+	oncpu_bpf__destroy(oc->skel);
+	oc->skel = oncpu_bpf__open();
+	if (!oc->skel) {
+		err = -errno;
+		pr_warn("oncpu: cannot open BPF skeleton: %s\n", strerror(-err));
+		return err;
+	}
+	oc->skel->rodata->cfg_filter = env->filter;
+	oc->skel->rodata->cfg_idle = o->idle;
+	oc->skel->rodata->cfg_unwind = parts & PART_BIT(HC_PART_CFI) ? HC_UNWIND_CFI :
+								       HC_UNWIND_FP;
+	oc->skel->rodata->cfg_refuse = parts_test_refuse();
+	oc->skel->rodata->cfg_stacks = (o->kernel_stacks ? HC_ONCPU_KSTACK : 0) |
+				       (o->user_stacks ? HC_ONCPU_USTACK : 0);
+	oc->skel->rodata->cfg_period_ns = oc->dither.period_ns;
+	oc->skel->rodata->cfg_max_late_ns = oc->dither.max_late_ns;
+	oc->skel->rodata->cfg_max_ahead_ns = oc->dither.max_ahead_ns;
+	oc->skel->rodata->cfg_branches = parts & PART_BIT(HC_PART_BRANCHES);
+	/*
+	 * cpu-clock ticks through idle: a late one was held off (interrupts
+	 * off, a stolen vCPU) and the time did pass; only a tick a whole
+	 * interval late is treated like a halt.
+	 */
+	if (oc->event == PMU_EV_CPU_CLOCK && oc->dither.period_ns)
+		oc->skel->rodata->cfg_max_late_ns = oc->dither.period_ns;
+	err = collector_reuse_maps(env, oc->skel->maps.proc_targets, oc->skel->maps.proc_seen,
+				   oc->skel->maps.proc_events, oc->skel->maps.unwind_procs,
+				   oc->skel->maps.unwind_objs);
+	if (!err)
+		err = python_reuse_maps(env, oc->skel->maps.python_procs,
+					oc->skel->maps.python_stats,
+					oc->skel->maps.python_nprocs);
+	if (err)
+		pr_warn("oncpu: cannot share the proc maps: %s\n", strerror(-err));
+	else
+		err = oncpu_bpf__load(oc->skel);
+	if (err) {
+		oncpu_bpf__destroy(oc->skel);
+		oc->skel = NULL;
+	}
+	return err;
+}
+
 static int oncpu_open(struct collector *c, const struct record_opts *o,
 		      const struct collector_env *env)
 {
 	struct oncpu *oc;
+	unsigned int parts = 0;
 	int err;
 
 	oc = calloc(1, sizeof(*oc));
@@ -117,33 +172,8 @@ static int oncpu_open(struct collector *c, const struct record_opts *o,
 		pmu_dither_plan(o->freq_hz, &oc->dither);
 	oc->rng = ((uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() << 20) | 1;
 
-	oc->skel = oncpu_bpf__open();
-	if (!oc->skel) {
-		err = -errno;
-		pr_warn("oncpu: cannot open BPF skeleton: %s\n", strerror(-err));
-		goto err_free;
-	}
-	oc->skel->rodata->cfg_filter = env->filter;
-	oc->skel->rodata->cfg_idle = o->idle;
-	oc->skel->rodata->cfg_unwind = env->unwind_cfi ? HC_UNWIND_CFI : HC_UNWIND_FP;
-	oc->skel->rodata->cfg_stacks = (o->kernel_stacks ? HC_ONCPU_KSTACK : 0) |
-				       (o->user_stacks ? HC_ONCPU_USTACK : 0);
-	oc->skel->rodata->cfg_period_ns = oc->dither.period_ns;
-	oc->skel->rodata->cfg_max_late_ns = oc->dither.max_late_ns;
-	oc->skel->rodata->cfg_max_ahead_ns = oc->dither.max_ahead_ns;
-	oc->skel->rodata->cfg_branches = o->branches;
-	err = collector_reuse_maps(env, oc->skel->maps.proc_targets, oc->skel->maps.proc_seen,
-				   oc->skel->maps.proc_events, oc->skel->maps.unwind_procs,
-				   oc->skel->maps.unwind_objs);
-	if (!err)
-		err = python_reuse_maps(env, oc->skel->maps.python_procs,
-					oc->skel->maps.python_stats,
-					oc->skel->maps.python_nprocs);
-	if (err) {
-		pr_warn("oncpu: cannot share the proc maps: %s\n", strerror(-err));
-		goto err_destroy;
-	}
-	/* open the events now so a missing PMU or permission error fails before start */
+	oc->o = o;
+	/* open the events now so a missing PMU or permission error fails before loading */
 	if (o->sample_ev_set) {
 		oc->sample_ev = &o->sample_ev;
 		oc->sample_period = o->sample_period;
@@ -154,38 +184,33 @@ static int oncpu_open(struct collector *c, const struct record_opts *o,
 					oc->nr_cpus, oc->pmu_fds, &oc->event);
 	}
 	if (err)
-		goto err_destroy;
-	/*
-	 * cpu-clock ticks through idle: a late one was held off (interrupts
-	 * off, a stolen vCPU) and the time did pass; only a tick a whole
-	 * interval late is treated like a halt.
-	 */
-	if (oc->event == PMU_EV_CPU_CLOCK && oc->dither.period_ns)
-		oc->skel->rodata->cfg_max_late_ns = oc->dither.period_ns;
+		goto err_close;
 	err = oncpu_dup_fds(oc);
 	if (err) {
 		pr_warn("oncpu: cannot keep the event fds: %s\n", strerror(-err));
 		goto err_close;
 	}
-	err = oncpu_bpf__load(oc->skel);
-	if (err) {
-		pr_warn("oncpu: cannot load BPF program: %s\n", strerror(-err));
+	if (env->unwind_cfi)
+		parts |= PART_BIT(HC_PART_CFI);
+	if (o->branches)
+		parts |= PART_BIT(HC_PART_BRANCHES);
+	err = parts_load("oncpu", "BTF and perf_event programs (README, Kernels)",
+			 oncpu_try_load, oc, &parts, &oc->refused);
+	if (err)
 		goto err_close;
-	}
 	if (oc->req_event == PMU_EV_AUTO && oc->event != PMU_EV_CYCLES)
 		pr_info("oncpu: no hardware cycles event here, sampling cpu-clock\n");
 	c->priv = oc;
 	return 0;
 
 err_close:
+	oncpu_bpf__destroy(oc->skel);
 	for (int cpu = 0; cpu < oc->nr_cpus; cpu++) {
 		if (oc->pmu_fds[cpu] >= 0)
 			close(oc->pmu_fds[cpu]);
 		if (oc->rate_fds[cpu] >= 0)
 			close(oc->rate_fds[cpu]);
 	}
-err_destroy:
-	oncpu_bpf__destroy(oc->skel);
 err_free:
 	free(oc->pmu_fds);
 	free(oc->rate_fds);
@@ -289,6 +314,7 @@ static void oncpu_stats(const struct collector *c, struct collector_stats *st)
 						   true };
 	st->s[st->nr++] = (struct collector_stat){ "user stacks truncated",
 						   v[HC_STAT_USTACK_TRUNC], true };
+	parts_stats_add(st, oc->refused);
 	if (oc->skel->rodata->cfg_branches) {
 		st->s[st->nr++] = (struct collector_stat){ "branch stacks lost (ring full)",
 							   v[HC_STAT_BRANCH_RB_FULL], true };

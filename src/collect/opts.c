@@ -95,6 +95,19 @@ int record_opts_parse_label(const char *s, bool *cmdline)
 	return 0;
 }
 
+int record_opts_parse_unwind(const char *s, enum unwind_mode *mode)
+{
+	if (!strcmp(s, "auto"))
+		*mode = UNWIND_AUTO;
+	else if (!strcmp(s, "fp"))
+		*mode = UNWIND_FP;
+	else if (!strcmp(s, "cfi"))
+		*mode = UNWIND_CFI;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 void record_opts_release(struct record_opts *o)
 {
 	free(o->pids);

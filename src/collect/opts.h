@@ -106,6 +106,8 @@ void record_opts_init(struct record_opts *o);
 int record_opts_validate(const struct record_opts *o);
 void record_opts_release(struct record_opts *o);
 /* --label / the agent's label key: "comm" or "cmdline" -> *@cmdline. 0 or -EINVAL. */
-int record_opts_parse_label(const char *s, bool *cmdline);	/* frees lists, not the struct */
+int record_opts_parse_label(const char *s, bool *cmdline);
+/* "auto", "fp" or "cfi" into @mode; 0 or -EINVAL */
+int record_opts_parse_unwind(const char *s, enum unwind_mode *mode);	/* frees lists, not the struct */
 
 #endif /* HC_COLLECT_OPTS_H */

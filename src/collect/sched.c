@@ -18,6 +18,7 @@
 #include "abi/unwind.h"
 #include "collect/collector.h"
 #include "collect/drain.h"
+#include "collect/parts.h"
 #include "collect/proc.h"
 #include "collect/python.h"
 #include "collect/walk_stats.h"
@@ -31,6 +32,11 @@ struct offcpu {
 	struct sched_bpf *skel;
 	bool offcpu, runq, wakers;
 	bool task_work;		/* user stacks deferred by task work, not sys_exit */
+	bool prev_state;	/* sched_switch passes the blocked state */
+	unsigned int refused;	/* parts the kernel refused (collect/parts.h) */
+	/* for a load: the options and the shared maps */
+	const struct record_opts *o;
+	const struct collector_env *env;
 	unsigned int runq_per;
 	int nr_cpus;
 	uint64_t min_block_ns;
@@ -102,27 +108,31 @@ static uint64_t sample_rate(void)
 }
 
 static void configure(struct sched_bpf *skel, const struct record_opts *o,
-		      const struct collector_env *env, bool task_work)
+		      const struct collector_env *env, unsigned int parts)
 {
+	bool task_work = parts & PART_BIT(HC_PART_TASK_WORK);
+	bool wakers = parts & PART_BIT(HC_PART_WAKERS);
+
 	skel->rodata->cfg_filter = env->filter;
 	skel->rodata->cfg_kthreads = o->kthreads;
 	skel->rodata->cfg_min_block_ns = o->min_block_ns;
 	skel->rodata->cfg_max_block_ns = o->max_block_ns;
 	skel->rodata->cfg_states = o->offcpu_states;
 	skel->rodata->cfg_stacks = (o->kernel_stacks ? 0x1 : 0) | (o->user_stacks ? 0x2 : 0);
-	skel->rodata->cfg_unwind = env->unwind_cfi ? HC_UNWIND_CFI : HC_UNWIND_FP;
+	skel->rodata->cfg_unwind = parts & PART_BIT(HC_PART_CFI) ? HC_UNWIND_CFI : HC_UNWIND_FP;
+	skel->rodata->cfg_refuse = parts_test_refuse();
 	skel->rodata->cfg_offcpu = o->offcpu;
 	skel->rodata->cfg_runq = o->runq;
 	skel->rodata->cfg_runq_per = o->runq_per;
 	skel->rodata->cfg_min_runq_ns = o->min_runq_ns;
-	skel->rodata->cfg_wakers = o->wakers;
+	skel->rodata->cfg_wakers = wakers;
 	skel->rodata->cfg_task_work = task_work;
 	skel->rodata->cfg_sample_cost_ns = 1000000000ull / sample_rate();
 	/*
 	 * Wakeups matter only for wakers (new tasks: for the run queue's first
 	 * wait); sys_exit only for off-CPU user stacks where task work is missing.
 	 */
-	bpf_program__set_autoload(skel->progs.offcpu_waking, o->wakers);
+	bpf_program__set_autoload(skel->progs.offcpu_waking, wakers);
 	bpf_program__set_autoload(skel->progs.runq_wakeup_new, o->runq);
 	bpf_program__set_autoload(skel->progs.offcpu_sys_exit, o->offcpu && !task_work);
 	/* both flush counts batched in task storage */
@@ -136,62 +146,84 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 	bpf_program__set_autoattach(skel->progs.still_blocked, false);
 }
 
+/* parts_load_fn: the skeleton with @parts, a previous one destroyed first */
+static int sched_try_load(void *ctx, unsigned int parts)
+{
+	struct offcpu *oc = ctx;
+	int err;
+
+	sched_bpf__destroy(oc->skel);
+	oc->skel = sched_bpf__open();
+	if (!oc->skel) {
+		err = -errno;
+		pr_warn("offcpu: cannot open BPF skeleton: %s\n", strerror(-err));
+		return err;
+	}
+	oc->skel->rodata->cfg_prev_state = oc->prev_state;
+	configure(oc->skel, oc->o, oc->env, parts);
+	err = collector_reuse_maps(oc->env, oc->skel->maps.proc_targets, oc->skel->maps.proc_seen,
+				   oc->skel->maps.proc_events, oc->skel->maps.unwind_procs,
+				   oc->skel->maps.unwind_objs);
+	if (!err)
+		err = python_reuse_maps(oc->env, oc->skel->maps.python_procs,
+					oc->skel->maps.python_stats,
+					oc->skel->maps.python_nprocs);
+	if (err)
+		pr_warn("offcpu: cannot share the proc maps: %s\n", strerror(-err));
+	else
+		err = sched_bpf__load(oc->skel);
+	if (err) {
+		sched_bpf__destroy(oc->skel);
+		oc->skel = NULL;
+	}
+	return err;
+}
+
 static int offcpu_open(struct collector *c, const struct record_opts *o,
 		       const struct collector_env *env)
 {
 	struct btf *vmlinux;
 	struct offcpu *oc;
+	unsigned int parts = 0;
 	int err;
 
 	oc = calloc(1, sizeof(*oc));
 	if (!oc)
 		return -ENOMEM;
+	oc->o = o;
+	oc->env = env;
 	oc->nr_cpus = env->nr_cpus;
 	oc->min_block_ns = o->min_block_ns;
 	oc->offcpu = o->offcpu;
 	oc->runq = o->runq;
-	oc->wakers = o->wakers;
 	oc->runq_per = o->runq_per;
-	oc->skel = sched_bpf__open();
-	if (!oc->skel) {
-		err = -errno;
-		pr_warn("offcpu: cannot open BPF skeleton: %s\n", strerror(-err));
-		goto err_free;
-	}
 	/*
 	 * Queuing task work costs a few microseconds per long block (an
 	 * irq_work self-interrupt: a VM exit here); the sys_exit program costs
 	 * ~0.1 us per syscall of every task. With the default threshold long
 	 * blocks are rare and task work wins by far; when nearly every block
-	 * takes a stack (--min-block under 10 us), sys_exit is cheaper.
+	 * takes a stack (--min-block under 10 us), sys_exit is cheaper. A
+	 * kernel whose verifier refuses the kfunc's use gets sys_exit too.
 	 */
 	vmlinux = btf__load_vmlinux_btf();
-	oc->task_work = o->offcpu && o->min_block_ns >= 10000 && have_task_work(vmlinux);
-	oc->skel->rodata->cfg_prev_state = have_prev_state(vmlinux);
+	if (o->offcpu && o->min_block_ns >= 10000 && have_task_work(vmlinux))
+		parts |= PART_BIT(HC_PART_TASK_WORK);
+	oc->prev_state = have_prev_state(vmlinux);
 	btf__free(vmlinux);
+	if (o->wakers)
+		parts |= PART_BIT(HC_PART_WAKERS);
+	if (env->unwind_cfi)
+		parts |= PART_BIT(HC_PART_CFI);
+	err = parts_load("offcpu", "BTF, tp_btf and task storage (README, Kernels)", sched_try_load, oc, &parts, &oc->refused);
+	if (err)
+		goto err_free;
+	oc->task_work = parts & PART_BIT(HC_PART_TASK_WORK);
+	oc->wakers = parts & PART_BIT(HC_PART_WAKERS);
 	if (o->offcpu)
 		pr_debug("offcpu: user stacks of long blocks taken %s\n",
 			 oc->task_work ? "by task work on the way back to user space" :
 			 o->min_block_ns < 10000 ? "at sys_exit (--min-block under 10 us)" :
 						   "at sys_exit (no BPF task work in this kernel)");
-	configure(oc->skel, o, env, oc->task_work);
-	err = collector_reuse_maps(env, oc->skel->maps.proc_targets, oc->skel->maps.proc_seen,
-				   oc->skel->maps.proc_events, oc->skel->maps.unwind_procs,
-				   oc->skel->maps.unwind_objs);
-	if (!err)
-		err = python_reuse_maps(env, oc->skel->maps.python_procs,
-					oc->skel->maps.python_stats,
-					oc->skel->maps.python_nprocs);
-	if (err) {
-		pr_warn("offcpu: cannot share the proc maps: %s\n", strerror(-err));
-		goto err_destroy;
-	}
-	err = sched_bpf__load(oc->skel);
-	if (err) {
-		pr_warn("offcpu: cannot load BPF programs (needs BTF, tp_btf and task storage): %s\n",
-			strerror(-err));
-		goto err_destroy;
-	}
 	err = map_drain__init(&oc->short_drain, bpf_map__fd(oc->skel->maps.offcpu_short),
 			      sizeof(struct hc_offcpu_thread), sizeof(struct hc_offcpu_short));
 	if (err)
@@ -418,6 +450,7 @@ static void offcpu_stats(const struct collector *c, struct collector_stats *st)
 						   "before the walk)", v[HC_STAT_USTACK_MOVED], true };
 	st->s[st->nr++] = (struct collector_stat){ "run-queue waits lost (histogram map full)",
 						   v[HC_STAT_RUNQ_FULL], true };
+	parts_stats_add(st, oc->refused);
 	sched_stats_add(oc, st);
 	if (oc->skel->rodata->cfg_unwind)
 		walk_stats_add(st, v);

@@ -9,6 +9,8 @@
 
 #define RING "a bigger event ring (record --ring-mb) or a lower rate (-F)"
 #define NARROW "narrow the target (-p, --comm, --cgroup) or record for less time"
+#define KREFUSED "this kernel's verifier refused it (the reason was said at the start; README, " \
+	"Kernels): went on without it"
 #define NONE_FP "nothing to do: code built without frame pointers or CFI there"
 
 static const struct diag table[] = {
@@ -95,6 +97,17 @@ static const struct diag table[] = {
 	  "frames of short-lived processes stay unnamed; " NARROW },
 	{ "stacks not named in time (interval budget)", "stacks_unnamed_budget", DIAG_DEGRADED,
 	  "the agent was starved of CPU at the interval's end: a longer --interval, or less load" },
+	/* collect/parts.c: the part's line at the start said the verifier's reason */
+	{ "parts refused by the kernel: task work (stacks at sys_exit)",
+	  "kernel_refused_task_work", DIAG_DEGRADED, KREFUSED },
+	{ "parts refused by the kernel: waker stacks", "kernel_refused_wakers", DIAG_DEGRADED,
+	  KREFUSED },
+	{ "parts refused by the kernel: lock holders' stacks", "kernel_refused_holders",
+	  DIAG_DEGRADED, KREFUSED },
+	{ "parts refused by the kernel: branch records", "kernel_refused_branches",
+	  DIAG_DEGRADED, KREFUSED },
+	{ "parts refused by the kernel: CFI unwinding (frame pointers instead)",
+	  "kernel_refused_cfi", DIAG_DEGRADED, KREFUSED },
 	{ "objects unreadable", "objects_unreadable", DIAG_DEGRADED,
 	  "frames in them stay unnamed; run as root, see -v for which" },
 };

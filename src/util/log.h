@@ -3,6 +3,8 @@
 #ifndef HC_UTIL_LOG_H
 #define HC_UTIL_LOG_H
 
+#include <stddef.h>
+
 enum log_level {
 	LOG_WARN = 0,
 	LOG_INFO = 1,
@@ -25,6 +27,15 @@ void log_more_verbose(void);
  * LOG_TRACE: hotcold says what failed and what is needed itself.
  */
 void log_hook_libbpf(void);
+
+/*
+ * Keep the gist of libbpf's warnings from here to log_capture_end(): why the
+ * kernel refused a load, in one line (the verifier's last line, else
+ * libbpf's first warning). _end copies it to @buf ("" if none), returns @buf.
+ */
+#define LOG_REASON_LEN 200
+void log_capture_begin(void);
+const char *log_capture_end(char *buf, size_t len);
 
 void log_printf(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -9,6 +9,12 @@
 #define EXIT_OK		0
 #define EXIT_RUNTIME	1	/* recording or writing failed */
 #define EXIT_USAGE	2	/* bad option, bad value, missing target */
+/*
+ * This kernel cannot run it: below the minimum (collect/kernel_check.h) or
+ * a collector's core programs refused (collect/parts.h). Restarting will
+ * not help: the agent's unit does not restart on it.
+ */
+#define EXIT_KERNEL	3
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);

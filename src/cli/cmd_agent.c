@@ -9,6 +9,7 @@
 #include "agent/config.h"
 #include "cli/cmd.h"
 #include "cli/run.h"
+#include "collect/parts.h"
 #include "util/compiler.h"
 #include "util/log.h"
 
@@ -125,7 +126,11 @@ const struct opt_cmd agent_cmd = {
 		 "within the retention limits. SIGTERM/SIGINT write the partial interval and\n"
 		 "exit 0; SIGHUP re-reads the config (interval and retention apply at once).\n",
 	.footer = "Exit status: 0 stopped by a signal; 1 runtime error (BPF, unwritable\n"
-		  "directory); 2 usage error (bad option, bad config with its line).\n",
+		  "directory); 2 usage error (bad option, bad config with its line); 3 this\n"
+		  "kernel cannot run it (below Linux 5.17 with BTF, ring buffer, task storage and\n"
+		  "bpf_loop, or a core program refused; the first line says what). A part the\n"
+		  "kernel refuses (CFI walker, task work, wakers, holders) is left out, said in\n"
+		  "one line and counted on /metrics.\n",
 	.opts = agent_opts,
 	.nr_opts = ARRAY_SIZE(agent_opts),
 	.stop_at_operand = true,
@@ -269,14 +274,17 @@ int cmd_agent(int argc, char **argv)
 		agent_config_release(&c);
 		return rc;
 	}
-	if (cli_need_bpf()) {
+	rc = cli_need_bpf();
+	if (rc) {
 		agent_config_release(&c);
-		return EXIT_RUNTIME;
+		return rc;
 	}
 	log_hook_libbpf();
 	err = agent_run(&c, reload, &a);
 	agent_config_release(&c);
 	if (err == -EINVAL)
 		return EXIT_USAGE;
+	if (err == -HC_EKERNEL)
+		return EXIT_KERNEL;
 	return err ? EXIT_RUNTIME : EXIT_OK;
 }

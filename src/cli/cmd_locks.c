@@ -51,7 +51,8 @@ const struct opt_cmd locks_cmd = {
 		 "lock sites (the first frame outside libc: queued locks whose waiters sleep\n"
 		 "on their own futexes are one row) or single locks; only contention (mutex,\n"
 		 "rwlock, semaphore, unknown futex, kernel) unless --all-waits.\n",
-	.footer = "Exit status: 0 ok, 1 runtime error, 2 usage error; with COMMAND, its status.\n",
+	.footer = "Exit status: 0 ok, 1 runtime error, 2 usage error, 3 this kernel cannot run\n"
+		  "it (the first line says what); with COMMAND, its status.\n",
 	.opts = locks_opts,
 	.nr_opts = ARRAY_SIZE(locks_opts),
 	.stop_at_operand = true,

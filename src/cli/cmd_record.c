@@ -131,7 +131,11 @@ const struct opt_cmd record_cmd = {
 		  "end COMMAND (SIGTERM, SIGKILL 2 s later), write the profile and exit with\n"
 		  "COMMAND's status (143 after SIGTERM, 137 if killed). Exit status otherwise:\n"
 		  "0 ok, 1 runtime error, 2 usage error (bad option or value, a -p/-t target\n"
-		  "that does not exist). -q: errors only; -v: every counter; -vv: libbpf's log.\n",
+		  "that does not exist), 3 this kernel cannot run it (below Linux 5.17 with BTF,\n"
+		  "ring buffer, task storage and bpf_loop, or a core program refused: the first\n"
+		  "line says what). A part the kernel refuses (CFI walker, task work, wakers,\n"
+		  "holders, branch records) is left out, said in one line, counted (-v).\n"
+		  "-q: errors only; -v: every counter; -vv: libbpf's log.\n",
 	.opts = record_opts_tab,
 	.nr_opts = ARRAY_SIZE(record_opts_tab),
 	.stop_at_operand = true,

@@ -34,7 +34,8 @@ const struct opt_cmd runqlat_cmd = {
 	.synopsis = "[options] [-- COMMAND [ARGS...]]",
 	.about = "Time from wakeup or preemption to running, as log2 histograms with p50, p99\n"
 		 "and max, largest total wait first.\n",
-	.footer = "Exit status: 0 ok, 1 runtime error, 2 usage error; with COMMAND, its status.\n",
+	.footer = "Exit status: 0 ok, 1 runtime error, 2 usage error, 3 this kernel cannot run\n"
+		  "it (the first line says what); with COMMAND, its status.\n",
 	.opts = runqlat_opts,
 	.nr_opts = ARRAY_SIZE(runqlat_opts),
 	.stop_at_operand = true,

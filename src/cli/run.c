@@ -13,6 +13,7 @@
 #include "output/outfile.h"
 #include "record/session.h"
 #include "collect/kernel_check.h"
+#include "collect/parts.h"
 #include "util/caps.h"
 #include "util/log.h"
 
@@ -27,7 +28,7 @@ int cli_need_bpf(void)
 	}
 	if (kernel_check(kmsg, sizeof(kmsg))) {
 		pr_warn("%s\n", kmsg);
-		return EXIT_RUNTIME;
+		return EXIT_KERNEL;
 	}
 	return 0;
 }
@@ -67,6 +68,8 @@ int cli_exit_status(int err, int cmd_status, const char *who)
 		return cmd_status;	/* the command could not be executed */
 	if (err == -ESRCH || err == -EINVAL || err == -EISDIR)
 		return EXIT_USAGE;
+	if (err == -HC_EKERNEL)
+		return EXIT_KERNEL;
 	if (err) {
 		/* like perf: our own failure wins, the command's status is only told */
 		if (cmd_status > 0)

@@ -88,10 +88,10 @@ int parts_load(const char *who, const char *needs, parts_load_fn fn, void *ctx,
 	char reason[LOG_REASON_LEN] = "";
 	unsigned int kept = *parts_on, dropped = 0;
 	enum hc_part last = HC_PART_NR;
-	int err, first_err;
+	int err;
 
 	*refused = 0;
-	first_err = err = try_load(fn, ctx, kept, reason, sizeof(reason));
+	err = try_load(fn, ctx, kept, reason, sizeof(reason));
 	for (size_t i = 0; err && i < sizeof(order) / sizeof(order[0]); i++) {
 		if (!(kept & PART_BIT(order[i])))
 			continue;
@@ -103,7 +103,7 @@ int parts_load(const char *who, const char *needs, parts_load_fn fn, void *ctx,
 	if (err) {
 		pr_warn("%s: the kernel refused its BPF programs (%s); they need %s\n", who,
 			reason, needs);
-		return err == -EINTR ? err : first_err;
+		return err == -EINTR ? err : -HC_EKERNEL;
 	}
 	if (!dropped)
 		return 0;

@@ -18,6 +18,9 @@
 
 #define PART_BIT(p) (1u << (p))
 
+/* the error of a collector whose core programs the kernel refused (cli: EXIT_KERNEL) */
+#define HC_EKERNEL ENOPKG
+
 /*
  * Open, configure and load a collector's skeleton with the parts in
  * @parts, first destroying the one a previous call loaded. On failure the

@@ -68,10 +68,10 @@ static const struct diag table[] = {
 	  DIAG_DEGRADED, "nothing to do: the thread ran again before its stack was read" },
 	{ "blocks whose switch-in was not traced (timed, no stack)", "offcpu_switch_in_untraced",
 	  DIAG_DEGRADED, "nothing to do: the kernel gave the thread a CPU without a sched_switch "
-	  "event (see README, Off-CPU); the time is kept, under '[REASON, end not traced]'" },
+	  "event (docs/offcpu.md, switch-ins not traced); the time is kept, under '[REASON, end not traced]'" },
 	{ "short-block samples put off (CPU budget spent)", "offcpu_samples_deferred",
 	  DIAG_DEGRADED, "nothing to do: their time waits for the CPU's next sample, which weighs "
-	  "more (README, Off-CPU sampling); or narrow the target" },
+	  "more (docs/offcpu.md, Off-CPU sampling); or narrow the target" },
 	{ "stacks by FP (no table yet)", "fp_no_table_yet", DIAG_DEGRADED,
 	  "tables are built in the background: record longer, or start before the workload" },
 	{ "CFI stacks with FP frames (no CFI there)", "cfi_fp_frames", DIAG_DEGRADED, NONE_FP },

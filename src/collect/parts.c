@@ -100,10 +100,12 @@ int parts_load(const char *who, const char *needs, parts_load_fn fn, void *ctx,
 		last = order[i];
 		err = try_load(fn, ctx, kept, NULL, 0);
 	}
+	if (err == -EINTR)
+		return err;	/* a signal while loading (collect/parts.h's caller says so) */
 	if (err) {
 		pr_warn("%s: the kernel refused its BPF programs (%s); they need %s\n", who,
 			reason, needs);
-		return err == -EINTR ? err : -HC_EKERNEL;
+		return -HC_EKERNEL;
 	}
 	if (!dropped)
 		return 0;

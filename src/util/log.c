@@ -85,7 +85,7 @@ static void capture_verifier(const char *log, const char *end)
 	}
 }
 
-static void capture(const char *msg)
+void log_capture_feed(const char *msg)
 {
 	static const char begin[] = "-- BEGIN PROG LOAD LOG --\n";
 	const char *b = strstr(msg, begin), *e;
@@ -101,6 +101,11 @@ static void capture(const char *msg)
 	    strstr(msg, "failed to load object") || strstr(msg, "ulimit -l"))
 		return;
 	copy_line(cap.first, msg, LOG_REASON_LEN);
+}
+
+static bool log_capture_on(void)
+{
+	return cap.on;
 }
 
 void log_capture_begin(void)
@@ -120,13 +125,13 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 {
 	int ret = 0;
 
-	if (cap.on && level == LIBBPF_WARN) {
+	if (log_capture_on() && level == LIBBPF_WARN) {
 		va_list aq;
 		char *msg;
 
 		va_copy(aq, ap);
 		if (vasprintf(&msg, fmt, aq) >= 0) {
-			capture(msg);
+			log_capture_feed(msg);
 			free(msg);
 		}
 		va_end(aq);

@@ -36,6 +36,8 @@ void log_hook_libbpf(void);
 #define LOG_REASON_LEN 200
 void log_capture_begin(void);
 const char *log_capture_end(char *buf, size_t len);
+/* one libbpf warning, whole (libbpf's print callback feeds it while a capture is on) */
+void log_capture_feed(const char *msg);
 
 void log_printf(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

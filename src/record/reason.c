@@ -17,7 +17,7 @@ static const char *const names[REASON_NR] = {
 	[REASON_NONE] = "none",	  [REASON_FUTEX] = "futex", [REASON_POLL] = "poll",
 	[REASON_FSYNC] = "fsync", [REASON_SLEEP] = "sleep", [REASON_READ] = "read",
 	[REASON_WRITE] = "write", [REASON_WAIT] = "wait",   [REASON_IO] = "io",
-	[REASON_OTHER] = "other",
+	[REASON_OTHER] = "other",  [REASON_SIGNAL] = "signal",
 };
 
 /* [reason][marks]: "sleep", "sleep, blocked at start", ... built once */
@@ -72,10 +72,17 @@ static enum offcpu_reason by_syscall(int32_t nr)
 		return REASON_FSYNC;
 	case SYS_nanosleep:
 	case SYS_clock_nanosleep:
+		return REASON_SLEEP;
+	/*
+	 * a signal wait (nginx's master in sigsuspend, a sigwait thread); a
+	 * signalfd is read with read(2): [read], its fd is not known here
+	 */
+	case SYS_rt_sigsuspend:
 #ifdef SYS_pause
 	case SYS_pause:
 #endif
-		return REASON_SLEEP;
+	case SYS_rt_sigtimedwait:
+		return REASON_SIGNAL;
 	case SYS_read:
 	case SYS_readv:
 	case SYS_pread64:

@@ -10,12 +10,14 @@ enum offcpu_reason {
 	REASON_FUTEX,		/* futex, futex_waitv: locks, condition variables, joins */
 	REASON_POLL,		/* epoll_wait, poll, select and their variants */
 	REASON_FSYNC,		/* fsync, fdatasync, sync_file_range, msync, sync, syncfs */
-	REASON_SLEEP,		/* nanosleep, clock_nanosleep, pause */
+	REASON_SLEEP,		/* nanosleep, clock_nanosleep */
 	REASON_READ,		/* read, recv*, accept*: waiting for a socket or pipe */
 	REASON_WRITE,		/* write, send*: waiting for buffer space */
 	REASON_WAIT,		/* wait4, waitid: waiting for a child */
 	REASON_IO,		/* uninterruptible, not in one of the above: disk I/O, page fault */
 	REASON_OTHER,
+	/* after OTHER, so the values above keep their numbers */
+	REASON_SIGNAL,		/* rt_sigsuspend, pause, rt_sigtimedwait: waiting for a signal */
 	REASON_NR,
 };
 

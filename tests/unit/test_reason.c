@@ -47,6 +47,23 @@ static void sleeps_reads_writes_and_waits(void **state)
 	assert_int_equal(offcpu_reason(SYS_wait4, 1), REASON_WAIT);
 }
 
+/* nginx's master in sigsuspend waits for a signal, not for "other" (#29) */
+static void signal_waits_are_signal(void **state)
+{
+	(void)state;
+	assert_int_equal(offcpu_reason(SYS_rt_sigsuspend, 1), REASON_SIGNAL);
+	assert_int_equal(offcpu_reason(SYS_rt_sigtimedwait, 1), REASON_SIGNAL);
+#ifdef SYS_pause
+	assert_int_equal(offcpu_reason(SYS_pause, 1), REASON_SIGNAL);
+#endif
+	assert_string_equal(offcpu_reason_name(REASON_SIGNAL), "signal");
+	assert_string_equal(offcpu_reason_name(offcpu_reason(SYS_rt_sigsuspend,
+			    1 | HC_OFFCPU_F_AT_START << HC_OFFCPU_FLAGS_SHIFT)),
+			    "signal, blocked at start");
+	/* a sleep is still a sleep */
+	assert_int_equal(offcpu_reason(SYS_clock_nanosleep, 1), REASON_SLEEP);
+}
+
 static void d_state_outside_a_known_syscall_is_io(void **state)
 {
 	(void)state;
@@ -91,6 +108,7 @@ int main(void)
 		cmocka_unit_test(epoll_poll_and_select_are_poll),
 		cmocka_unit_test(fsync_family_is_fsync_even_in_d_state),
 		cmocka_unit_test(sleeps_reads_writes_and_waits),
+		cmocka_unit_test(signal_waits_are_signal),
 		cmocka_unit_test(d_state_outside_a_known_syscall_is_io),
 		cmocka_unit_test(anything_else_is_other),
 		cmocka_unit_test(marks_name_the_window_edges_and_unseen_ends),

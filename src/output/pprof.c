@@ -316,25 +316,28 @@ static void map_scan(struct enc *e, const uint64_t *keys)
 
 /*
  * Output order: the main binary first (pprof reads mapping[0] as the
- * profiled program: the most used object that is not a library), then the
- * others by key, the kernel last. Sets each mapping's id and base.
+ * profiled program, "File:": the most used object that is neither a
+ * library, nor a pseudo object, nor the kernel), then the others by key,
+ * the kernel last. Without such an object (folded text has no objects; a
+ * profile of libraries and the kernel alone) mapping 1 is a placeholder
+ * without a file, so pprof names no program rather than the kernel or a
+ * library. Sets each mapping's id and base; true when the placeholder is
+ * wanted.
  */
-static void map_order(struct enc *e)
+static bool map_order(struct enc *e)
 {
-	size_t main = SIZE_MAX, id = 1;
+	size_t main = SIZE_MAX, id = 2;
 
 	for (size_t i = 0; i < e->nr_maps; i++) {
 		uint64_t k = e->map_keys[i];
 
-		if (k == MAP_KEY_KERNEL)
+		if (k == MAP_KEY_KERNEL || library_like(e, k))
 			continue;
-		if (main == SIZE_MAX || (!library_like(e, k) && library_like(e, e->map_keys[main])) ||
-		    (library_like(e, k) == library_like(e, e->map_keys[main]) &&
-		     e->maps[i].uses > e->maps[main].uses))
+		if (main == SIZE_MAX || e->maps[i].uses > e->maps[main].uses)
 			main = i;
 	}
 	if (main != SIZE_MAX)
-		e->maps[main].id = id++;
+		e->maps[main].id = 1;
 	for (size_t i = 0; i < e->nr_maps; i++)
 		if (i != main && e->map_keys[i] != MAP_KEY_KERNEL)
 			e->maps[i].id = id++;
@@ -344,6 +347,15 @@ static void map_order(struct enc *e)
 		else
 			e->maps[i].base = e->maps[i].id * PPROF_MAP_SPACING;
 	}
+	return main == SIZE_MAX && e->nr_maps;
+}
+
+/* Mapping 1 when no object is the program: an id, no file, no addresses. */
+static void put_no_main(struct enc *e)
+{
+	pb_buf__reset(&e->msg);
+	pb_put_uint64(&e->msg, MA_ID, 1);
+	pb_put_message(&e->out, PF_MAPPING, &e->msg);
 }
 
 static void put_mapping(struct enc *e, uint64_t key, const struct pmap *m)
@@ -395,21 +407,30 @@ static int put_mappings(struct enc *e, uint64_t *keys)
 	}
 	e->nr_maps = k;
 	map_scan(e, keys);
-	map_order(e);
-	for (uint64_t id = 1; id <= k; id++)
+	if (map_order(e))
+		put_no_main(e);
+	for (uint64_t id = 1; id <= k + 1; id++)
 		for (i = 0; i < k; i++)
 			if (e->maps[i].id == id)
 				put_mapping(e, e->map_keys[i], &e->maps[i]);
 	return 0;
 }
 
-/* The function name: the folded text, but kernel frames say so by their mapping. */
+/*
+ * The function name: the folded text, but a kernel frame says so by its
+ * mapping and drops "_[k]", unless another suffix follows it: a kernel
+ * waker frame keeps "_[k]_[w]", as in the folded text, report and flame
+ * graph, so it reads the same everywhere and is never taken for a user one.
+ */
 static int64_t func_name(struct enc *e, const struct profile_frame *f)
 {
-	unsigned int flags = f->flags & ~FRAME_F_KERNEL;
+	unsigned int flags = f->flags & (FRAME_F_KERNEL | FRAME_F_JIT | FRAME_F_INLINE |
+					 FRAME_F_WAKER);
 	char *s;
 	int64_t idx;
 
+	if (flags == FRAME_F_KERNEL)
+		flags = 0;
 	if (!*profile_frame_suffix(flags))
 		return str_idx(e, f->name);
 	if (asprintf(&s, "%s%s", f->name, profile_frame_suffix(flags)) < 0) {

@@ -12,12 +12,15 @@
  * Every sample has a value for every type (0 for the others), so the kinds
  * of a hot/cold profile stay apart. Mappings: one per object (file name,
  * build ID, the mapped segment's start/limit/file offset), the main binary
- * first, the kernel ("[kernel.kallsyms]", its own addresses) last; each
+ * first (the most used object that is no library, "[pseudo]" or kernel;
+ * without one, mapping 1 has no file, so pprof shows no "File:"), the
+ * kernel ("[kernel.kallsyms]", its own addresses) last; each
  * user object gets a synthetic address range, so a location's address -
  * memory_start + file_offset is its file offset. One Location per frame
  * (leaf first in a sample; a non-leaf address is the call site) and one
- * Function per (name, source file); kernel frames drop "_[k]", other
- * suffixes stay in the name. A frame with source lines (profile_line, from
+ * Function per (name, source file); a kernel frame drops a lone "_[k]"
+ * (its mapping says kernel), other suffixes stay in the name, and a kernel
+ * waker frame keeps both, "_[k]_[w]", in that order as everywhere. A frame with source lines (profile_line, from
  * DWARF) has one Line per function running at its address, innermost
  * first: the inlined ones by their DWARF names, the frame's own function
  * last by the frame's name, each with its file and line (so `go tool pprof

@@ -314,6 +314,71 @@ static void kernel_frames_sit_in_the_kernel_mapping_without_suffix(void **state)
 	profile__free(p);
 }
 
+/* a kernel waker frame keeps both suffixes, "_[k]_[w]", as the folded text writes it (#29) */
+static void kernel_waker_frames_keep_k_and_w(void **state)
+{
+	struct profile *p = folded("app;main;futex_wait_[k];[futex];--;"
+				   "try_to_wake_up_[k]_[w];wake_the_waiter_[w] 5\n", 10);
+	struct dec *d = decode(p);
+
+	(void)state;
+	assert_int_equal(d->sample[0].nr_loc, 7);
+	assert_string_equal(loc_name(d, d->sample[0].loc[0]), "wake_the_waiter_[w]");
+	assert_string_equal(loc_name(d, d->sample[0].loc[1]), "try_to_wake_up_[k]_[w]");
+	assert_string_equal(S(d, d->map_file[d->loc_map[d->sample[0].loc[1]]]),
+			    PPROF_KERNEL_MAPPING);
+	/* a blocked (non-waker) kernel frame still drops its lone "_[k]" */
+	assert_string_equal(loc_name(d, d->sample[0].loc[4]), "futex_wait");
+	dec_free(d);
+	profile__free(p);
+}
+
+/*
+ * pprof shows mapping 1 as "File:": the kernel or a library must never be
+ * it. Folded text names no object, so mapping 1 is a placeholder without a
+ * file (#29: a converted off-CPU profile said "File: [kernel.kallsyms]").
+ */
+static void the_kernel_or_a_library_is_never_the_main_mapping(void **state)
+{
+	struct profile *p = folded("app;main;read_[k] 2\n", 10);
+	struct profile_frame_in f[] = {
+		{ .name = "app" },
+		{ .name = "__libc_start_main", .module = "/lib/libc.so.6", .addr = 0x27304,
+		  .map_off = 0x26000, .map_limit = 0x17b0fc },
+		{ .name = "vfs_read", .flags = FRAME_F_KERNEL, .addr = 0xffffffff81234567 },
+	};
+	struct profile_stack_in s = { .frames = f, .nr_frames = 3, .weight = 2 };
+	struct dec *d = decode(p);
+
+	(void)state;
+	assert_int_equal(d->nr_maps, 2);
+	assert_int_equal(d->map_order[0], 1);
+	assert_string_equal(S(d, d->map_file[1]), "");
+	assert_string_equal(S(d, d->map_file[d->map_order[1]]), PPROF_KERNEL_MAPPING);
+	assert_int_equal(d->loc_map[d->sample[0].loc[0]], d->map_order[1]);
+	dec_free(d);
+	profile__free(p);
+
+	/* a library and the kernel: still no program */
+	p = profile__new();
+	assert_int_equal(profile__add(p, &s), 0);
+	d = decode(p);
+	assert_int_equal(d->nr_maps, 3);
+	assert_int_equal(d->map_order[0], 1);
+	assert_string_equal(S(d, d->map_file[1]), "");
+	assert_string_equal(S(d, d->map_file[d->map_order[1]]), "/lib/libc.so.6");
+	assert_string_equal(S(d, d->map_file[d->map_order[2]]), PPROF_KERNEL_MAPPING);
+	dec_free(d);
+	profile__free(p);
+
+	/* no object at all: no mapping */
+	p = folded("app;main 1\n", 10);
+	d = decode(p);
+	assert_int_equal(d->nr_maps, 0);
+	dec_free(d);
+	profile__free(p);
+}
+
 static void mixed_kinds_give_every_sample_every_value(void **state)
 {
 	struct profile_frame_in f[] = { { .name = "app", .module = NULL, .build_id = NULL, .flags = 0 }, { .name = "wait", .module = NULL, .build_id = NULL, .flags = 0 } };
@@ -581,6 +646,8 @@ int main(void)
 		cmocka_unit_test(oncpu_samples_carry_count_and_cpu_nanoseconds),
 		cmocka_unit_test(locations_are_leaf_first),
 		cmocka_unit_test(kernel_frames_sit_in_the_kernel_mapping_without_suffix),
+		cmocka_unit_test(kernel_waker_frames_keep_k_and_w),
+		cmocka_unit_test(the_kernel_or_a_library_is_never_the_main_mapping),
 		cmocka_unit_test(mixed_kinds_give_every_sample_every_value),
 		cmocka_unit_test(labels_carry_pid_tid_comm_and_reason),
 		cmocka_unit_test(mappings_and_addresses_let_a_symbolizer_work),

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the frame record --wakers puts between a blocked stack and its waker's (emit.c) */
+#define REPORT_WAKER_SEP "--"
+
 /*
  * Frames where a thread waits instead of working: user-space wrappers, their
  * kernel entry points and the kernel idle loop. fnmatch(3) patterns; the
@@ -147,6 +150,104 @@ out:
 	return err;
 }
 
+/*
+ * The frame a stack's self weight belongs to. Its leaf, but an off-CPU
+ * stack recorded with --wakers goes on past the block with who woke it
+ * ("...;futex_do_wait_[k];[futex];--;try_to_wake_up_[k]_[w];...;main_[w]"):
+ * those frames are not where the time went, so the self weight stays where
+ * it would be without them, on the last frame before the "--" (the reason).
+ * The waker frames keep their inclusive weight. Returns the index in @s.
+ */
+static size_t self_frame(const struct profile *p, const struct profile_stack *s)
+{
+	size_t j = s->nr_frames - 1;
+
+	if (!(profile__frame(p, s->frames[j])->flags & FRAME_F_WAKER))
+		return j;
+	while (j > 0 && (profile__frame(p, s->frames[j])->flags & FRAME_F_WAKER))
+		j--;
+	if (j > 0 && !profile__frame(p, s->frames[j])->flags &&
+	    !strcmp(profile__frame(p, s->frames[j])->name, REPORT_WAKER_SEP))
+		j--;
+	return j;
+}
+
+static int id_cmp(const void *a, const void *b, void *p)
+{
+	return profile_frame_cmp(p, *(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+static int self_cmp(const void *pa, const void *pb, void *p)
+{
+	const struct frame_total *a = pa, *b = pb;
+
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
+	return profile_frame_cmp(p, a->frame, b->frame);
+}
+
+/*
+ * pos[frame id]: the row of r->by_self holding it (frames of equal name and
+ * flags share a row), SIZE_MAX for none. malloc'd; NULL on ENOMEM.
+ */
+static size_t *self_rows(const struct report *r)
+{
+	size_t n = profile__nr_frames(r->p), i, j, k, row;
+	size_t *pos = malloc((n ? n : 1) * sizeof(*pos));
+	uint32_t *ids = malloc((n ? n : 1) * sizeof(*ids));
+
+	if (!pos || !ids) {
+		free(pos);
+		free(ids);
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		pos[i] = SIZE_MAX;
+		ids[i] = (uint32_t)i;
+	}
+	for (i = 0; i < r->nr_frames; i++)
+		pos[r->by_self[i].frame] = i;
+	qsort_r(ids, n, sizeof(*ids), id_cmp, (void *)r->p);
+	for (i = 0; i < n; i = j) {
+		row = SIZE_MAX;
+		for (j = i; j < n && !profile_frame_cmp(r->p, ids[i], ids[j]); j++)
+			if (pos[ids[j]] != SIZE_MAX)
+				row = pos[ids[j]];
+		for (k = i; k < j; k++)
+			pos[ids[k]] = row;
+	}
+	free(ids);
+	return pos;
+}
+
+/* Move the self weight of stacks that end in waker frames to self_frame(). */
+static int wakers_self_to_blocked(struct report *r)
+{
+	const struct profile_stack *s;
+	size_t i, j, *pos = NULL, from, to;
+
+	for (i = 0; i < profile__nr_stacks(r->p); i++) {
+		s = profile__stack(r->p, i);
+		if (s->kind != r->o.kind || !s->nr_frames)
+			continue;
+		j = self_frame(r->p, s);
+		if (j == s->nr_frames - 1)
+			continue;
+		if (!pos && !(pos = self_rows(r)))
+			return -ENOMEM;
+		from = pos[s->frames[s->nr_frames - 1]];
+		to = pos[s->frames[j]];
+		if (from == SIZE_MAX || to == SIZE_MAX)
+			continue;	/* cannot be: both are on a stack of this kind */
+		r->by_self[from].self -= s->weight;
+		r->by_self[to].self += s->weight;
+	}
+	if (pos)
+		qsort_r(r->by_self, r->nr_frames, sizeof(*r->by_self), self_cmp, (void *)r->p);
+	free(pos);
+	return 0;
+}
+
 int report__new(const struct profile *p, const struct report_opts *o, struct report **out)
 {
 	struct report *r = calloc(1, sizeof(*r));
@@ -159,6 +260,8 @@ int report__new(const struct profile *p, const struct report_opts *o, struct rep
 	r->o = *o;
 	r->total = profile__total(p, o->kind);
 	err = profile__frame_totals(p, o->kind, &r->by_self, &r->nr_frames);
+	if (!err)
+		err = wakers_self_to_blocked(r);
 	if (err)
 		goto err;
 	sz = (r->nr_frames ? r->nr_frames : 1) * sizeof(*r->by_incl);
@@ -172,7 +275,7 @@ int report__new(const struct profile *p, const struct report_opts *o, struct rep
 	err = stack_sums(r);
 	if (err)
 		goto err;
-	/* frame totals are ordered like profile__hottest(): the first is the hottest */
+	/* by self desc, name asc: the first is the hottest (never a waker frame) */
 	r->has_hottest = r->total && r->nr_frames;
 	if (r->has_hottest) {
 		r->hottest_pct = (double)r->by_self[0].self * 100.0 / (double)r->total;

@@ -51,6 +51,50 @@ static const char *name(const struct report *r, uint32_t id)
 	return profile__frame(r->p, id)->name;
 }
 
+/*
+ * record --off-cpu --wakers stacks go on past the block with who woke it;
+ * the waker's outermost frame is the leaf, but the time was spent blocked:
+ * its self weight goes to the frame before "--", as without --wakers (#29:
+ * the report named asm_sysvec_apic_timer_interrupt_[k]_[w] the hottest).
+ */
+static void waker_frames_are_never_the_hottest(void **state)
+{
+	struct profile *p = folded(
+		"app;main;nanosleep_[k];[sleep];--;try_to_wake_up_[k]_[w];"
+		"asm_sysvec_apic_timer_interrupt_[k]_[w] 60\n"
+		"app;main;wait;futex_wait_[k];[futex];--;try_to_wake_up_[k]_[w];"
+		"signal_[w];[waker app-7 pid 7]_[w] 30\n"
+		"app;main;wait;futex_wait_[k];[futex] 5\n"
+		"app;worker;--_[w] 5\n");
+	struct report *r = report_of(p, 0);
+	char *text;
+
+	(void)state;
+	assert_int_equal(r->total, 100);
+	assert_true(r->has_hottest);
+	assert_string_equal(name(r, r->by_self[0].frame), "[sleep]");
+	assert_int_equal(r->by_self[0].self, 60);
+	assert_string_equal(name(r, r->by_self[1].frame), "[futex]");
+	assert_int_equal(r->by_self[1].self, 35);
+	/* a stack of waker frames alone above its root: the last other frame */
+	assert_string_equal(name(r, r->by_self[2].frame), "worker");
+	assert_int_equal(r->by_self[2].self, 5);
+	for (size_t i = 0; i < r->nr_frames; i++) {
+		const struct profile_frame *f = profile__frame(p, r->by_self[i].frame);
+
+		if (f->flags & FRAME_F_WAKER)
+			assert_int_equal(r->by_self[i].self, 0);
+		/* waker frames keep their inclusive weight */
+		if ((f->flags & FRAME_F_WAKER) && !strcmp(f->name, "try_to_wake_up"))
+			assert_int_equal(r->by_self[i].inclusive, 90);
+	}
+	text = text_of(r, false);
+	assert_non_null(strstr(text, "hottest: [sleep] 60.00% self"));
+	free(text);
+	report__free(r);
+	profile__free(p);
+}
+
 static void tables_are_ordered_by_self_and_by_inclusive(void **state)
 {
 	struct profile *p = folded("app;main;a 5\napp;main;b 3\napp;main 2\n");
@@ -342,6 +386,7 @@ int main(void)
 		cmocka_unit_test(top_n_limits_the_rows),
 		cmocka_unit_test(text_report_escapes_control_characters),
 		cmocka_unit_test(json_has_the_report_fields),
+		cmocka_unit_test(waker_frames_are_never_the_hottest),
 		cmocka_unit_test(json_strings_escape_controls_and_replace_invalid_utf8),
 	};
 

@@ -416,6 +416,24 @@ static void frame_kinds_get_their_own_hues(void **state)
 	profile__free(p);
 }
 
+/* a waker's kernel frame says both, kernel then waker, as "_[k]_[w]" does (#29) */
+static void a_kernel_waker_frame_says_kernel_and_waker(void **state)
+{
+	struct profile *p = folded("a;wait_[k];[futex];--;try_to_wake_up_[k]_[w];main_[w] 5\n",
+				   PROFILE_KIND_OFFCPU);
+	const struct frame *f;
+	struct drawing d;
+
+	(void)state;
+	draw(p, NULL, &d);
+	assert_non_null(strstr(d.svg, "<title>try_to_wake_up\n(kernel, waker"));
+	assert_non_null(strstr(d.svg, "<title>wait\n(kernel"));
+	f = find(&d, "try_to_wake_up", 0);
+	assert_true(f->r == f->b && f->g < f->r);	/* purple: a waker first */
+	free(d.svg);
+	profile__free(p);
+}
+
 static void differential_is_sized_by_after_and_coloured_by_self_share_change(void **state)
 {
 	struct profile *before = folded("a;x 50\na;y 50\na;gone 10\n", PROFILE_KIND_ONCPU);
@@ -528,6 +546,7 @@ int main(void)
 		cmocka_unit_test(hot_cold_graph_splits_by_kind_and_draws_nanoseconds),
 		cmocka_unit_test(hot_cold_graph_needs_the_sample_period),
 		cmocka_unit_test(frame_kinds_get_their_own_hues),
+		cmocka_unit_test(a_kernel_waker_frame_says_kernel_and_waker),
 		cmocka_unit_test(differential_is_sized_by_after_and_coloured_by_self_share_change),
 		cmocka_unit_test(differential_from_an_analysis_diff_draws_the_same_bytes),
 		cmocka_unit_test(an_empty_profile_gives_a_valid_document_saying_so),

@@ -8,7 +8,7 @@
 # - two threads deadlocked on mutexes: each shows the whole window through
 #   pthread_mutex_lock (and lock_second, the function that called it);
 # - the agent, 1 s intervals: each holds its own part of the sleep;
-# - a process whose wait ends inside the window: "[other, blocked at start]"
+# - a process whose wait ends inside the window: "[signal, blocked at start]"
 #   from the start to its wakeup, with its stack.
 # Window: -d D is timed by the session from just after attach to the stop,
 # and the stop comes at the next turn of its loop: D + 3-5 ms measured on a

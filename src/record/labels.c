@@ -184,6 +184,15 @@ void labels__read(struct labels *l, uint32_t tgid)
 	ok = read_cmdline(tgid, buf, sizeof(buf)) > 0;
 	if (keymap__get(&l->m, tgid, 0, &v)) {
 		lb = (struct label *)(uintptr_t)v;
+		/*
+		 * An exited process read again: its records came after its exit
+		 * record (an off-CPU drain, a later ring), its maps were forgotten
+		 * at the exit, so the lifecycle reads it as a first sight. The
+		 * read fails (gone): the label its profile needs stays. Wiping it
+		 * left t_labels' postgres backends at their bare comm.
+		 */
+		if (lb->dead && !ok)
+			return;
 		fresh = lb->dead;
 		if (lb->dead) {
 			/* a new process under the tgid of one that exited */

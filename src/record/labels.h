@@ -57,8 +57,8 @@ void labels__free(struct labels *l);	/* NULL is a no-op */
 
 /*
  * Read @tgid's cmdline now (replaces an earlier label; a failed re-read
- * keeps it). A first read that fails leaves an empty entry ("tried"),
- * counted in missed.
+ * keeps it, an exited process's too: records after the exit read it again).
+ * A first read that fails leaves an empty entry ("tried"), counted in missed.
  */
 void labels__read(struct labels *l, uint32_t tgid);
 /*

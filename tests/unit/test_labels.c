@@ -10,10 +10,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "record/labels.h"
+#include "util/clock.h"
 
 #define FMT(raw, out) labels_format(raw, sizeof(raw) - 1, out, sizeof(out))
 
@@ -103,6 +107,119 @@ static void the_table_keeps_an_exited_label_until_purged(void **state)
 	labels__free(NULL);
 }
 
+/*
+ * A child that waits for a byte on @p[0], then execs "sleep 30" (a new
+ * title); it exits when the test does (the pipe's end), even after a failure.
+ */
+static pid_t child_exec_on_byte(const int p[2])
+{
+	pid_t pid = fork();
+	char c;
+
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) == 1)
+			execl("/bin/sleep", "sleep", "30", (char *)NULL);
+		_exit(1);
+	}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * t_labels' postgres backends at their bare comm: a record that came after
+ * the exit (an off-CPU drain) made the lifecycle read the process again as
+ * a first sight; that read failed (gone) and wiped the label kept for it.
+ */
+static void an_exited_label_survives_a_failed_late_read(void **state)
+{
+	struct labels *l = labels__new();
+	struct labels_stats st;
+	int p[2];
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	pid = child_exec_on_byte(p);
+	assert_true(pid > 0);
+	labels__read(l, (uint32_t)pid);
+	assert_non_null(strstr(labels__get(l, (uint32_t)pid), "test_labels"));
+	reap(pid);
+	labels__exit(l, (uint32_t)pid);
+	labels__read(l, (uint32_t)pid);		/* gone: the read fails */
+	assert_non_null(labels__get(l, (uint32_t)pid));
+	assert_non_null(strstr(labels__get(l, (uint32_t)pid), "test_labels"));
+	labels__purge(l);			/* still dead: goes with the profile */
+	assert_null(labels__get(l, (uint32_t)pid));
+	labels__stats(l, &st);
+	assert_int_equal(st.missed, 0);
+	close(p[0]);
+	close(p[1]);
+	labels__free(l);
+}
+
+/* An exited label whose tgid is read alive again: a new process, its own label. */
+static void a_live_process_under_an_exited_tgid_is_read_anew(void **state)
+{
+	struct labels *l = labels__new();
+	uint32_t self = (uint32_t)getpid();
+
+	(void)state;
+	labels__read(l, self);
+	labels__exit(l, self);
+	labels__read(l, self);		/* readable: not the one that exited */
+	labels__purge(l);		/* live again: kept */
+	assert_non_null(labels__get(l, self));
+	labels__free(l);
+}
+
+/* The settle state machine: a title set after the first read is read once, later. */
+static void a_title_set_after_the_first_read_is_read_once_settled(void **state)
+{
+	struct labels *l = labels__new();
+	struct labels_stats st;
+	char path[64], buf[64] = "";
+	int p[2], i;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	pid = child_exec_on_byte(p);
+	assert_true(pid > 0);
+	labels__read(l, (uint32_t)pid);		/* before its title: the parent's */
+	assert_non_null(strstr(labels__get(l, (uint32_t)pid), "test_labels"));
+	assert_int_equal(write(p[1], "x", 1), 1);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	for (i = 0; i < 500 && strcmp(buf, "sleep"); i++) {
+		FILE *f = fopen(path, "r");
+
+		buf[0] = '\0';
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = '\0';
+			fclose(f);
+		}
+		usleep(2000);
+	}
+	assert_string_equal(buf, "sleep");
+	labels__settle(l, clock_mono_ns());	/* young: not yet (< LABELS_SETTLE_NS) */
+	assert_non_null(strstr(labels__get(l, (uint32_t)pid), "test_labels"));
+	labels__settle(l, clock_mono_ns() + LABELS_SETTLE_NS);
+	assert_string_equal(labels__get(l, (uint32_t)pid), "sleep 30");
+	labels__settle(l, clock_mono_ns() + 2 * LABELS_SETTLE_NS);	/* once */
+	labels__stats(l, &st);
+	assert_int_equal(st.reads, 2);
+	reap(pid);
+	close(p[0]);
+	close(p[1]);
+	labels__free(l);
+}
+
 static void the_cgroup_is_the_v2_path(void **state)
 {
 	static const char v2[] = "0::/system.slice/nginx.service\n";
@@ -147,6 +264,9 @@ int main(void)
 		cmocka_unit_test(control_bytes_and_separators_are_replaced),
 		cmocka_unit_test(the_length_is_bounded_without_cutting_a_character),
 		cmocka_unit_test(the_table_keeps_an_exited_label_until_purged),
+		cmocka_unit_test(an_exited_label_survives_a_failed_late_read),
+		cmocka_unit_test(a_live_process_under_an_exited_tgid_is_read_anew),
+		cmocka_unit_test(a_title_set_after_the_first_read_is_read_once_settled),
 		cmocka_unit_test(the_cgroup_is_the_v2_path),
 		cmocka_unit_test(cgroups_are_read_when_asked),
 	};

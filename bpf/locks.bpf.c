@@ -13,6 +13,7 @@
 
 #include "abi/locks.h"
 #include "abi/unwind.h"
+#include "lib/ksym.bpf.h"
 #include "lib/refuse.bpf.h"
 #include "lib/stats.bpf.h"
 #include "lib/target.bpf.h"
@@ -145,8 +146,9 @@ struct {
 	__type(value, struct hc_lock_owner);
 } locks_owner_buf SEC(".maps");
 
-extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
+/* 6.2+: without them (6.1) a lock owner's stack is left out, the rest kept */
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
+extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 
 /*
  * @t is always bpf_get_current_task_btf()'s trusted pointer here: its fields
@@ -429,7 +431,8 @@ static __always_inline void owner_take(void *lock, __u32 flags, __u32 pid, __u32
 		 * would read its last switch-out's); the owner pointer is a plain
 		 * number, so the helper gets the task by pid, checked to be it.
 		 */
-		if ((cfg_stacks & 0x1) && o->pid && !BPF_CORE_READ(ot, on_cpu)) {
+		if ((cfg_stacks & 0x1) && o->pid && !BPF_CORE_READ(ot, on_cpu) &&
+		    bpf_ksym_exists(bpf_task_from_pid)) {
 			tt = bpf_task_from_pid(o->pid);
 			if (tt) {
 				if ((__u64)tt == ow) {

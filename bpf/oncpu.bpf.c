@@ -291,8 +291,17 @@ static __always_inline void branches_emit(struct bpf_perf_event_data *ctx, __u32
 static __always_inline bool sample_in_user_mode(struct bpf_perf_event_data *ctx)
 {
 #if defined(__TARGET_ARCH_x86)
-	/* the context allows only 8-byte loads of registers; cs is its slot's low 16 bits */
-	return *(volatile __u64 *)&ctx->regs.cs & 3;
+#define HC_X86_PTREGS_CS 136
+	/*
+	 * The context allows only 8-byte loads of registers; cs is its slot's
+	 * low 16 bits. No CO-RE relocation: cs is an unsigned long up to 6.8
+	 * and a u16 in a union since 6.9 (FRED; so in vmlinux.h), and libbpf
+	 * will not resize an 8-byte load of a 2-byte field (6.1: "unexpected
+	 * mem size: got 8, exp 2").
+	 * The slot's offset is ABI (asm/ptrace-abi.h: CS 136; regs is the
+	 * context's first member).
+	 */
+	return *(volatile __u64 *)((void *)ctx + HC_X86_PTREGS_CS) & 3;
 #else
 	return false;
 #endif

@@ -183,6 +183,15 @@ static long py_frame_step(__u32 i, void *ctx)
 	/* 3.11: the first frame of an activation says so itself */
 	if (w->fr_is_entry && py_u8(f, w->fr_is_entry))
 		word |= HC_PY_ENTRY;
+	/*
+	 * idx was spilled and filled since its check above; 6.1's verifier
+	 * does not carry a filled register's bound back to its stack slot
+	 * ("R7 max value is outside of the allowed memory range"): checked
+	 * again, in the register the store uses.
+	 */
+	asm volatile("" : "+r"(idx));
+	if (idx >= 2 * HC_MAX_STACK_DEPTH)
+		return 1;
 	s->rec.ips[idx] = word;
 	w->idx = idx + 1;
 	w->n++;

@@ -11,8 +11,11 @@
 #ifndef HC_BPF_SCHED_ITER_BPF_H
 #define HC_BPF_SCHED_ITER_BPF_H
 
-extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
+#include "lib/ksym.bpf.h"
+
+/* 6.2+: without them (6.1) blocks still going at the stop keep only their pc */
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
+extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 
 /* the thread remote_walk() walks (the iterators run one task at a time) */
 static __u32 remote_tid;
@@ -47,7 +50,7 @@ static long remote_pass(__u32 i, void *ctx)
 		if (n < st->want_hi - lo)
 			n = st->want_hi - lo;
 		st->stop = HC_STAT_UNWIND_READ_ERR;
-		if (n < 8 || n > UW_WIN_BYTES)
+		if (n < 8 || n > UW_WIN_BYTES || !bpf_ksym_exists(bpf_task_from_pid))
 			return 1;
 		t = bpf_task_from_pid(remote_tid);
 		if (!t)
@@ -74,7 +77,7 @@ static __always_inline bool remote_walk(struct uw_scratch *s, struct task_struct
 	struct uw_state *st = &s->st;
 	__u32 tgid = t->tgid, slot = st->slot;
 
-	if (!bpf_map_lookup_elem(&unwind_procs, &tgid))
+	if (!bpf_ksym_exists(bpf_task_from_pid) || !bpf_map_lookup_elem(&unwind_procs, &tgid))
 		return false;
 	st->remote = 1;
 	remote_tid = t->pid;

@@ -13,6 +13,9 @@
 #define VMA_PAGE_SHIFT	12	/* vm_pgoff unit on x86-64 (and 4K-page arm64) */
 #define VMA_EXEC	0x4	/* VM_EXEC: a macro, so not in BTF */
 
+#include "lib/ksym.bpf.h"
+
+/* 6.7+; the loader leaves exit maps out where they are missing (6.1) */
 extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
 				 __u64 addr) __ksym __weak;
 extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym __weak;
@@ -30,6 +33,8 @@ static __always_inline bool vma_read_exec(struct hc_maps_rec *r, struct task_str
 
 	r->flags = 0;
 	r->nr = 0;
+	if (!bpf_ksym_exists(bpf_iter_task_vma_new))
+		return false;
 	/*
 	 * Open-coded, not in a bpf_loop() callback (the 6.18 verifier trips
 	 * on an iterator driven from a callback). A busy lock makes next()

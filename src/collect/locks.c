@@ -17,6 +17,7 @@
 
 #include "abi/locks.h"
 #include "abi/unwind.h"
+#include "collect/kfuncs.h"
 #include "collect/locknames.h"
 #include "collect/proc.h"
 #include "collect/python.h"
@@ -104,6 +105,8 @@ static int locks_open(struct collector *c, const struct record_opts *o,
 	/* the lock table shows who released; folded output (record --locks) has no place */
 	if (o->locks_report && o->user_stacks)
 		parts |= PART_BIT(HC_PART_HOLDERS);
+	if ((parts & PART_BIT(HC_PART_HOLDERS)) && o->locks_kernel && o->kernel_stacks)
+		kfunc_check("locks", "bpf_task_from_pid", "6.2+", "kernel lock owners' stacks");
 	err = parts_load("locks", "tp_btf sys_enter/exit and lock:contention_begin/end "
 			 "(README, Kernels)", locks_try_load, lk, &parts, &lk->refused);
 	if (err) {

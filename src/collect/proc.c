@@ -14,6 +14,7 @@
 
 #include "abi/common.h"
 #include "collect/branches.h"
+#include "collect/kfuncs.h"
 #include "proc.skel.h"
 #include "collect/opts.h"
 #include "collect/target_rules.h"
@@ -289,7 +290,9 @@ static int configure(struct proc_tracker *pt, const struct record_opts *o, uint3
 	pt->rules = *r;
 	skel->rodata->cfg_exec_wakeup = o->snapshot_at_exec;
 	/* HOTCOLD_NO_EXIT_MAPS=1: the negative control of t_exit_maps */
-	skel->rodata->cfg_exit_maps = !getenv("HOTCOLD_NO_EXIT_MAPS");
+	skel->rodata->cfg_exit_maps = !getenv("HOTCOLD_NO_EXIT_MAPS") &&
+		kfunc_check("proc", "bpf_iter_task_vma_new", "6.7+",
+			    "exit maps (symbols of processes that exit before their samples are read)");
 	choose_attach_flavour(skel);
 	err = bpf_map__set_max_entries(skel->maps.proc_targets, o->max_targets);
 	if (!err)

@@ -18,6 +18,7 @@
 #include "abi/unwind.h"
 #include "collect/collector.h"
 #include "collect/drain.h"
+#include "collect/kfuncs.h"
 #include "collect/parts.h"
 #include "collect/proc.h"
 #include "collect/python.h"
@@ -214,6 +215,9 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 		parts |= PART_BIT(HC_PART_WAKERS);
 	if (env->unwind_cfi)
 		parts |= PART_BIT(HC_PART_CFI);
+	if (env->unwind_cfi && o->offcpu)
+		kfunc_check("offcpu", "bpf_task_from_pid", "6.2+",
+			    "CFI walks of blocks still going at the stop (their pc kept)");
 	err = parts_load("offcpu", "BTF, tp_btf and task storage (README, Kernels)", sched_try_load, oc, &parts, &oc->refused);
 	if (err)
 		goto err_free;

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Kfuncs an optional piece of a collector needs and an older kernel lacks:
+ * the BPF side guards their calls with bpf_ksym_exists() (bpf/lib/ksym.bpf.h)
+ * and loads without them; the loader asks the kernel's BTF and says once
+ * what is left out.
+ */
+#ifndef HC_COLLECT_KFUNCS_H
+#define HC_COLLECT_KFUNCS_H
+
+#include <stdbool.h>
+
+/* Whether the running kernel's BTF has the kfunc @name (false without BTF). */
+bool kfunc_present(const char *name);
+
+/*
+ * kfunc_present(@name), and when false say once per process and @lost, on stderr:
+ * "<who>: this kernel has no <name> (<since>): <lost> left out".
+ */
+bool kfunc_check(const char *who, const char *name, const char *since, const char *lost);
+
+#endif /* HC_COLLECT_KFUNCS_H */

@@ -101,6 +101,13 @@ $(OUT)/tests/load_all: tests/bpf/load_all.c $(SKELS)
 check-bpf: $(OUT)/tests/load_all
 	$(Q)$<
 
+# Debian 12's stock kernels (newest 6.1 and 6.12) booted under QEMU/TCG with a
+# busybox initramfs: every BPF variant loads, CFI, off-CPU and locks smokes
+# (tests/kernels/run.sh; ~1.5 min; kernel .debs cached in /var/cache/hotcold-kernels).
+.PHONY: check-kernels
+check-kernels: $(BIN) $(OUT)/tests/load_all $(OUT)/workloads/mutex
+	$(Q)tests/kernels/run.sh $(OUT)
+
 check-integration: $(BIN)
 	$(Q)tests/integration/run.sh $(BIN)
 
@@ -116,7 +123,7 @@ check-browser: $(BIN) $(OUT)/workloads/hotloop $(OUT)/workloads/threads
 check-golden: $(BIN)
 	$(Q)tests/golden/run.sh $(BIN)
 
-test: check-style check-unit check-golden check-bpf check-hardened check-asan check-integration check-browser
+test: check-style check-unit check-golden check-bpf check-hardened check-asan check-integration check-browser check-kernels
 
 # ---- distribution flags and sanitizers ----------------------------------------
 # check-hardened: Debian's flags (dpkg-buildflags, hardening=+all) with

@@ -4,9 +4,10 @@
 # no KVM needed) with a busybox initramfs holding this tree's load_all and
 # hotcold, and check in each guest that
 #   (a) every BPF variant loads (load_all; its 100,000-insn budget included),
-#   (b) record -a --unwind cfi on a workload built without frame pointers
-#       (tests/workloads/nofp/glibc_calls.c, its 40-deep chain) walks >= 99%
-#       of the workload's samples up to main,
+#   (b) record --unwind cfi -- CMD and record -a --unwind cfi on a workload
+#       built without frame pointers (tests/workloads/nofp/glibc_calls.c,
+#       its 40-deep chain): >= 99% of its main thread's samples in its own
+#       code reach main (details in init.sh),
 #   (c) record --off-cpu and locks (tests/workloads/mutex.c) produce stacks.
 # Kernels: the newest linux-image-6.1.0-*-amd64 (bookworm's stock kernel) and
 # linux-image-6.12.*+deb12-amd64 (bookworm-backports/security) apt knows,

@@ -123,7 +123,7 @@ check-browser: $(BIN) $(OUT)/workloads/hotloop $(OUT)/workloads/threads
 check-golden: $(BIN)
 	$(Q)tests/golden/run.sh $(BIN)
 
-test: check-style check-unit check-golden check-bpf check-hardened check-asan check-integration check-browser check-kernels
+test: check-style check-unit check-golden check-bpf check-hardened check-asan check-integration check-browser check-kernels check-fuzz
 
 # ---- distribution flags and sanitizers ----------------------------------------
 # check-hardened: Debian's flags (dpkg-buildflags, hardening=+all) with

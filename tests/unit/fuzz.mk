@@ -2,14 +2,18 @@
 # libFuzzer targets for every parser of untrusted input (clang, ASan + UBSan).
 # Lives in tests/unit/ because the top Makefile includes tests/unit/*.mk.
 #   make fuzz              each target FUZZ_SECONDS (default 20) in turn
-#   make fuzz-smoke        each target 5 s (for CI)
+#   make fuzz-smoke        each target 5 s, corpus kept between runs
+#   make check-fuzz        CI (make test): each target FUZZ_CHECK_SECONDS (9)
+#                          from the committed seeds alone, ~85 s for 8
 #   make fuzz-build        only build $(OUT)/fuzz/fuzz_*
 # Seeds: tests/fuzz/corpus/<target>/ (text); the ELF seeds are compiled from
-# tests/fuzz/elf_seed.c. New inputs go to $(OUT)/fuzz/work/<target>/, crashes
-# to $(OUT)/fuzz/crash-<target>-*.
+# tests/fuzz/elf_seed.c. New inputs go to $(OUT)/fuzz/work/<target>/ (check-fuzz:
+# a fresh $(OUT)/fuzz/check/<target>/); a failing input is copied to
+# $(OUT)/fuzz/crashes/ and printed in base64 and hex (tests/fuzz/run.sh).
 FUZZ_SECONDS ?= 20
+FUZZ_CHECK_SECONDS ?= 9
 FUZZ_DIR     := $(OUT)/fuzz
-FUZZ_TARGETS := folded procmaps perfmap kallsyms elf_syms pprof
+FUZZ_TARGETS := folded procmaps perfmap kallsyms elf_syms pprof config http_args
 FUZZ_BINS    := $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_TARGETS))
 FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=undefined $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE \
@@ -26,9 +30,14 @@ fuzz_deps_pprof    := src/analysis/pprof_read.c src/analysis/annotate.c \
 		      src/analysis/pprof_profile.c src/analysis/profile.c \
 		      src/analysis/profile_folded.c src/output/folded.c src/output/folded_profile.c src/output/pprof.c \
 		      src/output/protobuf.c src/util/log.c
+# the agent's config file and every key's value parser: the unit test's set
+fuzz_deps_config   := $(shell cat tests/unit/test_agent_config.deps)
+# the web view's query arguments; libmicrohttpd's lookup is the target's own
+fuzz_deps_http_args := src/agent/http_args.c src/agent/timeline_json.c src/analysis/profile.c \
+		      src/util/parse.c src/util/log.c
 fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(fuzz_deps_$(1)))
 
-.PHONY: fuzz fuzz-smoke fuzz-build
+.PHONY: fuzz fuzz-smoke fuzz-build check-fuzz
 # built through a pattern + secondary expansion: keep them between runs
 .SECONDARY: $(foreach t,$(FUZZ_TARGETS),$(call fuzz_objs,$(t)))
 
@@ -59,3 +68,6 @@ fuzz: fuzz-build
 
 fuzz-smoke: fuzz-build
 	$(Q)tests/fuzz/run.sh 5 $(FUZZ_DIR) $(FUZZ_TARGETS)
+
+check-fuzz: fuzz-build
+	$(Q)tests/fuzz/run.sh -c $(FUZZ_CHECK_SECONDS) $(FUZZ_DIR) $(FUZZ_TARGETS)

@@ -435,7 +435,21 @@ int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid, uint64_t pc,
 	/* the re-read replaces the process's entry: its backoffs carry over */
 	gap = p->gap_ns;
 	sure_gap = p->sure_gap_ns;
+	/*
+	 * New objects' tables on the builder thread (they come with the next
+	 * poll, walked by frame pointer meanwhile), the re-read waiting for them
+	 * at most UT_REREAD_WAIT_NS: its mappings are published whatever a
+	 * build costs (a 563 ms one held a dlopen re-read in CI).
+	 */
+	ut->reread = true;
 	err = unwind_tables__add_process(ut, tgid);
+	ut->reread = false;
+	if (ut->bld && ubuild_wait_urgent(ut->bld, UT_REREAD_WAIT_NS))
+		uobj_collect_built(ut);
+	else if (ut->bld && !ut->st.reread_builds_late++)
+		pr_debug("unwind: a re-read of %u: new tables not built within %llu ms, "
+			 "published without them (frame pointers until they come)\n", tgid,
+			 (unsigned long long)(UT_REREAD_WAIT_NS / 1000000));
 	if (err < 0)
 		return err;
 	p = uproc_of(ut, tgid);

@@ -58,6 +58,8 @@ struct unwind_tables_stats {
 	uint64_t objects_pending;	/* ... not back yet (now) */
 	uint64_t builds_discarded;	/* built for an object evicted meanwhile */
 	uint64_t maps_waiting;	/* mappings published before their table: FP meanwhile */
+	uint64_t reread_builds_late;	/* re-reads whose new tables took over
+					 * UT_REREAD_WAIT_NS (20 ms): published without */
 };
 
 /* Create the BPF maps (empty). 0 or -errno. */
@@ -106,8 +108,10 @@ int unwind_tables__preload_runtime(struct unwind_tables *ut);
  * since (the walk is older than the last re-read), re-read the mappings
  * (dlopen, JIT): at once, then with a backoff doubling up to a second while
  * re-reads do not find such a pc, kept apart for pcs from the registers or a
- * CFI step and pcs a frame-pointer step may have made up. 1: re-read;
- * 0: not needed or put off; -errno.
+ * CFI step and pcs a frame-pointer step may have made up. New objects'
+ * tables are built on the builder thread, waited for at most 20 ms, else
+ * loaded by a later unwind_tables__poll(). 1: re-read; 0: not needed or put
+ * off; -errno.
  */
 int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid, uint64_t pc, uint64_t inner_pc);
 

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/log.h"
@@ -22,6 +23,8 @@
 struct ubuilder {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
+	pthread_cond_t urgent_done;	/* CLOCK_MONOTONIC */
+	size_t nr_urgent;		/* urgent jobs queued or in hand */
 	pthread_t thread;
 	bool stop;
 	const struct unwind_tables_opts *o;
@@ -48,9 +51,10 @@ static struct ubuild_job *take_best(struct ubuilder *bld)
 {
 	struct ubuild_job **best = NULL, **pp;
 
-	/* the list is newest first: >= keeps the oldest of a tie */
+	/* the list is newest first: >= keeps the oldest of a tie; a re-read's first */
 	for (pp = &bld->queue; *pp; pp = &(*pp)->next)
-		if (!best || (*pp)->prio >= (*best)->prio)
+		if (!best || (*pp)->urgent > (*best)->urgent ||
+		    ((*pp)->urgent == (*best)->urgent && (*pp)->prio >= (*best)->prio))
 			best = pp;
 	if (best) {
 		struct ubuild_job *job = *best;
@@ -81,6 +85,8 @@ static void *builder_main(void *arg)
 		pthread_mutex_lock(&bld->lock);
 		*bld->done_tail = job;
 		bld->done_tail = &job->next;
+		if (job->urgent && !--bld->nr_urgent)
+			pthread_cond_broadcast(&bld->urgent_done);
 	}
 	pthread_mutex_unlock(&bld->lock);
 	return NULL;
@@ -89,6 +95,7 @@ static void *builder_main(void *arg)
 struct ubuilder *ubuilder_new(const struct unwind_tables_opts *o)
 {
 	struct ubuilder *bld = calloc(1, sizeof(*bld));
+	pthread_condattr_t ca;
 	int err;
 
 	if (!bld)
@@ -97,9 +104,14 @@ struct ubuilder *ubuilder_new(const struct unwind_tables_opts *o)
 	bld->done_tail = &bld->done;
 	pthread_mutex_init(&bld->lock, NULL);
 	pthread_cond_init(&bld->wake, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&bld->urgent_done, &ca);
+	pthread_condattr_destroy(&ca);
 	err = pthread_create(&bld->thread, NULL, builder_main, bld);
 	if (err) {
 		pr_debug("unwind: no builder thread (%s): tables built in line\n", strerror(err));
+		pthread_cond_destroy(&bld->urgent_done);
 		pthread_cond_destroy(&bld->wake);
 		pthread_mutex_destroy(&bld->lock);
 		free(bld);
@@ -141,6 +153,7 @@ void ubuilder_free(struct ubuilder *bld)
 	pthread_join(bld->thread, NULL);
 	free_list(bld->queue);
 	free_list(bld->done);
+	pthread_cond_destroy(&bld->urgent_done);
 	pthread_cond_destroy(&bld->wake);
 	pthread_mutex_destroy(&bld->lock);
 	free(bld);
@@ -152,6 +165,7 @@ int ubuild_submit(struct ubuilder *bld, struct ubuild_job *job)
 	job->next = bld->queue;
 	bld->queue = job;
 	bld->nr++;
+	bld->nr_urgent += job->urgent;
 	pthread_cond_signal(&bld->wake);
 	pthread_mutex_unlock(&bld->lock);
 	return 0;
@@ -191,4 +205,24 @@ size_t ubuild_pending(struct ubuilder *bld)
 	nr = bld->nr;
 	pthread_mutex_unlock(&bld->lock);
 	return nr;
+}
+
+bool ubuild_wait_urgent(struct ubuilder *bld, uint64_t ns)
+{
+	struct timespec ts;
+	uint64_t end;
+	bool done;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	end = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + ns;
+	ts.tv_sec = (time_t)(end / 1000000000ull);
+	ts.tv_nsec = (long)(end % 1000000000ull);
+	pthread_mutex_lock(&bld->lock);
+	/* bounded: a timed wait per wakeup, to one deadline */
+	while (bld->nr_urgent && !bld->stop &&
+	       pthread_cond_timedwait(&bld->urgent_done, &bld->lock, &ts) != ETIMEDOUT)
+		;
+	done = !bld->nr_urgent;
+	pthread_mutex_unlock(&bld->lock);
+	return done;
 }

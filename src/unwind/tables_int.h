@@ -25,6 +25,13 @@
 
 /* files up to this size get their tables built in line (~1 ms), bigger ones on the builder */
 #define UT_INLINE_BUILD_BYTES (256u << 10)
+/*
+ * A re-read's new objects (a dlopen()ed library) are built on the builder
+ * thread, first in its queue, and the re-read waits this long for them: a
+ * build takes ~1 ms, but one took 563 ms in CI (cold cache, a loaded
+ * machine) and held the re-read, so every mapping of the process, with it.
+ */
+#define UT_REREAD_WAIT_NS (20 * 1000000ull)
 /* a table build slower than this is logged (-v) with its phases */
 #define UT_SLOW_BUILD_NS (50 * 1000000ull)
 /* idle tables unused this long are unloaded: churn has moved on to other binaries */
@@ -92,6 +99,7 @@ struct unwind_tables {
 	uint32_t last_stamp;	/* of the last table published */
 	struct ubuilder *bld;	/* the builder thread; NULL: tables built in line */
 	bool build_inline;	/* for now, build in line even with a builder */
+	bool reread;		/* for now, every build on the builder, first (a re-read) */
 	struct unwind_tables_stats st;
 };
 
@@ -128,6 +136,7 @@ struct ubuild_job {
 	uint32_t tgid;
 	char *path;
 	uint32_t prio;		/* processes seen mapping it since it was queued */
+	bool urgent;		/* a re-read's: taken before any other, waited for */
 	struct ubuilt b;
 	struct ubuild_job *next;
 };
@@ -143,6 +152,8 @@ struct ubuild_job *ubuild_collect(struct ubuilder *bld);
 void ubuild_job_free(struct ubuild_job *job);
 /* Jobs queued or in hand. */
 size_t ubuild_pending(struct ubuilder *bld);
+/* Wait at most @ns for every urgent job to be done; true if they are. */
+bool ubuild_wait_urgent(struct ubuilder *bld, uint64_t ns);
 
 
 /*

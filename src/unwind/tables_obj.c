@@ -363,6 +363,7 @@ static int build_async(struct unwind_tables *ut, struct uobj *ob, const struct o
 	job->fd = src->fd;
 	job->tgid = src->tgid;
 	job->prio = 1;
+	job->urgent = ut->reread;
 	ob->building = true;
 	ut->st.objects_queued++;
 	return ubuild_submit(ut->bld, job);
@@ -378,11 +379,13 @@ static int build_table(struct unwind_tables *ut, struct uobj *ob, const struct o
 	note_file(ob, src->fd);
 	*fd_taken = false;
 	/*
-	 * A small object builds in about a millisecond: at once, so a plugin
-	 * just dlopen()ed or a short-lived tool is walked by CFI from its next
-	 * sample, not by frame pointer through code that may have none.
+	 * A small object builds in about a millisecond: at once, so a
+	 * short-lived tool is walked by CFI from its next sample, not by frame
+	 * pointer through code that may have none. A re-read's (a plugin just
+	 * dlopen()ed) goes to the builder, first, and the re-read waits for it
+	 * a bounded time (UT_REREAD_WAIT_NS): no build holds the re-read.
 	 */
-	if (ut->bld && !ut->build_inline && ob->f_size > UT_INLINE_BUILD_BYTES) {
+	if (ut->bld && !ut->build_inline && (ut->reread || ob->f_size > UT_INLINE_BUILD_BYTES)) {
 		err = build_async(ut, ob, src);
 		*fd_taken = ob->building;
 		if (*fd_taken)

@@ -760,8 +760,10 @@ static __always_inline void flush_task(struct task_struct *t)
 	if (!ot)
 		return;
 	short_flush(t, ot, true);
-	if (cfg_runq)
+	if (cfg_runq) {
+		runq_settle(t, ot);
 		runq_flush(t, ot);
+	}
 }
 
 /* A tracked thread exits: its batched counts would die with its storage. */

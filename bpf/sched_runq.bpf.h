@@ -166,4 +166,21 @@ static __always_inline void runq_switch_out(struct task_struct *prev, struct off
 	ot->runq_stacks = 0;
 }
 
+/*
+ * At exit (and at the stop), the waits run_delay gained since @t's last
+ * switch-out: the one before the run now ending. A switch-out would count
+ * it, but an exiting task's last switch-out counts into storage that is
+ * never flushed again: each thread lost its last wait (t_runqlat: -6 % and
+ * -8 % of 2.55 s at load 7, where a wait lasts tens of ms).
+ */
+static __always_inline void runq_settle(struct task_struct *t, struct offcpu_task *ot)
+{
+	__u64 rd = BPF_CORE_READ(t, sched_info.run_delay);
+
+	if (!ot->rd_valid || rd == ot->rd_seen)
+		return;
+	runq_account(t, ot, rd - ot->rd_seen);
+	ot->rd_seen = rd;
+}
+
 #endif /* HC_BPF_SCHED_RUNQ_BPF_H */

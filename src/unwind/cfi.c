@@ -56,6 +56,72 @@ static int push_row(struct row_buf *b, const struct cfi_row *r)
 	return 0;
 }
 
+/* @r as row @at (<= nr), the rows from there one further: no merging. */
+static int insert_row(struct row_buf *b, size_t at, const struct cfi_row *r)
+{
+	struct cfi_row *n;
+
+	if (b->nr == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 16;
+
+		n = realloc(b->rows, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		b->rows = n;
+		b->cap = cap;
+	}
+	memmove(&b->rows[at + 1], &b->rows[at], (b->nr - at) * sizeof(*r));
+	b->rows[at] = *r;
+	b->nr++;
+	return 0;
+}
+
+/* bytes after an uncovered entry point taken as the outermost frame at most */
+#define ENTRY_SPAN 256
+
+/*
+ * The ELF entry point when no FDE covers it: the outermost frame. ld.so's
+ * _start (sysdeps/x86_64/dl-machine.h, RTLD_START) has no CFI: a walk from
+ * its startup (_dl_start, dl_main, mapping the libraries) reached
+ * _dl_start_user with no rule, stepped by frame pointer, and %rbp is 0
+ * there (the process's first frame): counted as a corrupt frame
+ * (t_unwind_pending, 2 walks in CI, 1 in 10 cold-cache runs here). From
+ * the entry point to the next FDE (at most ENTRY_SPAN bytes): CFI_CFA_END.
+ */
+static int mark_entry(Elf *elf, struct row_buf *b)
+{
+	struct cfi_row end = { .cfa = CFI_CFA_END }, gap = { .cfa = CFI_CFA_NONE };
+	size_t lo = 0, hi = b->nr, mid;
+	uint64_t next;
+	GElf_Ehdr eh;
+	int err;
+
+	if (!gelf_getehdr(elf, &eh) || !eh.e_entry)
+		return 0;
+	while (lo < hi) {	/* lo: the rows at or below the entry point */
+		mid = lo + (hi - lo) / 2;
+		if (b->rows[mid].pc <= eh.e_entry)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && b->rows[lo - 1].cfa != CFI_CFA_NONE)
+		return 0;	/* covered: crt1's _start says "outermost" itself */
+	next = lo < b->nr ? b->rows[lo].pc : UINT64_MAX;
+	end.pc = eh.e_entry;
+	gap.pc = next - eh.e_entry > ENTRY_SPAN ? eh.e_entry + ENTRY_SPAN : next;
+	if (gap.pc < next) {
+		err = insert_row(b, lo, &gap);
+		if (err)
+			return err;
+	}
+	if (lo && b->rows[lo - 1].pc == eh.e_entry) {
+		b->rows[lo - 1] = end;	/* a gap row exactly there */
+		return 0;
+	}
+	return insert_row(b, lo, &end);
+}
+
 /*
  * The PLT stub expression binutils emits for .plt:
  *   DW_OP_breg7 (rsp) 8; DW_OP_breg16 (rip) 0; DW_OP_lit15; DW_OP_and;
@@ -340,6 +406,9 @@ int cfi_table_build_with(Elf *elf, Elf *debug, struct cfi_table *t)
 		if (err)
 			goto out;
 	}
+	err = mark_entry(elf, &b);
+	if (err)
+		goto out;
 	t->rows = b.rows;
 	t->nr = b.nr;
 	b.rows = NULL;

@@ -452,6 +452,50 @@ static void start_decodes_as_the_end_of_the_stack(void **state)
 	cfi_table_release(&t);
 }
 
+#define LDSO_PATH "/lib64/ld-linux-x86-64.so.2"
+
+/*
+ * ld.so's _start has no FDE (glibc's RTLD_START): a walk from its start-up
+ * reached _dl_start_user (the return address after "call _dl_start") with
+ * no rule, stepped by frame pointer with %rbp 0 and was counted as a
+ * corrupt frame (t_unwind_pending). An entry point no FDE covers is the
+ * outermost frame, up to the next FDE.
+ */
+static void an_entry_point_without_cfi_is_the_end_of_the_stack(void **state)
+{
+	const struct cfi_row *r;
+	struct cfi_table t;
+	GElf_Ehdr eh;
+	Elf *elf;
+	int fd;
+
+	(void)state;
+	elf_version(EV_CURRENT);
+	fd = open(LDSO_PATH, O_RDONLY);
+	if (fd < 0)
+		skip();
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	assert_non_null(gelf_getehdr(elf, &eh));
+	assert_int_equal(cfi_table_build(elf, &t), 0);
+	elf_end(elf);
+	close(fd);
+	/* _start: mov %rsp,%rdi; call _dl_start; _dl_start_user: ... (61 bytes) */
+	for (uint64_t off = 0; off < 48; off += 7) {
+		r = cfi_table_find(&t, eh.e_entry + off);
+		assert_non_null(r);
+		if (r->cfa != CFI_CFA_END)
+			fail_msg("ld.so entry + %llu: cfa %d, not the end of the stack",
+				 (unsigned long long)off, r->cfa);
+	}
+	/* and no further than the next FDE: the function after it keeps its rule */
+	r = cfi_table_find(&t, eh.e_entry + 256);
+	assert_non_null(r);
+	assert_int_not_equal(r->cfa, CFI_CFA_END);
+	assert_sorted(LDSO_PATH, &t);
+	cfi_table_release(&t);
+}
+
 /* Padding after pad_me (4 bytes long, next function 16-byte aligned) has no FDE. */
 static void a_pc_between_fdes_gives_a_none_row(void **state)
 {
@@ -659,6 +703,7 @@ int main(void)
 	    cmocka_unit_test(after_push_rbp_mov_rsp_rbp_the_cfa_is_rbp_plus_16),
 	    cmocka_unit_test(the_plt_of_a_dynamically_linked_binary_decodes_as_plt_rows),
 	    cmocka_unit_test(start_decodes_as_the_end_of_the_stack),
+	    cmocka_unit_test(an_entry_point_without_cfi_is_the_end_of_the_stack),
 	    cmocka_unit_test(a_pc_between_fdes_gives_a_none_row),
 	    cmocka_unit_test(the_table_ends_with_a_none_row_after_the_last_fde),
 	    cmocka_unit_test(a_file_without_eh_frame_gives_an_empty_table),

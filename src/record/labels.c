@@ -270,7 +270,14 @@ static void reread(struct labels *l, bool settle, uint64_t now_ns)
 			if (lb->dead || (settle && (!lb->young_ns ||
 						    now_ns - lb->young_ns < LABELS_SETTLE_NS)))
 				continue;
-			lb->young_ns = 0;	/* settled: once per process */
+			/*
+			 * Settled: once per process, by a read at least
+			 * LABELS_SETTLE_NS after the first. A refresh sooner (an
+			 * agent's interval ending just after the fork) may read
+			 * the title not set yet: the settle read still comes.
+			 */
+			if (now_ns - lb->young_ns >= LABELS_SETTLE_NS)
+				lb->young_ns = 0;
 			due[nr++] = lb->tgid;
 		}
 		if (!nr)
@@ -284,7 +291,7 @@ static void reread(struct labels *l, bool settle, uint64_t now_ns)
 
 void labels__refresh(struct labels *l)
 {
-	reread(l, false, 0);
+	reread(l, false, clock_mono_ns());
 }
 
 void labels__settle(struct labels *l, uint64_t now_ns)

@@ -220,6 +220,47 @@ static void a_title_set_after_the_first_read_is_read_once_settled(void **state)
 	labels__free(l);
 }
 
+/*
+ * An agent's interval that ends just after a fork: its refresh reads the
+ * process before its title is set. That read is no settle read: the drain
+ * at least LABELS_SETTLE_NS after the first read still reads it again.
+ */
+static void a_refresh_right_after_the_first_read_does_not_settle_it(void **state)
+{
+	struct labels *l = labels__new();
+	char path[64], buf[64] = "";
+	int p[2], i;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	pid = child_exec_on_byte(p);
+	assert_true(pid > 0);
+	labels__read(l, (uint32_t)pid);
+	labels__refresh(l);			/* the interval's end, < 100 ms later */
+	assert_non_null(strstr(labels__get(l, (uint32_t)pid), "test_labels"));
+	assert_int_equal(write(p[1], "x", 1), 1);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	for (i = 0; i < 500 && strcmp(buf, "sleep"); i++) {
+		FILE *f = fopen(path, "r");
+
+		buf[0] = '\0';
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = '\0';
+			fclose(f);
+		}
+		usleep(2000);
+	}
+	assert_string_equal(buf, "sleep");
+	labels__settle(l, clock_mono_ns() + LABELS_SETTLE_NS);
+	assert_string_equal(labels__get(l, (uint32_t)pid), "sleep 30");
+	reap(pid);
+	close(p[0]);
+	close(p[1]);
+	labels__free(l);
+}
+
 static void the_cgroup_is_the_v2_path(void **state)
 {
 	static const char v2[] = "0::/system.slice/nginx.service\n";
@@ -267,6 +308,7 @@ int main(void)
 		cmocka_unit_test(an_exited_label_survives_a_failed_late_read),
 		cmocka_unit_test(a_live_process_under_an_exited_tgid_is_read_anew),
 		cmocka_unit_test(a_title_set_after_the_first_read_is_read_once_settled),
+		cmocka_unit_test(a_refresh_right_after_the_first_read_does_not_settle_it),
 		cmocka_unit_test(the_cgroup_is_the_v2_path),
 		cmocka_unit_test(cgroups_are_read_when_asked),
 	};

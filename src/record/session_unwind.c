@@ -4,7 +4,9 @@
  * single call (unwind_tables__add_process) that took 0.3 s of CPU for a
  * postgres and over 1.5 s on a busy machine for a big program: in the loop
  * it delayed intervals and SIGTERM by as much. A builder thread runs those
- * calls; every use of the tables is under one mutex, and the loop only ever
+ * calls, leaving every table to the tables' builder thread
+ * (unwind_tables__add_process_async), so a call holds the tables for
+ * milliseconds; every use of the tables is under one mutex, and the loop only ever
  * try-locks it: while a build runs, a new process is deferred (walked by
  * frame pointer meanwhile, as any young process is), a refresh is skipped,
  * an exit's removal waits in a set applied at the next lock, and the stats
@@ -24,6 +26,8 @@
 #include "util/log.h"
 
 #define BUILD_QUEUE 256
+/* how long the builder thread waits for a process's tables to load them itself */
+#define BUILD_WAIT_NS (2 * 1000000000ull)
 
 struct session_builder {
 	pthread_t th;
@@ -92,9 +96,21 @@ static void *builder_main(void *arg)
 		b->head = (b->head + 1) % BUILD_QUEUE;
 		b->nr--;
 		pthread_mutex_unlock(&b->qlock);
+		/*
+		 * Its tables on the tables' own builder thread: the lock is held
+		 * for reading and publishing the mappings only. Held across the
+		 * builds (0.3 s for a postgres, 1.5 s loaded), it kept every
+		 * other process's re-read (a dlopen) waiting as long.
+		 */
 		pthread_mutex_lock(&s->ut_lock);
-		err = unwind_tables__add_process(s->ut, tgid);
+		err = unwind_tables__add_process_async(s->ut, tgid);
 		pthread_mutex_unlock(&s->ut_lock);
+		/* and loaded as soon as built, not at the loop's next turn (up to 100 ms) */
+		if (!err && unwind_tables__wait_builds(s->ut, BUILD_WAIT_NS)) {
+			pthread_mutex_lock(&s->ut_lock);
+			unwind_tables__poll(s->ut);
+			pthread_mutex_unlock(&s->ut_lock);
+		}
 		__atomic_add_fetch(err == -ESRCH ? &s->deferred_gone : &s->deferred_built, 1,
 				   __ATOMIC_RELAXED);
 	}

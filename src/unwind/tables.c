@@ -275,6 +275,22 @@ int unwind_tables__add_process_now(struct unwind_tables *ut, uint32_t tgid)
 	return err;
 }
 
+int unwind_tables__add_process_async(struct unwind_tables *ut, uint32_t tgid)
+{
+	int err;
+
+	ut->build_async = true;
+	err = unwind_tables__add_process(ut, tgid);
+	ut->build_async = false;
+	return err;
+}
+
+bool unwind_tables__wait_builds(struct unwind_tables *ut, uint64_t ns)
+{
+	/* ut->bld is set at creation and never changes: no lock of @ut needed */
+	return !ut->bld || ubuild_wait_idle(ut->bld, ns);
+}
+
 int unwind_tables__add_process_maps(struct unwind_tables *ut, uint32_t tgid,
 				    const struct procmaps *pm, bool build)
 {

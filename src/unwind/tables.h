@@ -82,6 +82,18 @@ int unwind_tables__add_process(struct unwind_tables *ut, uint32_t tgid);
  */
 int unwind_tables__add_process_now(struct unwind_tables *ut, uint32_t tgid);
 
+/*
+ * The same, every new object's table left to the builder thread (none built
+ * in line, none waited for): the tables' lock, if the caller holds one for
+ * this call, is held for reading the mappings and publishing them only.
+ */
+int unwind_tables__add_process_async(struct unwind_tables *ut, uint32_t tgid);
+/*
+ * Wait at most @ns, without any lock of the caller's, until the builder
+ * thread has no table queued or in hand (then unwind_tables__poll() loads
+ * them all). True if so; true at once without a builder thread.
+ */
+bool unwind_tables__wait_builds(struct unwind_tables *ut, uint64_t ns);
 struct procmaps;
 /*
  * The same with @tgid's executable mappings already read by the caller.

@@ -23,8 +23,9 @@
 struct ubuilder {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	pthread_cond_t urgent_done;	/* CLOCK_MONOTONIC */
+	pthread_cond_t job_done;	/* CLOCK_MONOTONIC; broadcast at each job's end */
 	size_t nr_urgent;		/* urgent jobs queued or in hand */
+	bool busy;			/* a job in hand */
 	pthread_t thread;
 	bool stop;
 	const struct unwind_tables_opts *o;
@@ -78,6 +79,7 @@ static void *builder_main(void *arg)
 			pthread_cond_wait(&bld->wake, &bld->lock);
 			continue;
 		}
+		bld->busy = true;
 		pthread_mutex_unlock(&bld->lock);
 		compute_job(bld->o, job);
 		close(job->fd);
@@ -85,8 +87,9 @@ static void *builder_main(void *arg)
 		pthread_mutex_lock(&bld->lock);
 		*bld->done_tail = job;
 		bld->done_tail = &job->next;
-		if (job->urgent && !--bld->nr_urgent)
-			pthread_cond_broadcast(&bld->urgent_done);
+		bld->nr_urgent -= job->urgent;
+		bld->busy = false;
+		pthread_cond_broadcast(&bld->job_done);
 	}
 	pthread_mutex_unlock(&bld->lock);
 	return NULL;
@@ -106,12 +109,12 @@ struct ubuilder *ubuilder_new(const struct unwind_tables_opts *o)
 	pthread_cond_init(&bld->wake, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&bld->urgent_done, &ca);
+	pthread_cond_init(&bld->job_done, &ca);
 	pthread_condattr_destroy(&ca);
 	err = pthread_create(&bld->thread, NULL, builder_main, bld);
 	if (err) {
 		pr_debug("unwind: no builder thread (%s): tables built in line\n", strerror(err));
-		pthread_cond_destroy(&bld->urgent_done);
+		pthread_cond_destroy(&bld->job_done);
 		pthread_cond_destroy(&bld->wake);
 		pthread_mutex_destroy(&bld->lock);
 		free(bld);
@@ -153,7 +156,7 @@ void ubuilder_free(struct ubuilder *bld)
 	pthread_join(bld->thread, NULL);
 	free_list(bld->queue);
 	free_list(bld->done);
-	pthread_cond_destroy(&bld->urgent_done);
+	pthread_cond_destroy(&bld->job_done);
 	pthread_cond_destroy(&bld->wake);
 	pthread_mutex_destroy(&bld->lock);
 	free(bld);
@@ -207,7 +210,8 @@ size_t ubuild_pending(struct ubuilder *bld)
 	return nr;
 }
 
-bool ubuild_wait_urgent(struct ubuilder *bld, uint64_t ns)
+/* Wait at most @ns until @all jobs (else the urgent ones) are done; true if they are. */
+static bool wait_done(struct ubuilder *bld, uint64_t ns, bool all)
 {
 	struct timespec ts;
 	uint64_t end;
@@ -219,10 +223,20 @@ bool ubuild_wait_urgent(struct ubuilder *bld, uint64_t ns)
 	ts.tv_nsec = (long)(end % 1000000000ull);
 	pthread_mutex_lock(&bld->lock);
 	/* bounded: a timed wait per wakeup, to one deadline */
-	while (bld->nr_urgent && !bld->stop &&
-	       pthread_cond_timedwait(&bld->urgent_done, &bld->lock, &ts) != ETIMEDOUT)
+	while (!(done = all ? !bld->queue && !bld->busy : !bld->nr_urgent) && !bld->stop &&
+	       pthread_cond_timedwait(&bld->job_done, &bld->lock, &ts) != ETIMEDOUT)
 		;
-	done = !bld->nr_urgent;
+	done = all ? !bld->queue && !bld->busy : !bld->nr_urgent;
 	pthread_mutex_unlock(&bld->lock);
 	return done;
+}
+
+bool ubuild_wait_urgent(struct ubuilder *bld, uint64_t ns)
+{
+	return wait_done(bld, ns, false);
+}
+
+bool ubuild_wait_idle(struct ubuilder *bld, uint64_t ns)
+{
+	return wait_done(bld, ns, true);
 }

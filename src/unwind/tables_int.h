@@ -100,6 +100,7 @@ struct unwind_tables {
 	struct ubuilder *bld;	/* the builder thread; NULL: tables built in line */
 	bool build_inline;	/* for now, build in line even with a builder */
 	bool reread;		/* for now, every build on the builder, first (a re-read) */
+	bool build_async;	/* for now, every build on the builder */
 	struct unwind_tables_stats st;
 };
 
@@ -154,6 +155,8 @@ void ubuild_job_free(struct ubuild_job *job);
 size_t ubuild_pending(struct ubuilder *bld);
 /* Wait at most @ns for every urgent job to be done; true if they are. */
 bool ubuild_wait_urgent(struct ubuilder *bld, uint64_t ns);
+/* Wait at most @ns for every job to be done (none queued or in hand); true if so. */
+bool ubuild_wait_idle(struct ubuilder *bld, uint64_t ns);
 
 
 /*

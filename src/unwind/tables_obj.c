@@ -385,7 +385,8 @@ static int build_table(struct unwind_tables *ut, struct uobj *ob, const struct o
 	 * dlopen()ed) goes to the builder, first, and the re-read waits for it
 	 * a bounded time (UT_REREAD_WAIT_NS): no build holds the re-read.
 	 */
-	if (ut->bld && !ut->build_inline && (ut->reread || ob->f_size > UT_INLINE_BUILD_BYTES)) {
+	if (ut->bld && !ut->build_inline &&
+	    (ut->reread || ut->build_async || ob->f_size > UT_INLINE_BUILD_BYTES)) {
 		err = build_async(ut, ob, src);
 		*fd_taken = ob->building;
 		if (*fd_taken)

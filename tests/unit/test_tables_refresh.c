@@ -329,12 +329,38 @@ static void a_reread_builds_no_table_in_line(void **state)
 	assert_int_equal(stats(ut).objects_built, st0.objects_built + 1);
 }
 
+/*
+ * The session's builder thread (deferred processes, the agent) holds the
+ * tables' lock for its call: with every table left to the tables' builder,
+ * that call builds nothing in line, so it holds no re-read for long.
+ */
+static void an_async_add_builds_no_table_in_line(void **state)
+{
+	struct unwind_tables *ut = *state;
+	struct unwind_tables_stats st;
+	int i;
+
+	write_maps(exe_line);
+	assert_int_equal(unwind_tables__add_process_async(ut, TGID), 0);
+	st = stats(ut);
+	assert_int_equal(st.objects_queued, 1);
+	assert_true(st.build_loop_ns == 0);
+	assert_int_equal(published_at(ut, 0).height, HC_UNWIND_HEIGHT_BUILDING);
+	for (i = 0; i < 200 && !published_at(ut, 0).obj; i++) {
+		sleep_ms(10);
+		unwind_tables__poll(ut);
+	}
+	assert_int_not_equal(published_at(ut, 0).obj, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_stale_and_found, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backoff_apart, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_reread_builds_no_table_in_line, setup_builder,
+						teardown),
+		cmocka_unit_test_setup_teardown(an_async_add_builds_no_table_in_line, setup_builder,
 						teardown),
 		cmocka_unit_test_setup_teardown(a_reused_id_never_comes_with_an_old_stamp,
 						setup_one_object, teardown),

@@ -67,16 +67,8 @@ static int locks_try_load(void *ctx, unsigned int parts)
 	bpf_program__set_autoload(lk->skel->progs.locks_sys_exit, o->locks_user);
 	bpf_program__set_autoload(lk->skel->progs.locks_contention_begin, o->locks_kernel);
 	bpf_program__set_autoload(lk->skel->progs.locks_contention_end, o->locks_kernel);
-	err = collector_reuse_maps(env, lk->skel->maps.proc_targets, lk->skel->maps.proc_seen,
-				   lk->skel->maps.proc_events, lk->skel->maps.unwind_procs,
-				   lk->skel->maps.unwind_objs);
+	err = collector_share_maps(env, lk->skel->obj, "locks");
 	if (!err)
-		err = python_reuse_maps(env, lk->skel->maps.python_procs,
-					lk->skel->maps.python_stats,
-					lk->skel->maps.python_nprocs);
-	if (err)
-		pr_warn("locks: cannot share the proc maps: %s\n", strerror(-err));
-	else
 		err = locks_bpf__load(lk->skel);
 	if (err) {
 		locks_bpf__destroy(lk->skel);

@@ -121,16 +121,8 @@ static int oncpu_try_load(void *ctx, unsigned int parts)
 	 */
 	if (oc->event == PMU_EV_CPU_CLOCK && oc->dither.period_ns)
 		oc->skel->rodata->cfg_max_late_ns = oc->dither.period_ns;
-	err = collector_reuse_maps(env, oc->skel->maps.proc_targets, oc->skel->maps.proc_seen,
-				   oc->skel->maps.proc_events, oc->skel->maps.unwind_procs,
-				   oc->skel->maps.unwind_objs);
+	err = collector_share_maps(env, oc->skel->obj, "oncpu");
 	if (!err)
-		err = python_reuse_maps(env, oc->skel->maps.python_procs,
-					oc->skel->maps.python_stats,
-					oc->skel->maps.python_nprocs);
-	if (err)
-		pr_warn("oncpu: cannot share the proc maps: %s\n", strerror(-err));
-	else
 		err = oncpu_bpf__load(oc->skel);
 	if (err) {
 		oncpu_bpf__destroy(oc->skel);

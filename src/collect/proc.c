@@ -17,6 +17,7 @@
 #include "collect/kfuncs.h"
 #include "proc.skel.h"
 #include "collect/opts.h"
+#include "collect/python.h"
 #include "collect/target_rules.h"
 #include "sym/procmaps.h"
 #include "util/clock.h"
@@ -82,6 +83,22 @@ int collector_reuse_maps(const struct collector_env *env, struct bpf_map *target
 		err = bpf_map__reuse_fd(unwind_procs, env->unwind_procs_fd);
 	if (!err && env->unwind_cfi)
 		err = bpf_map__reuse_fd(unwind_objs, env->unwind_objs_fd);
+	return err;
+}
+
+int collector_share_maps(const struct collector_env *env, struct bpf_object *obj,
+			 const char *who)
+{
+#define M(name) bpf_object__find_map_by_name(obj, name)
+	int err = collector_reuse_maps(env, M("proc_targets"), M("proc_seen"), M("proc_events"),
+				       M("unwind_procs"), M("unwind_objs"));
+
+	if (!err)
+		err = python_reuse_maps(env, M("python_procs"), M("python_stats"),
+					M("python_nprocs"));
+#undef M
+	if (err)
+		pr_warn("%s: cannot share the proc maps: %s\n", who, strerror(-err));
 	return err;
 }
 

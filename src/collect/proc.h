@@ -60,6 +60,15 @@ void proc_tracker__stats(const struct proc_tracker *pt, struct collector_stats *
 void proc_tracker__close(struct proc_tracker *pt);	/* NULL is a no-op */
 
 struct bpf_map;
+struct bpf_object;
+
+/*
+ * collector_reuse_maps() and python_reuse_maps() for the maps of a
+ * collector's object @obj, found by their names in bpf/shared_maps.bpf.h;
+ * a failure is said as "@who: cannot share the proc maps". 0 or -errno.
+ */
+int collector_share_maps(const struct collector_env *env, struct bpf_object *obj,
+			 const char *who);
 
 /*
  * Point a collector object's copies of the shared maps (bpf/shared_maps.bpf.h)

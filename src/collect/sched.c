@@ -162,16 +162,8 @@ static int sched_try_load(void *ctx, unsigned int parts)
 	}
 	oc->skel->rodata->cfg_prev_state = oc->prev_state;
 	configure(oc->skel, oc->o, oc->env, parts);
-	err = collector_reuse_maps(oc->env, oc->skel->maps.proc_targets, oc->skel->maps.proc_seen,
-				   oc->skel->maps.proc_events, oc->skel->maps.unwind_procs,
-				   oc->skel->maps.unwind_objs);
+	err = collector_share_maps(oc->env, oc->skel->obj, "offcpu");
 	if (!err)
-		err = python_reuse_maps(oc->env, oc->skel->maps.python_procs,
-					oc->skel->maps.python_stats,
-					oc->skel->maps.python_nprocs);
-	if (err)
-		pr_warn("offcpu: cannot share the proc maps: %s\n", strerror(-err));
-	else
 		err = sched_bpf__load(oc->skel);
 	if (err) {
 		sched_bpf__destroy(oc->skel);

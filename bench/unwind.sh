@@ -266,7 +266,10 @@ user_depth() {
 TICK=$(getconf CLK_TCK)
 NCPU=$(nproc)
 BEFORE_NODITHER=0	# does the --before binary take --no-dither?
-[[ -z $BEFORE ]] || ! "$BEFORE" record --help 2>&1 | grep -q -e '--no-dither' || BEFORE_NODITHER=1
+# grep reads all of the help, not -q: under pipefail a grep -q that exits at the
+# match can SIGPIPE the binary still writing it (141), and the check then
+# failed at random, so cfi-before-nodither was sometimes dithered
+[[ -z $BEFORE ]] || ! "$BEFORE" record --help 2>&1 | grep -e '--no-dither' >/dev/null || BEFORE_NODITHER=1
 ARMS=()
 for build in $BUILDS; do
 	for depth in $DEPTHS; do

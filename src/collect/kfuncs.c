@@ -8,16 +8,23 @@
 
 #include "util/log.h"
 
+const struct btf *kernel_btf(void)
+{
+	static struct btf *vmlinux;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		vmlinux = btf__load_vmlinux_btf();	/* NULL on error (libbpf 1.0 mode) */
+	}
+	return vmlinux;
+}
+
 bool kfunc_present(const char *name)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	bool ok;
+	const struct btf *vmlinux = kernel_btf();
 
-	if (!vmlinux)
-		return false;
-	ok = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) > 0;
-	btf__free(vmlinux);
-	return ok;
+	return vmlinux && btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) > 0;
 }
 
 bool kfunc_check(const char *who, const char *name, const char *since, const char *lost)

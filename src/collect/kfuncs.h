@@ -10,6 +10,15 @@
 
 #include <stdbool.h>
 
+struct btf;
+
+/*
+ * The running kernel's BTF, parsed once per process (several MB: each
+ * collector's loader asks it); NULL without BTF. Never freed: the kernel
+ * does not change under us.
+ */
+const struct btf *kernel_btf(void);
+
 /* Whether the running kernel's BTF has the kfunc @name (false without BTF). */
 bool kfunc_present(const char *name);
 

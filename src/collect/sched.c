@@ -56,13 +56,12 @@ struct sample_fn_arg {
  * back to user space. Without it, deferred user stacks need a program on
  * every syscall exit of every task.
  */
-static bool have_task_work(const struct btf *vmlinux)
+static bool have_task_work(void)
 {
 	/* for tests and for ruling it out: the sys_exit path everywhere else */
 	if (getenv("HOTCOLD_NO_TASK_WORK"))
 		return false;
-	return vmlinux && btf__find_by_name_kind(vmlinux, "bpf_task_work_schedule_resume_impl",
-						 BTF_KIND_FUNC) > 0;
+	return kfunc_present("bpf_task_work_schedule_resume_impl");
 }
 
 /*
@@ -175,7 +174,6 @@ static int sched_try_load(void *ctx, unsigned int parts)
 static int offcpu_open(struct collector *c, const struct record_opts *o,
 		       const struct collector_env *env)
 {
-	struct btf *vmlinux;
 	struct offcpu *oc;
 	unsigned int parts = 0;
 	int err;
@@ -198,11 +196,9 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 	 * takes a stack (--min-block under 10 us), sys_exit is cheaper. A
 	 * kernel whose verifier refuses the kfunc's use gets sys_exit too.
 	 */
-	vmlinux = btf__load_vmlinux_btf();
-	if (o->offcpu && o->min_block_ns >= 10000 && have_task_work(vmlinux))
+	if (o->offcpu && o->min_block_ns >= 10000 && have_task_work())
 		parts |= PART_BIT(HC_PART_TASK_WORK);
-	oc->prev_state = have_prev_state(vmlinux);
-	btf__free(vmlinux);
+	oc->prev_state = have_prev_state(kernel_btf());
 	if (o->wakers)
 		parts |= PART_BIT(HC_PART_WAKERS);
 	if (env->unwind_cfi)
@@ -210,7 +206,8 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 	if (env->unwind_cfi && o->offcpu)
 		kfunc_check("offcpu", "bpf_task_from_pid", "6.2+",
 			    "CFI walks of blocks still going at the stop (their pc kept)");
-	err = parts_load("offcpu", "BTF, tp_btf and task storage (README, Kernels)", sched_try_load, oc, &parts, &oc->refused);
+	err = parts_load("offcpu", "BTF, tp_btf and task storage (README, Kernels)",
+			 sched_try_load, oc, &parts, &oc->refused);
 	if (err)
 		goto err_free;
 	oc->task_work = parts & PART_BIT(HC_PART_TASK_WORK);

@@ -125,6 +125,27 @@ static pid_t child_exec_on_byte(const int p[2])
 	return pid;
 }
 
+/* Wait (up to 1 s) until @pid, a child_exec_on_byte() child, has exec'd sleep. */
+static void wait_exec_sleep(pid_t pid)
+{
+	char path[64], buf[64] = "";
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	for (int i = 0; i < 500 && strcmp(buf, "sleep"); i++) {
+		FILE *f = fopen(path, "r");
+
+		buf[0] = '\0';
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = '\0';
+			fclose(f);
+		}
+		usleep(2000);
+	}
+	assert_string_equal(buf, "sleep");
+}
+
+
 static void reap(pid_t pid)
 {
 	kill(pid, SIGKILL);
@@ -183,8 +204,7 @@ static void a_title_set_after_the_first_read_is_read_once_settled(void **state)
 {
 	struct labels *l = labels__new();
 	struct labels_stats st;
-	char path[64], buf[64] = "";
-	int p[2], i;
+	int p[2];
 	pid_t pid;
 
 	(void)state;
@@ -194,19 +214,7 @@ static void a_title_set_after_the_first_read_is_read_once_settled(void **state)
 	labels__read(l, (uint32_t)pid);		/* before its title: the parent's */
 	assert_non_null(strstr(labels__get(l, (uint32_t)pid), "test_labels"));
 	assert_int_equal(write(p[1], "x", 1), 1);
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	for (i = 0; i < 500 && strcmp(buf, "sleep"); i++) {
-		FILE *f = fopen(path, "r");
-
-		buf[0] = '\0';
-		if (f) {
-			if (!fgets(buf, sizeof(buf), f))
-				buf[0] = '\0';
-			fclose(f);
-		}
-		usleep(2000);
-	}
-	assert_string_equal(buf, "sleep");
+	wait_exec_sleep(pid);
 	labels__settle(l, clock_mono_ns());	/* young: not yet (< LABELS_SETTLE_NS) */
 	assert_non_null(strstr(labels__get(l, (uint32_t)pid), "test_labels"));
 	labels__settle(l, clock_mono_ns() + LABELS_SETTLE_NS);
@@ -228,8 +236,7 @@ static void a_title_set_after_the_first_read_is_read_once_settled(void **state)
 static void a_refresh_right_after_the_first_read_does_not_settle_it(void **state)
 {
 	struct labels *l = labels__new();
-	char path[64], buf[64] = "";
-	int p[2], i;
+	int p[2];
 	pid_t pid;
 
 	(void)state;
@@ -240,19 +247,7 @@ static void a_refresh_right_after_the_first_read_does_not_settle_it(void **state
 	labels__refresh(l);			/* the interval's end, < 100 ms later */
 	assert_non_null(strstr(labels__get(l, (uint32_t)pid), "test_labels"));
 	assert_int_equal(write(p[1], "x", 1), 1);
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	for (i = 0; i < 500 && strcmp(buf, "sleep"); i++) {
-		FILE *f = fopen(path, "r");
-
-		buf[0] = '\0';
-		if (f) {
-			if (!fgets(buf, sizeof(buf), f))
-				buf[0] = '\0';
-			fclose(f);
-		}
-		usleep(2000);
-	}
-	assert_string_equal(buf, "sleep");
+	wait_exec_sleep(pid);
 	labels__settle(l, clock_mono_ns() + LABELS_SETTLE_NS);
 	assert_string_equal(labels__get(l, (uint32_t)pid), "sleep 30");
 	reap(pid);

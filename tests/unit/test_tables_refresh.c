@@ -211,18 +211,23 @@ static struct hc_unwind_map published(struct unwind_tables *ut)
 	return v.maps[0];
 }
 
+/* this test binary's own executable mapping as a maps line, in exe_line */
+static bool own_exe_mapping(void)
+{
+	char self[256] = "";
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return false;
+	self[n] = 0;
+	return own_mapping(self, exe_line, sizeof(exe_line));
+}
+
 static int setup_one_object(void **state)
 {
 	struct unwind_tables_opts o = { .max_objects = 1 };
-	char self[256] = "";
-	ssize_t n;
 
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return -1;
-	self[n] = 0;
-	if (!own_mapping(self, exe_line, sizeof(exe_line)) ||
-	    !own_mapping("/libc.so.6", libc_line, sizeof(libc_line)))
+	if (!own_exe_mapping() || !own_mapping("/libc.so.6", libc_line, sizeof(libc_line)))
 		return -1;
 	return setup_with(state, &o, true);
 }
@@ -264,19 +269,14 @@ static void a_reused_id_never_comes_with_an_old_stamp(void **state)
 static int setup_builder(void **state)
 {
 	struct unwind_tables_opts o = { 0 };
-	char self[256] = "";
-	ssize_t n;
+	int err;
 
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return -1;
-	self[n] = 0;
-	if (!own_mapping(self, exe_line, sizeof(exe_line)))
+	if (!own_exe_mapping())
 		return -1;
 	with_builder = true;
-	n = setup_with(state, &o, true);
+	err = setup_with(state, &o, true);
 	with_builder = false;
-	return (int)n;
+	return err;
 }
 
 /* Mapping @i of TGID as published. */

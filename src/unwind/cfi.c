@@ -31,9 +31,25 @@ struct row_buf {
 	size_t nr, cap;
 };
 
+/* room for one more row: 0 or -ENOMEM */
+static int row_buf_grow(struct row_buf *b)
+{
+	size_t cap = b->cap ? b->cap * 2 : 1024;
+	struct cfi_row *n;
+
+	if (b->nr < b->cap)
+		return 0;
+	n = realloc(b->rows, cap * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	b->rows = n;
+	b->cap = cap;
+	return 0;
+}
+
 static int push_row(struct row_buf *b, const struct cfi_row *r)
 {
-	struct cfi_row *last = b->nr ? &b->rows[b->nr - 1] : NULL, *n;
+	struct cfi_row *last = b->nr ? &b->rows[b->nr - 1] : NULL;
 
 	/* same rule as the row before: the range simply extends */
 	if (last && last->cfa == r->cfa && last->rbp == r->rbp && last->rbp_off == r->rbp_off &&
@@ -43,15 +59,8 @@ static int push_row(struct row_buf *b, const struct cfi_row *r)
 		*last = *r;
 		return 0;
 	}
-	if (b->nr == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 1024;
-
-		n = realloc(b->rows, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		b->rows = n;
-		b->cap = cap;
-	}
+	if (row_buf_grow(b))
+		return -ENOMEM;
 	b->rows[b->nr++] = *r;
 	return 0;
 }
@@ -59,17 +68,8 @@ static int push_row(struct row_buf *b, const struct cfi_row *r)
 /* @r as row @at (<= nr), the rows from there one further: no merging. */
 static int insert_row(struct row_buf *b, size_t at, const struct cfi_row *r)
 {
-	struct cfi_row *n;
-
-	if (b->nr == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16;
-
-		n = realloc(b->rows, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		b->rows = n;
-		b->cap = cap;
-	}
+	if (row_buf_grow(b))
+		return -ENOMEM;
 	memmove(&b->rows[at + 1], &b->rows[at], (b->nr - at) * sizeof(*r));
 	b->rows[at] = *r;
 	b->nr++;

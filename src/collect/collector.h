@@ -84,6 +84,13 @@ struct collector {
 	 */
 	struct budget *budget;
 	bool drain_more;
+	/*
+	 * Set by open: the optional parts the kernel refused (collect/parts.h),
+	 * and whether the loaded programs walk user stacks with the CFI tables.
+	 * A session whose collectors all lost the walker builds no tables.
+	 */
+	unsigned int parts_refused;
+	bool walks_cfi;
 };
 
 /* Registry */

@@ -105,6 +105,8 @@ static int locks_open(struct collector *c, const struct record_opts *o,
 		free(lk);
 		return err;
 	}
+	c->parts_refused = lk->refused;
+	c->walks_cfi = parts & PART_BIT(HC_PART_CFI);
 	c->priv = lk;
 	return 0;
 }

@@ -192,6 +192,8 @@ static int oncpu_open(struct collector *c, const struct record_opts *o,
 		goto err_close;
 	if (oc->req_event == PMU_EV_AUTO && oc->event != PMU_EV_CYCLES)
 		pr_info("oncpu: no hardware cycles event here, sampling cpu-clock\n");
+	c->parts_refused = oc->refused;
+	c->walks_cfi = parts & PART_BIT(HC_PART_CFI);
 	c->priv = oc;
 	return 0;
 

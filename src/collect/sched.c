@@ -212,6 +212,8 @@ static int offcpu_open(struct collector *c, const struct record_opts *o,
 		goto err_free;
 	oc->task_work = parts & PART_BIT(HC_PART_TASK_WORK);
 	oc->wakers = parts & PART_BIT(HC_PART_WAKERS);
+	c->parts_refused = oc->refused;
+	c->walks_cfi = parts & PART_BIT(HC_PART_CFI);
 	if (o->offcpu)
 		pr_debug("offcpu: user stacks of long blocks taken %s\n",
 			 oc->task_work ? "by task work on the way back to user space" :

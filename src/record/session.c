@@ -18,6 +18,7 @@
 
 #include "abi/locks.h"
 #include "collect/locknames.h"
+#include "collect/parts.h"
 #include "collect/python.h"
 #include "collect/python_stack.h"
 #include "record/child_hold.h"
@@ -318,12 +319,46 @@ static int session_open_unwind(struct session *s)
  * quarter of their WAL flush waits (t_locks_pg, CI). Bounded: past
  * SESSION_TARGETS_INLINE_NS (or a signal) the rest go to the builder.
  */
+/*
+ * The kernel refused the CFI walker of every collector that would walk
+ * (collect/parts.c said so): the tables, and the Python frames riding on
+ * the walk, would be built for no reader, at a process's first sight, for
+ * the whole run. Dropped here, before any target's build.
+ */
+static void session_drop_unwind_if_refused(struct session *s)
+{
+	bool refused = false;
+
+	if (!s->ut)
+		return;
+	for (size_t i = 0; i < s->nr_cols; i++) {
+		if (s->cols[i].walks_cfi)
+			return;
+		refused |= s->cols[i].parts_refused & PART_BIT(HC_PART_CFI);
+	}
+	if (!refused)
+		return;
+	session_unwind_preload_join(s);
+	unwind_tables__free(s->ut);
+	s->ut = NULL;
+	s->env.unwind_cfi = false;
+	if (s->py) {
+		symbolizer__set_python(s->sym, NULL);
+		python__free(s->py);
+		s->py = NULL;
+		s->env.python = false;
+	}
+	s->cfi_refused = true;
+	pr_debug("record: no collector walks CFI: no unwind tables built\n");
+}
+
 static void session_open_targets(struct session *s)
 {
 	uint64_t t0 = clock_mono_ns();
 	size_t late = 0;
 
 	session_unwind_preload_join(s);
+	session_drop_unwind_if_refused(s);
 	for (size_t i = 0; s->ut && i < s->o->nr_pids; i++) {
 		if (!stop_signal && clock_mono_ns() - t0 < SESSION_TARGETS_INLINE_NS) {
 			unwind_tables__add_process_now(s->ut, s->o->pids[i]);

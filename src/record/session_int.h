@@ -110,6 +110,7 @@ struct session {
 	struct proclife *life;		/* first sight, exec, exit, held records (proclife.h) */
 	struct labels *labels;		/* --label cmdline (labels.h); NULL: roots by comm */
 	uint64_t fp_cut;		/* FP-walked stacks cut at an unmapped return address */
+	bool cfi_refused;		/* the kernel refused every collector's CFI walker */
 	struct {			/* thread CPU time (ns) by activity */
 		uint64_t polls, ring_ns;	/* ring polls: records, new processes */
 		uint64_t cut_turns;		/* ring reads ended by the turn's budget */

@@ -37,10 +37,19 @@ grep -q 'by frame pointers' "$TMP/cfi.err" && ok "the summary says user stacks a
 grep -Eq '^ *oncpu +degraded +1 parts refused by the kernel: CFI unwinding' "$TMP/cfi.err" &&
 	ok "-v counts it: $(grep -o 'parts refused by the kernel: CFI[^)]*)' "$TMP/cfi.err" | head -1)" ||
 	bad "no -v counter for the refused CFI walker"
-# control: the same run with the walker loads it, and says nothing of refusals
-"$HOTCOLD" record -F 499 -o "$TMP/ctl.folded" -- "$WL/hotloop" 1 2>"$TMP/ctl.err"
+# no collector walks CFI: no tables built for nobody (nor Python's maps riding on the walk)
+grep -Eq '^(unwind|python): ' "$TMP/cfi.err" &&
+	bad "CFI refused, tables still built: $(grep -E '^(unwind|python): ' "$TMP/cfi.err" | cut -c1-100)" ||
+	ok "CFI refused: no unwind tables built, no Python maps"
+grep -q 'try --unwind cfi' "$TMP/cfi.err" && bad "CFI refused, yet the hint says try --unwind cfi" ||
+	ok "no 'try --unwind cfi' hint with the walker refused"
+# control: the same run with the walker loads it, builds tables, says nothing of refusals
+"$HOTCOLD" record -v -F 499 -o "$TMP/ctl.folded" -- "$WL/hotloop" 1 2>"$TMP/ctl.err"
 grep -q 'refused' "$TMP/ctl.err" && bad "control run speaks of a refusal: $(grep refused "$TMP/ctl.err")" ||
 	ok "control: no refusal without the hook"
+grep -Eq '^unwind: [1-9][0-9]* tables built' "$TMP/ctl.err" &&
+	ok "control: $(grep -Eo '^unwind: [0-9]+ tables built' "$TMP/ctl.err")" ||
+	bad "control: no unwind tables built: $(grep -E '^unwind' "$TMP/ctl.err")"
 
 # --- a refused core program: one clear line, exit 3 (cli/cmd.h EXIT_KERNEL), no libbpf noise
 HOTCOLD_TEST_REFUSE=core "$HOTCOLD" record -a -d 1 -o "$TMP/core.folded" 2>"$TMP/core.err"

@@ -29,6 +29,8 @@ static void *writer_main(void *arg)
 	struct writer *w = arg;
 	struct interval_job j;
 	uint64_t t0, c0;
+
+	pthread_setname_np(pthread_self(), "hotcold-write");	/* its CPU apart in top -H */
 	int err;
 
 	/*

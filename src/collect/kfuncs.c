@@ -8,16 +8,23 @@
 
 #include "util/log.h"
 
+static struct btf *vmlinux;
+static bool tried;
+
 const struct btf *kernel_btf(void)
 {
-	static struct btf *vmlinux;
-	static bool tried;
-
 	if (!tried) {
 		tried = true;
 		vmlinux = btf__load_vmlinux_btf();	/* NULL on error (libbpf 1.0 mode) */
 	}
 	return vmlinux;
+}
+
+void kernel_btf_release(void)
+{
+	btf__free(vmlinux);
+	vmlinux = NULL;
+	tried = false;
 }
 
 bool kfunc_present(const char *name)

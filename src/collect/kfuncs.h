@@ -13,11 +13,17 @@
 struct btf;
 
 /*
- * The running kernel's BTF, parsed once per process (several MB: each
- * collector's loader asks it); NULL without BTF. Never freed: the kernel
- * does not change under us.
+ * The running kernel's BTF, parsed once for all the collectors' loaders
+ * (several MB each time); NULL without BTF. Kept until kernel_btf_release().
  */
 const struct btf *kernel_btf(void);
+
+/*
+ * Free it once loading is over: 5-6 MiB resident that an agent would keep
+ * for its whole life (bench/RESULTS.md, session 11). A later kernel_btf()
+ * parses it again.
+ */
+void kernel_btf_release(void);
 
 /* Whether the running kernel's BTF has the kfunc @name (false without BTF). */
 bool kfunc_present(const char *name);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "abi/locks.h"
+#include "collect/kfuncs.h"
 #include "collect/locknames.h"
 #include "collect/parts.h"
 #include "collect/python.h"
@@ -500,6 +501,7 @@ static int session_open(struct session *s)
 			return err;
 		}
 	}
+	kernel_btf_release();	/* every loader has asked it */
 	session_open_targets(s);
 	return session_name_open(s);
 }

@@ -84,6 +84,8 @@ static void *builder_main(void *arg)
 	uint32_t tgid;
 	int err;
 
+	pthread_setname_np(pthread_self(), "hotcold-procs");	/* its CPU apart in top -H */
+
 	for (;;) {
 		pthread_mutex_lock(&b->qlock);
 		while (!b->stop && !b->nr)
@@ -182,6 +184,7 @@ static void *preload_main(void *arg)
 {
 	struct session *s = arg;
 
+	pthread_setname_np(pthread_self(), "hotcold-preload");
 	pthread_mutex_lock(&s->ut_lock);
 	unwind_tables__preload_runtime(s->ut);
 	pthread_mutex_unlock(&s->ut_lock);

@@ -29,12 +29,29 @@ struct ksym {
 	bool own_region;	/* separately allocated (BPF, ftrace trampoline) */
 };
 
+/*
+ * The table looked up, built from the parsed struct ksym once sorted: 16
+ * bytes and a module index a symbol, at its exact count. A 6.18 kernel has
+ * 121k text symbols: 2.2 MB, where the parse array (32 bytes, grown by
+ * doubling) took 4 MiB for the agent's whole life (bench/RESULTS.md,
+ * session 11). The names stay in the one string arena (3 MB).
+ */
+struct kfin {
+	uint64_t addr;
+	uint32_t name;		/* strtab offset */
+	uint32_t size;		/* end - addr, at most UINT32_MAX */
+};
+
 struct kallsyms {
-	struct ksym *syms;
+	struct ksym *syms;	/* while parsing; freed by kallsyms__finish() */
 	size_t nr;
 	size_t cap;
 	size_t nr_hidden;
 	struct strtab names;
+	struct kfin *fin;	/* [nr] */
+	uint16_t *mod;		/* [nr]: index in mods */
+	uint32_t *mods;		/* strtab offsets of the module names; [0]: core kernel */
+	size_t nr_mods;
 };
 
 /* Symbols that mark where a text region ends; an ip at or past them is not code. */
@@ -192,8 +209,55 @@ static int ksym_cmp(const void *a, const void *b, void *arg)
 	return strcmp(strtab__str(names, x->name), strtab__str(names, y->name));
 }
 
+/* @off's index in ks->mods, added if new; -E2BIG past 65535 module runs */
+static int mod_index(struct kallsyms *ks, uint32_t off, uint16_t *idx)
+{
+	uint32_t *mods;
+
+	/* runs of one module are adjacent: the last one is the likely hit */
+	for (size_t i = ks->nr_mods; i-- > 0;)
+		if (ks->mods[i] == off) {
+			*idx = (uint16_t)i;
+			return 0;
+		}
+	if (ks->nr_mods >= UINT16_MAX)
+		return -E2BIG;
+	mods = realloc(ks->mods, (ks->nr_mods + 1) * sizeof(*mods));
+	if (!mods)
+		return -ENOMEM;
+	ks->mods = mods;
+	ks->mods[ks->nr_mods] = off;
+	*idx = (uint16_t)ks->nr_mods++;
+	return 0;
+}
+
+/* The lookup table from the parse array, which is freed. 0 or -errno. */
+static int kallsyms__compact(struct kallsyms *ks)
+{
+	uint16_t core;
+	int err;
+
+	ks->fin = malloc((ks->nr ? ks->nr : 1) * sizeof(*ks->fin));
+	ks->mod = malloc((ks->nr ? ks->nr : 1) * sizeof(*ks->mod));
+	if (!ks->fin || !ks->mod)
+		return -ENOMEM;
+	err = mod_index(ks, STRTAB_EMPTY, &core);	/* [0]: the core kernel */
+	for (size_t i = 0; !err && i < ks->nr; i++) {
+		const struct ksym *k = &ks->syms[i];
+		uint64_t size = k->end - k->addr;
+
+		ks->fin[i] = (struct kfin){ .addr = k->addr, .name = k->name,
+					    .size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size };
+		err = mod_index(ks, k->mod, &ks->mod[i]);
+	}
+	free(ks->syms);
+	ks->syms = NULL;
+	ks->cap = 0;
+	return err;
+}
+
 /* Keep the best alias per address, give each symbol an end, drop markers. */
-static void kallsyms__finish(struct kallsyms *ks)
+static int kallsyms__finish(struct kallsyms *ks)
 {
 	size_t i, n = 0;
 	uint64_t cap_end;
@@ -226,11 +290,12 @@ static void kallsyms__finish(struct kallsyms *ks)
 	}
 	ks->nr = n;
 	strtab__shrink(&ks->names);
+	return kallsyms__compact(ks);
 }
 
 /*
- * Memory: ~32 bytes per text symbol plus the names, about 10 MB for a
- * distribution kernel with modules (~200k symbols).
+ * Memory: 18 bytes per text symbol plus the names: 5.3 MB for 6.18's 121k
+ * (the 32-byte parse array is gone once sorted).
  */
 struct kallsyms *kallsyms__parse(FILE *f)
 {
@@ -257,7 +322,12 @@ struct kallsyms *kallsyms__parse(FILE *f)
 		errno = -err;
 		return NULL;
 	}
-	kallsyms__finish(ks);
+	err = kallsyms__finish(ks);
+	if (err) {
+		kallsyms__free(ks);
+		errno = -err;
+		return NULL;
+	}
 	return ks;
 }
 
@@ -290,6 +360,9 @@ void kallsyms__free(struct kallsyms *ks)
 		return;
 	strtab__release(&ks->names);
 	free(ks->syms);
+	free(ks->fin);
+	free(ks->mod);
+	free(ks->mods);
 	free(ks);
 }
 
@@ -307,25 +380,29 @@ const char *kallsyms__lookup(const struct kallsyms *ks, uint64_t ip, uint64_t *o
 			     const char **module)
 {
 	size_t lo = 0, hi = ks->nr;
-	const struct ksym *s;
+	const struct kfin *s;
+	uint32_t mod;
 
 	/* last symbol with addr <= ip */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (ks->syms[mid].addr <= ip)
+		if (ks->fin[mid].addr <= ip)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return NULL;
-	s = &ks->syms[lo - 1];
-	if (ip >= s->end)
+	s = &ks->fin[lo - 1];
+	/* ip - addr: no overflow where the last symbol's end was the top of memory */
+	if (ip - s->addr >= s->size)
 		return NULL;
 	if (off)
 		*off = ip - s->addr;
-	if (module)
-		*module = s->mod == STRTAB_EMPTY ? NULL : strtab__str(&ks->names, s->mod);
+	if (module) {
+		mod = ks->mods[ks->mod[lo - 1]];
+		*module = mod == STRTAB_EMPTY ? NULL : strtab__str(&ks->names, mod);
+	}
 	return strtab__str(&ks->names, s->name);
 }

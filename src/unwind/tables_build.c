@@ -72,6 +72,8 @@ static void *builder_main(void *arg)
 	struct ubuilder *bld = arg;
 	struct ubuild_job *job;
 
+	pthread_setname_np(pthread_self(), "hotcold-tables");	/* its CPU apart in top -H */
+
 	pthread_mutex_lock(&bld->lock);
 	while (!bld->stop) {
 		job = take_best(bld);

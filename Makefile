@@ -7,7 +7,10 @@ VMLINUX_H ?= vmlinux/$(ARCH)/vmlinux.h
 CLANG    ?= clang
 BPFTOOL  ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 CC       ?= cc
-PKGS     := libbpf libelf zlib libdw libmicrohttpd liblzma capstone libcurl
+PKGS     := libbpf libelf zlib libdw libmicrohttpd liblzma
+# Headers only: agent/push.c and analysis/annotate_dis.c dlopen these when used,
+# so runs that neither push nor annotate do not map them and their ~25 dependencies.
+DLOPEN_PKGS := capstone libcurl
 # -Werror by default and in CI (the default, fortified -O2 and -O1 builds must
 # all be clean); WERROR=0 for a distribution building with a newer compiler,
 # whose new warnings should not fail a package build.
@@ -20,7 +23,7 @@ BPF_CFLAGS := -g -O2 --target=bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -MMD -MP $(BPF
 CFLAGS   ?= -O2 -g
 # CPPFLAGS/LDFLAGS as distributions pass them (dpkg-buildflags: _FORTIFY_SOURCE, relro)
 USER_CFLAGS := $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Iinclude -Isrc \
-	       -I$(OUT)/skel $(shell pkg-config --cflags $(PKGS))
+	       -I$(OUT)/skel $(shell pkg-config --cflags $(PKGS) $(DLOPEN_PKGS))
 LDLIBS   := $(shell pkg-config --libs $(PKGS)) -liberty -lm
 
 ifeq ($(V),1)

@@ -3,7 +3,8 @@
 #include "agent/push.h"
 #include "agent/store_int.h"
 
-#include <curl/curl.h>
+#include <curl/curl.h>	/* types and constants: the functions come through cu */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -16,10 +17,12 @@
 #include "analysis/profile.h"
 #include "output/protobuf.h"
 #include "util/clock.h"
+#include "util/compiler.h"
 #include "util/log.h"
 #include "util/version.h"
 
 #define PUSH_URL_MAX 4096
+#define PUSH_CURL_SO "libcurl.so.4"
 #define PUSH_MAX_FILE (64u << 20)	/* a profile larger than this is not one of ours */
 
 struct push_item {
@@ -58,6 +61,66 @@ struct pusher {
 	uint64_t warned_status[15];	/* bit per status 100..999: logged once */
 	struct push_stats stats;
 };
+
+/*
+ * libcurl is opened only when pushing (as sym/dbgfetch.c opens libdebuginfod):
+ * linked in, it and the ~25 libraries it needs (TLS, Kerberos, LDAP) cost the
+ * always-on agent ~7 MiB of RSS and start-up relocations when nothing is pushed.
+ */
+static struct {
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *h, CURLoption opt, ...);
+	CURLcode (*easy_perform)(CURL *h);
+	CURLcode (*easy_getinfo)(CURL *h, CURLINFO info, ...);
+	const char *(*easy_strerror)(CURLcode rc);
+	void (*easy_cleanup)(CURL *h);
+	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
+	void (*slist_free_all)(struct curl_slist *l);
+	curl_mime *(*mime_init)(CURL *h);
+	curl_mimepart *(*mime_addpart)(curl_mime *m);
+	CURLcode (*mime_name)(curl_mimepart *part, const char *name);
+	CURLcode (*mime_filename)(curl_mimepart *part, const char *name);
+	CURLcode (*mime_type)(curl_mimepart *part, const char *type);
+	CURLcode (*mime_data)(curl_mimepart *part, const char *data, size_t len);
+	void (*mime_free)(curl_mime *m);
+} cu;
+
+/* POSIX: a function pointer through a void * */
+#define CU_SYM(f) { "curl_" #f, (void **)&cu.f }
+
+static const struct {
+	const char *name;
+	void **fn;
+} cu_syms[] = {
+	CU_SYM(easy_init), CU_SYM(easy_setopt), CU_SYM(easy_perform), CU_SYM(easy_getinfo),
+	CU_SYM(easy_strerror), CU_SYM(easy_cleanup), CU_SYM(slist_append),
+	CU_SYM(slist_free_all), CU_SYM(mime_init), CU_SYM(mime_addpart), CU_SYM(mime_name),
+	CU_SYM(mime_filename), CU_SYM(mime_type), CU_SYM(mime_data), CU_SYM(mime_free),
+};
+
+/* Called by pusher__start() only (the agent's thread). 0 or -ENOENT, said in one line. */
+static int cu_load(void)
+{
+	const char *why;
+	size_t i = 0;
+	void *h;
+
+	if (cu.easy_init)
+		return 0;
+	h = dlopen(PUSH_CURL_SO, RTLD_NOW | RTLD_LOCAL);
+	while (h && i < ARRAY_SIZE(cu_syms) && (*cu_syms[i].fn = dlsym(h, cu_syms[i].name)))
+		i++;
+	if (!h || i < ARRAY_SIZE(cu_syms)) {
+		why = dlerror();
+		pr_warn("agent: push: cannot load '%s' (Debian package libcurl4): %s\n",
+			PUSH_CURL_SO, why ? why : "a symbol is missing");
+		memset(&cu, 0, sizeof(cu));
+		if (h)
+			dlclose(h);
+		return -ENOENT;
+	}
+	return 0;	/* kept open for the process's life */
+}
 
 static int read_secret(const char *path, char **out)
 {
@@ -256,25 +319,25 @@ static int post(struct pusher *p, const char *url, const void *data, size_t len,
 	long status = 0;
 	CURLcode rc;
 
-	mime = curl_mime_init(p->curl);
-	part = curl_mime_addpart(mime);
-	curl_mime_name(part, "profile");
-	curl_mime_filename(part, "profile.pprof");
-	curl_mime_type(part, "application/octet-stream");
-	curl_mime_data(part, data, len);
-	part = curl_mime_addpart(mime);
-	curl_mime_name(part, "sample_type_config");
-	curl_mime_filename(part, "sample_type_config.json");
-	curl_mime_type(part, "application/json");
-	curl_mime_data(part, stc, CURL_ZERO_TERMINATED);
-	curl_easy_setopt(p->curl, CURLOPT_URL, url);
-	curl_easy_setopt(p->curl, CURLOPT_MIMEPOST, mime);
-	curl_easy_setopt(p->curl, CURLOPT_TIMEOUT_MS, (long)tmo);
-	curl_easy_setopt(p->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)tmo);
-	rc = curl_easy_perform(p->curl);
-	curl_mime_free(mime);
+	mime = cu.mime_init(p->curl);
+	part = cu.mime_addpart(mime);
+	cu.mime_name(part, "profile");
+	cu.mime_filename(part, "profile.pprof");
+	cu.mime_type(part, "application/octet-stream");
+	cu.mime_data(part, data, len);
+	part = cu.mime_addpart(mime);
+	cu.mime_name(part, "sample_type_config");
+	cu.mime_filename(part, "sample_type_config.json");
+	cu.mime_type(part, "application/json");
+	cu.mime_data(part, stc, CURL_ZERO_TERMINATED);
+	cu.easy_setopt(p->curl, CURLOPT_URL, url);
+	cu.easy_setopt(p->curl, CURLOPT_MIMEPOST, mime);
+	cu.easy_setopt(p->curl, CURLOPT_TIMEOUT_MS, (long)tmo);
+	cu.easy_setopt(p->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)tmo);
+	rc = cu.easy_perform(p->curl);
+	cu.mime_free(mime);
 	if (rc == CURLE_OK)
-		curl_easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
+		cu.easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
 	pthread_mutex_lock(&p->mu);
 	if (rc == CURLE_OK && status >= 200 && status < 300) {
 		p->stats.sent++;
@@ -303,7 +366,7 @@ static int post(struct pusher *p, const char *url, const void *data, size_t len,
 		}
 	} else if (p->attempt == 0) {
 		pr_warn("agent: push: %s: %s; retrying with backoff\n", p->url,
-			rc != CURLE_OK ? curl_easy_strerror(rc) : "server error");
+			rc != CURLE_OK ? cu.easy_strerror(rc) : "server error");
 	}
 	pthread_mutex_unlock(&p->mu);
 	return push_cause_retried(cause) ? -EAGAIN : -EPROTO;
@@ -491,37 +554,47 @@ static int64_t read_cursor(struct pusher *p)
 static int setup_curl(struct pusher *p, const struct agent_config *c)
 {
 	char hdr[512];
+	int err = cu_load();
 
-	p->curl = curl_easy_init();
+	if (err)
+		return err;
+	/*
+	 * The first curl_easy_init() runs curl_global_init(), not thread-safe
+	 * before libcurl 7.84: it runs here, on the agent's thread, before
+	 * push_main exists; libdebuginfod (sym/dbgfetch.c) runs its own, maybe
+	 * on another thread, which Debian 12's libcurl (7.88, "threadsafe") serializes.
+	 */
+	p->curl = cu.easy_init();
 	if (!p->curl)
 		return -ENOMEM;
-	curl_easy_setopt(p->curl, CURLOPT_NOSIGNAL, 1L);	/* a thread: no SIGALRM */
-	curl_easy_setopt(p->curl, CURLOPT_WRITEFUNCTION, discard);
-	curl_easy_setopt(p->curl, CURLOPT_USERAGENT, "hotcold/" HOTCOLD_VERSION);
-	curl_easy_setopt(p->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	cu.easy_setopt(p->curl, CURLOPT_NOSIGNAL, 1L);	/* a thread: no SIGALRM */
+	cu.easy_setopt(p->curl, CURLOPT_WRITEFUNCTION, discard);
+	cu.easy_setopt(p->curl, CURLOPT_USERAGENT, "hotcold/" HOTCOLD_VERSION);
+	cu.easy_setopt(p->curl, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (c->push_ca_file)
-		curl_easy_setopt(p->curl, CURLOPT_CAINFO, c->push_ca_file);
+		cu.easy_setopt(p->curl, CURLOPT_CAINFO, c->push_ca_file);
 	if (p->userpwd) {
-		curl_easy_setopt(p->curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-		curl_easy_setopt(p->curl, CURLOPT_USERPWD, p->userpwd);
+		cu.easy_setopt(p->curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+		cu.easy_setopt(p->curl, CURLOPT_USERPWD, p->userpwd);
 	}
 	if (p->auth)
-		p->headers = curl_slist_append(p->headers, p->auth);
+		p->headers = cu.slist_append(p->headers, p->auth);
 	if (c->push_tenant) {
 		snprintf(hdr, sizeof(hdr), "X-Scope-OrgID: %s", c->push_tenant);
-		p->headers = curl_slist_append(p->headers, hdr);
+		p->headers = cu.slist_append(p->headers, hdr);
 	}
 	/* no "Expect: 100-continue" round trip per request */
-	p->headers = curl_slist_append(p->headers, "Expect:");
-	curl_easy_setopt(p->curl, CURLOPT_HTTPHEADER, p->headers);
+	p->headers = cu.slist_append(p->headers, "Expect:");
+	cu.easy_setopt(p->curl, CURLOPT_HTTPHEADER, p->headers);
 	return 0;
 }
 
 static void pusher_free(struct pusher *p)
 {
-	curl_slist_free_all(p->headers);
+	if (p->headers)		/* else libcurl may not be loaded */
+		cu.slist_free_all(p->headers);
 	if (p->curl)
-		curl_easy_cleanup(p->curl);
+		cu.easy_cleanup(p->curl);
 	if (p->auth)
 		explicit_bzero(p->auth, strlen(p->auth));
 	if (p->userpwd)

@@ -2,15 +2,65 @@
 /* annotate_disasm(): capstone for the host architecture (x86-64, arm64). */
 #include "analysis/annotate.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <capstone/capstone.h>
+#include <capstone/capstone.h>	/* types and constants: the functions come through cs */
+
+#include "util/log.h"
 
 /* A function past this many instructions is cut (and the cut is visible: its tail has none). */
 #define ANNOTATE_MAX_INSNS (1u << 18)
+#define ANNOTATE_CS_SO "libcapstone.so.4"
+
+/*
+ * capstone is opened only by annotate (as sym/dbgfetch.c opens libdebuginfod):
+ * linked in, its 3 MiB of tables were resident in every run, the agent's too.
+ */
+static struct {
+	cs_err (*open)(cs_arch arch, cs_mode mode, csh *h);
+	cs_err (*option)(csh h, cs_opt_type type, size_t value);
+	size_t (*disasm)(csh h, const uint8_t *code, size_t len, uint64_t addr, size_t count,
+			 cs_insn **insn);
+	void (*free)(cs_insn *insn, size_t count);
+	cs_err (*close)(csh *h);
+} cs;
+
+/* Once per process (annotate is single-threaded); a failure is said once. 0 or -ENOENT. */
+static int cs_load(void)
+{
+	static bool tried;
+	const char *why;
+	void *h;
+
+	if (cs.open)
+		return 0;
+	if (tried)
+		return -ENOENT;
+	tried = true;
+	h = dlopen(ANNOTATE_CS_SO, RTLD_NOW | RTLD_LOCAL);
+	if (h) {
+		/* POSIX: a function pointer through a void * */
+		*(void **)&cs.open = dlsym(h, "cs_open");
+		*(void **)&cs.option = dlsym(h, "cs_option");
+		*(void **)&cs.disasm = dlsym(h, "cs_disasm");
+		*(void **)&cs.free = dlsym(h, "cs_free");
+		*(void **)&cs.close = dlsym(h, "cs_close");
+		if (cs.open && cs.option && cs.disasm && cs.free && cs.close)
+			return 0;	/* kept open for the process's life */
+	}
+	why = dlerror();
+	pr_warn("annotate: cannot load '%s' (Debian package libcapstone4): %s: no disassembly\n",
+		ANNOTATE_CS_SO, why ? why : "a symbol is missing");
+	memset(&cs, 0, sizeof(cs));
+	if (h)
+		dlclose(h);
+	return -ENOENT;
+}
 
 int annotate_disasm(const uint8_t *code, size_t len, uint64_t addr, struct annotate_insn **insns,
 		    size_t *nr)
@@ -31,17 +81,20 @@ int annotate_disasm(const uint8_t *code, size_t len, uint64_t addr, struct annot
 
 	*insns = NULL;
 	*nr = 0;
-	if (cs_open(arch, mode, &h) != CS_ERR_OK)
+	/* without capstone the listing goes on without instructions, as on another arch */
+	if (cs_load())
+		return -EOPNOTSUPP;
+	if (cs.open(arch, mode, &h) != CS_ERR_OK)
 		return -EOPNOTSUPP;
 	/* SKIPDATA: bytes that do not decode (padding, jump tables) do not end the listing */
-	cs_option(h, CS_OPT_SKIPDATA, CS_OPT_ON);
-	n = cs_disasm(h, code, len, addr, 0, &ci);
+	cs.option(h, CS_OPT_SKIPDATA, CS_OPT_ON);
+	n = cs.disasm(h, code, len, addr, 0, &ci);
 	if (n > ANNOTATE_MAX_INSNS)
 		n = ANNOTATE_MAX_INSNS;
 	v = calloc(n ? n : 1, sizeof(*v));
 	if (!v) {
-		cs_free(ci, n);
-		cs_close(&h);
+		cs.free(ci, n);
+		cs.close(&h);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -51,8 +104,8 @@ int annotate_disasm(const uint8_t *code, size_t len, uint64_t addr, struct annot
 			 ci[i].op_str[0] ? " " : "", ci[i].op_str);
 	}
 	if (n)
-		cs_free(ci, n);
-	cs_close(&h);
+		cs.free(ci, n);
+	cs.close(&h);
 	*insns = v;
 	*nr = n;
 	return 0;

@@ -225,7 +225,8 @@ static void frame_sums(const struct diff *d, struct diff_frame *v, size_t *seen)
 			v[id].a_incl += s->a_weight;
 			v[id].b_incl += s->b_weight;
 		}
-		id = s->frames[s->nr_frames - 1];
+		/* a waker's frames are not where the time went (profile.h) */
+		id = s->frames[profile__self_frame(d->u, s->frames, s->nr_frames)];
 		v[id].a_self += s->a_weight;
 		v[id].b_self += s->b_weight;
 	}

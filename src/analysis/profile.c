@@ -548,6 +548,23 @@ const struct profile_frame *profile__frame(const struct profile *p, uint32_t id)
 	return id < p->nr_frames ? &p->frames[id] : NULL;
 }
 
+/* the separator emit.c puts between a block's stack and its waker's */
+#define PROFILE_WAKER_SEP "--"
+
+size_t profile__self_frame(const struct profile *p, const uint32_t *frames, size_t nr)
+{
+	size_t j = nr - 1;
+
+	if (!(profile__frame(p, frames[j])->flags & FRAME_F_WAKER))
+		return j;
+	while (j > 0 && (profile__frame(p, frames[j])->flags & FRAME_F_WAKER))
+		j--;
+	if (j > 0 && !profile__frame(p, frames[j])->flags &&
+	    !strcmp(profile__frame(p, frames[j])->name, PROFILE_WAKER_SEP))
+		j--;
+	return j;
+}
+
 uint64_t profile__total(const struct profile *p, enum profile_kind kind)
 {
 	return (unsigned int)kind < PROFILE_KIND_NR ? p->totals[kind] : 0;

@@ -168,6 +168,17 @@ size_t profile__nr_frames(const struct profile *p);	/* distinct frames */
 /* Frame ids are 0 .. profile__nr_frames() - 1; NULL for any other id. */
 const struct profile_frame *profile__frame(const struct profile *p, uint32_t id);
 
+/*
+ * The frame a stack's self weight belongs to, as an index in @frames (root
+ * first, @nr > 0): its leaf, but an off-CPU stack recorded with --wakers
+ * goes on past the block with who woke it ("...;[futex];--;
+ * try_to_wake_up_[k]_[w];...;main_[w]"): those frames are not where the
+ * time went, so the self weight stays on the last frame before the "--"
+ * (the reason), where it would be without them. Waker frames keep their
+ * inclusive weight. report and diff rank by it.
+ */
+size_t profile__self_frame(const struct profile *p, const uint32_t *frames, size_t nr);
+
 /* The folded suffix for @flags ("_[k]", "" for none; several flags: "_[k]_[i]"). Static. */
 const char *profile_frame_suffix(unsigned int flags);
 

@@ -12,7 +12,6 @@
 #include <string.h>
 
 /* the frame record --wakers puts between a blocked stack and its waker's (emit.c) */
-#define REPORT_WAKER_SEP "--"
 
 /*
  * Frames where a thread waits instead of working: user-space wrappers, their
@@ -150,28 +149,6 @@ out:
 	return err;
 }
 
-/*
- * The frame a stack's self weight belongs to. Its leaf, but an off-CPU
- * stack recorded with --wakers goes on past the block with who woke it
- * ("...;futex_do_wait_[k];[futex];--;try_to_wake_up_[k]_[w];...;main_[w]"):
- * those frames are not where the time went, so the self weight stays where
- * it would be without them, on the last frame before the "--" (the reason).
- * The waker frames keep their inclusive weight. Returns the index in @s.
- */
-static size_t self_frame(const struct profile *p, const struct profile_stack *s)
-{
-	size_t j = s->nr_frames - 1;
-
-	if (!(profile__frame(p, s->frames[j])->flags & FRAME_F_WAKER))
-		return j;
-	while (j > 0 && (profile__frame(p, s->frames[j])->flags & FRAME_F_WAKER))
-		j--;
-	if (j > 0 && !profile__frame(p, s->frames[j])->flags &&
-	    !strcmp(profile__frame(p, s->frames[j])->name, REPORT_WAKER_SEP))
-		j--;
-	return j;
-}
-
 static int id_cmp(const void *a, const void *b, void *p)
 {
 	return profile_frame_cmp(p, *(const uint32_t *)a, *(const uint32_t *)b);
@@ -220,7 +197,7 @@ static size_t *self_rows(const struct report *r)
 	return pos;
 }
 
-/* Move the self weight of stacks that end in waker frames to self_frame(). */
+/* Move the self weight of stacks that end in waker frames to profile__self_frame(). */
 static int wakers_self_to_blocked(struct report *r)
 {
 	const struct profile_stack *s;
@@ -230,7 +207,7 @@ static int wakers_self_to_blocked(struct report *r)
 		s = profile__stack(r->p, i);
 		if (s->kind != r->o.kind || !s->nr_frames)
 			continue;
-		j = self_frame(r->p, s);
+		j = profile__self_frame(r->p, s->frames, s->nr_frames);
 		if (j == s->nr_frames - 1)
 			continue;
 		if (!pos && !(pos = self_rows(r)))

@@ -131,6 +131,33 @@ static void frame_sums_count_recursion_once(void **state)
 	diff__free(d);
 }
 
+/* --wakers stacks: the time is the block's, not the waker's leaf (profile__self_frame) */
+static void a_waker_leaf_gets_no_self_weight(void **state)
+{
+	struct diff *d = diff_of("app;wait_for;futex_wait_[k];[futex];--;try_to_wake_up_[k]_[w];"
+				 "post_[w] 6\n",
+				 "app;wait_for;futex_wait_[k];[futex] 3\n");
+	struct diff_frame *v;
+	size_t nr, i, seen = 0;
+
+	(void)state;
+	assert_int_equal(diff__frames(d, &v, &nr), 0);
+	for (i = 0; i < nr; i++) {
+		const char *name = diff__frame(d, v[i].frame)->name;
+
+		if (!strcmp(name, "[futex]")) {
+			assert_int_equal(v[i].a_self, 6);
+			assert_int_equal(v[i].b_self, 3);
+			seen++;
+		}
+		/* the list has frames with self weight only: no waker frame */
+		assert_false(diff__frame(d, v[i].frame)->flags & FRAME_F_WAKER);
+	}
+	assert_int_equal(seen, 1);
+	free(v);
+	diff__free(d);
+}
+
 static void share_delta_treats_an_empty_profile_as_zero(void **state)
 {
 	(void)state;
@@ -207,6 +234,7 @@ int main(void)
 		cmocka_unit_test(deltas_compare_shares_of_each_total),
 		cmocka_unit_test(frame_sums_count_recursion_once),
 		cmocka_unit_test(share_delta_treats_an_empty_profile_as_zero),
+		cmocka_unit_test(a_waker_leaf_gets_no_self_weight),
 		cmocka_unit_test(differential_folded_is_stack_count_a_count_b),
 		cmocka_unit_test(normalising_scales_a_to_b_total_like_difffolded),
 		cmocka_unit_test(the_table_lists_the_biggest_changes_first),

@@ -7,10 +7,11 @@ VMLINUX_H ?= vmlinux/$(ARCH)/vmlinux.h
 CLANG    ?= clang
 BPFTOOL  ?= $(shell command -v bpftool || echo /usr/sbin/bpftool)
 CC       ?= cc
-PKGS     := libbpf libelf zlib libdw libmicrohttpd liblzma
-# Headers only: agent/push.c and analysis/annotate_dis.c dlopen these when used,
-# so runs that neither push nor annotate do not map them and their ~25 dependencies.
-DLOPEN_PKGS := capstone libcurl
+PKGS     := libbpf libelf zlib libdw liblzma
+# Headers only: agent/push.c, analysis/annotate_dis.c and agent/mhd_dl.c (--http)
+# dlopen these when used, so runs that neither push, annotate nor serve HTTP do
+# not map them and the ~30 libraries they need (TLS stacks, Kerberos, LDAP).
+DLOPEN_PKGS := capstone libcurl libmicrohttpd
 # -Werror by default and in CI (the default, fortified -O2 and -O1 builds must
 # all be clean); WERROR=0 for a distribution building with a newer compiler,
 # whose new warnings should not fail a package build.

@@ -27,11 +27,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <microhttpd.h>
+#include <microhttpd.h>	/* types and constants: the functions come through mhd */
 
 #include "agent/http_args.h"
 #include "agent/http_auth.h"
 #include "agent/http_cache.h"
+#include "agent/mhd_dl.h"
 #include "agent/timeline.h"
 #include "agent/view.h"
 #include "util/parse.h"
@@ -507,11 +508,11 @@ static bool authorized(struct http *h, struct MHD_Connection *c)
 
 	if (!h->token)
 		return true;
-	authz = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	user = MHD_basic_auth_get_username_password(c, &pass);
+	authz = mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	user = mhd.basic_auth_get_username_password(c, &pass);
 	ok = http_token_ok(h->token, authz, pass);
-	MHD_free(user);
-	MHD_free(pass);
+	mhd.free(user);
+	mhd.free(pass);
 	return ok;
 }
 
@@ -520,23 +521,23 @@ static enum MHD_Result queue_reply(struct MHD_Connection *c, struct reply *r, bo
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 
-	resp = MHD_create_response_from_buffer(r->len, r->buf, MHD_RESPMEM_MUST_FREE);
+	resp = mhd.create_response_from_buffer(r->len, r->buf, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(r->buf);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, "Content-Type", r->type);
-	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	mhd.add_response_header(resp, "Content-Type", r->type);
+	mhd.add_response_header(resp, "Cache-Control", "no-store");
 	if (r->note[0])
-		MHD_add_response_header(resp, "X-Hotcold-Window", r->note);
+		mhd.add_response_header(resp, "X-Hotcold-Window", r->note);
 	if (r->cached)
-		MHD_add_response_header(resp, "X-Hotcold-Cache", "hit");
+		mhd.add_response_header(resp, "X-Hotcold-Cache", "hit");
 	if (r->status == MHD_HTTP_SERVICE_UNAVAILABLE)
-		MHD_add_response_header(resp, "Retry-After", "2");
+		mhd.add_response_header(resp, "Retry-After", "2");
 	if (challenge)
-		MHD_add_response_header(resp, "WWW-Authenticate", "Basic realm=\"hotcold\"");
-	ret = MHD_queue_response(c, r->status, resp);
-	MHD_destroy_response(resp);
+		mhd.add_response_header(resp, "WWW-Authenticate", "Basic realm=\"hotcold\"");
+	ret = mhd.queue_response(c, r->status, resp);
+	mhd.destroy_response(resp);
 	return ret;
 }
 
@@ -679,6 +680,10 @@ int http__start(struct http **out, const char *addr_port, const struct http_sour
 		pr_warn("agent: invalid --http address '%s': expected ADDR:PORT\n", addr_port);
 		return err;
 	}
+	/* missing: -ENOENT, exit 1 as when the address cannot be bound, not a usage error */
+	err = mhd_dl_load();
+	if (err)
+		return err;
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
@@ -690,7 +695,7 @@ int http__start(struct http **out, const char *addr_port, const struct http_sour
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	/* the logger first: options before it would log through MHD's own (stderr) */
-	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
+	h->d = mhd.start_daemon(flags, 0, NULL, NULL, on_request, h,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR, &ss,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNS,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
@@ -746,6 +751,6 @@ void http__stop(struct http *h)
 	h->stopping = true;
 	pthread_cond_broadcast(&h->live_cv);
 	pthread_mutex_unlock(&h->mu);
-	MHD_stop_daemon(h->d);	/* joins the connection threads */
+	mhd.stop_daemon(h->d);	/* joins the connection threads */
 	http_free(h);
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent/mhd_dl.h"
 #include "agent/timeline.h"
 #include "analysis/profile.h"
 #include "util/clock.h"
@@ -13,7 +14,7 @@
 
 const char *http_arg(struct MHD_Connection *c, const char *key)
 {
-	return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
+	return mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
 }
 
 /* kind=K (default oncpu); -1 on a bad name. */

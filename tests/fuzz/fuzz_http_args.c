@@ -4,7 +4,8 @@
  * the /flame/STAMP/KIND.svg path, kind=, t=, a range (FROM..TO), minutes=,
  * p= and th=. The input's first line is the URL path, each further line a
  * "key=value" argument as libmicrohttpd hands them over (decoded); the
- * connection's argument lookup is this file's, so no server runs.
+ * connection's argument lookup is this file's, put in agent/mhd_dl.h's table
+ * (libmicrohttpd is not loaded), so no server runs.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "agent/http_args.h"
+#include "agent/mhd_dl.h"
 
 #define MAX_ARGS 16
 
@@ -21,8 +23,8 @@ static struct {
 } args;
 
 /* libmicrohttpd's lookup, over the arguments of the current input */
-const char *MHD_lookup_connection_value(struct MHD_Connection *connection,
-					enum MHD_ValueKind kind, const char *key)
+static const char *args_lookup(struct MHD_Connection *connection, enum MHD_ValueKind kind,
+			       const char *key)
 {
 	(void)connection;
 	if (kind != MHD_GET_ARGUMENT_KIND)
@@ -45,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *re;
 	int kind;
 
+	mhd.lookup_connection_value = args_lookup;
 	text = strndup((const char *)data, size);
 	if (!text)
 		abort();

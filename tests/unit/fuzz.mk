@@ -17,7 +17,7 @@ FUZZ_TARGETS := folded procmaps perfmap kallsyms elf_syms pprof config http_args
 FUZZ_BINS    := $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_TARGETS))
 FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=undefined $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE \
-		-Iinclude -Isrc $(shell pkg-config --cflags $(PKGS))
+		-Iinclude -Isrc $(shell pkg-config --cflags $(PKGS) $(DLOPEN_PKGS))
 
 fuzz_deps_folded   := src/analysis/profile.c src/analysis/profile_folded.c \
 		      src/output/folded.c src/output/folded_profile.c src/util/log.c
@@ -32,9 +32,10 @@ fuzz_deps_pprof    := src/analysis/pprof_read.c src/analysis/annotate.c \
 		      src/output/protobuf.c src/util/log.c
 # the agent's config file and every key's value parser: the unit test's set
 fuzz_deps_config   := $(shell cat tests/unit/test_agent_config.deps)
-# the web view's query arguments; libmicrohttpd's lookup is the target's own
-fuzz_deps_http_args := src/agent/http_args.c src/agent/timeline_json.c src/analysis/profile.c \
-		      src/util/parse.c src/util/log.c
+# the web view's query arguments; libmicrohttpd's lookup is the target's own, put
+# in agent/mhd_dl.c's table (the library is not loaded)
+fuzz_deps_http_args := src/agent/http_args.c src/agent/mhd_dl.c src/agent/timeline_json.c \
+		      src/analysis/profile.c src/util/parse.c src/util/log.c
 fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(fuzz_deps_$(1)))
 
 .PHONY: fuzz fuzz-smoke fuzz-build check-fuzz

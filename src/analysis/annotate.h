@@ -130,9 +130,10 @@ struct annotate_result {
 
 /*
  * Disassemble and line-map the function around @s's samples. -ENOENT: the
- * object cannot be opened (message in r->missing), -ESRCH: no symbol
- * @func nor one holding the hottest offset. A view without DWARF or source
- * is not an error: r->missing says what is lacking.
+ * object cannot be opened or no disassembler loaded (message in
+ * r->missing), -ESRCH: no symbol @func nor one holding the hottest offset.
+ * A view without DWARF or source is not an error: r->missing says what is
+ * lacking.
  */
 int annotate_object(const struct annotate_sel *s, const char *func,
 		    const struct annotate_opts *o, struct annotate_result *r);
@@ -161,7 +162,16 @@ int annotate_write_text(FILE *out, const struct annotate_sel *s, const struct an
 			size_t top);
 int annotate_write_json(FILE *out, const struct annotate_sel *s, const struct annotate_result *r);
 
-/* Disassembly of @len bytes at @addr (x86-64 or arm64 host). Each insn's addr, size, text. */
+/*
+ * Load the disassembler (capstone, dlopen()ed once). 0; -ENOENT: the library
+ * cannot be loaded, -EOPNOTSUPP: none for this architecture; @why (@len
+ * bytes) says which in one phrase.
+ */
+int annotate_disasm_load(char *why, size_t len);
+/*
+ * Disassembly of @len bytes at @addr (x86-64 or arm64 host). Each insn's addr,
+ * size, text. -ENOENT: not loaded (annotate_disasm_load() says why).
+ */
 int annotate_disasm(const uint8_t *code, size_t len, uint64_t addr, struct annotate_insn **insns,
 		    size_t *nr);
 

@@ -11,8 +11,6 @@
 
 #include <capstone/capstone.h>	/* types and constants: the functions come through cs */
 
-#include "util/log.h"
-
 /* A function past this many instructions is cut (and the cut is visible: its tail has none). */
 #define ANNOTATE_MAX_INSNS (1u << 18)
 #define ANNOTATE_CS_SO "libcapstone.so.4"
@@ -30,7 +28,10 @@ static struct {
 	cs_err (*close)(csh *h);
 } cs;
 
-/* Once per process (annotate is single-threaded); a failure is said once. 0 or -ENOENT. */
+/* why the last cs_load() failed, for every caller: annotate is single-threaded */
+static char cs_why[256];
+
+/* Once per process; a failure is kept in cs_why. 0 or -ENOENT. */
 static int cs_load(void)
 {
 	static bool tried;
@@ -54,12 +55,26 @@ static int cs_load(void)
 			return 0;	/* kept open for the process's life */
 	}
 	why = dlerror();
-	pr_warn("annotate: cannot load '%s' (Debian package libcapstone4): %s: no disassembly\n",
-		ANNOTATE_CS_SO, why ? why : "a symbol is missing");
+	/* dlerror() names the file: "libcapstone.so.4: cannot open shared object file: ..." */
+	snprintf(cs_why, sizeof(cs_why), "the disassembler cannot be loaded (%s): install the "
+		 "Debian package libcapstone4", why ? why : ANNOTATE_CS_SO ": a symbol is missing");
 	memset(&cs, 0, sizeof(cs));
 	if (h)
 		dlclose(h);
 	return -ENOENT;
+}
+
+int annotate_disasm_load(char *why, size_t len)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+	if (!cs_load())
+		return 0;
+	snprintf(why, len, "%s", cs_why);
+	return -ENOENT;
+#else
+	snprintf(why, len, "no disassembler for this architecture");
+	return -EOPNOTSUPP;
+#endif
 }
 
 int annotate_disasm(const uint8_t *code, size_t len, uint64_t addr, struct annotate_insn **insns,
@@ -81,9 +96,8 @@ int annotate_disasm(const uint8_t *code, size_t len, uint64_t addr, struct annot
 
 	*insns = NULL;
 	*nr = 0;
-	/* without capstone the listing goes on without instructions, as on another arch */
 	if (cs_load())
-		return -EOPNOTSUPP;
+		return -ENOENT;	/* annotate_disasm_load() says why */
 	if (cs.open(arch, mode, &h) != CS_ERR_OK)
 		return -EOPNOTSUPP;
 	/* SKIPDATA: bytes that do not decode (padding, jump tables) do not end the listing */

@@ -218,13 +218,28 @@ static void weigh(const struct annotate_sel *s, Elf *elf, struct annotate_result
 	}
 }
 
+/*
+ * Without a disassembler there are no instructions to weigh: every sample
+ * would count as outside the function and no line would show. -ENOENT, with
+ * the cause alone in r->missing (what else it noted is about a view not shown).
+ */
+static int no_disasm(struct annotate_result *r, const char *why)
+{
+	r->missing[0] = '\0';
+	note(r, "%s; without it there is no per-line view of %s", why, r->symbol);
+	return -ENOENT;
+}
+
 static int read_code(int fd, Elf *elf, struct annotate_result *r)
 {
 	uint64_t off, avail, len = r->sym_size;
+	char why[sizeof(r->missing) / 2];
 	uint8_t *code;
 	ssize_t got;
 	int err;
 
+	if (annotate_disasm_load(why, sizeof(why)))
+		return no_disasm(r, why);
 	if (seg_map(elf, r->sym_addr, false, &off, &avail)) {
 		note(r, "%s: no code for %s in the file", r->obj_path, r->symbol);
 		return 0;
@@ -249,10 +264,8 @@ static int read_code(int fd, Elf *elf, struct annotate_result *r)
 	}
 	err = annotate_disasm(code, len, r->sym_addr, &r->insns, &r->nr_insns);
 	free(code);
-	if (err == -EOPNOTSUPP) {
-		note(r, "no disassembler for this architecture");
-		err = 0;
-	}
+	if (err == -EOPNOTSUPP)	/* capstone loaded, built without this architecture */
+		return no_disasm(r, "the disassembler has no mode for this architecture");
 	return err;
 }
 

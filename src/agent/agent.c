@@ -155,6 +155,7 @@ static void opts_from_config(struct record_opts *o, const struct agent_config *c
 	o->freq_hz = c->freq_hz;
 	o->offcpu = c->offcpu;
 	o->min_block_ns = c->min_block_ns;
+	o->block_quantum_ns = c->block_quantum_ns;
 	o->runq = c->runq;
 	o->min_runq_ns = c->min_runq_ns;
 	/* one histogram for all: the agent reads only its totals (waits without a stack) */

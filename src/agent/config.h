@@ -36,6 +36,7 @@ struct agent_config {
 	bool oncpu, offcpu, runq, locks;
 	bool counters;		/* per-process counters, <start>-counters.json per interval */
 	uint64_t min_block_ns;
+	uint64_t block_quantum_ns;
 	uint64_t min_runq_ns;	/* run-queue waits shorter than this carry no stack */
 	uint32_t *pids;		/* NULL: system-wide (malloc'd) */
 	size_t nr_pids;

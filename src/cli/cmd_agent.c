@@ -19,6 +19,7 @@ enum {
 	OPT_OFFCPU,
 	OPT_NO_ONCPU,
 	OPT_MIN_BLOCK,
+	OPT_BLOCK_QUANTUM,
 	OPT_RUNQ,
 	OPT_MIN_RUNQ,
 	OPT_LOCKS,
@@ -58,6 +59,9 @@ static const struct opt_spec agent_opts[] = {
 	{ .name = "off-cpu", 0, OPT_OFFCPU, OPTV_FLAG, NULL, "also record off-CPU time" },
 	{ .name = "min-block", 0, OPT_MIN_BLOCK, OPTV_STR, "DUR",
 	  "off-CPU blocks shorter than DUR carry no stack (default 1ms)" },
+	{ .name = "block-quantum", 0, OPT_BLOCK_QUANTUM, OPTV_STR, "DUR",
+	  "of those shorter blocks, one carries its stack per DUR of a thread's time in them "
+	  "(default 10ms)" },
 	{ .name = "runq", 0, OPT_RUNQ, OPTV_FLAG, NULL, "also record run-queue waits" },
 	{ .name = "min-runq", 0, OPT_MIN_RUNQ, OPTV_STR, "DUR",
 	  "run-queue waits shorter than DUR carry no stack, only totals (default 1ms)" },
@@ -144,6 +148,7 @@ static const char *key_of(int c)
 	case OPT_INTERVAL: return "interval";
 	case 'F': return "frequency";
 	case OPT_MIN_BLOCK: return "min_block";
+	case OPT_BLOCK_QUANTUM: return "block_quantum";
 	case OPT_MIN_RUNQ: return "min_runq";
 	case 'p': return "pids";
 	case OPT_CGROUP: return "cgroups";

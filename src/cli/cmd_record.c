@@ -28,6 +28,7 @@ enum {
 	OPT_OFFCPU,
 	OPT_ONCPU,
 	OPT_MIN_BLOCK,
+	OPT_BLOCK_QUANTUM,
 	OPT_MAX_BLOCK,
 	OPT_STATE,
 	OPT_KTHREADS,
@@ -56,6 +57,10 @@ static const struct opt_spec record_opts_tab[] = {
 	{ .name = "min-block", 0, OPT_MIN_BLOCK, OPTV_DUR, "DUR",
 	  "off-CPU blocks shorter than DUR (no unit: microseconds) carry no stack, only "
 	  "per-thread time (default 50us)", .max = UINT64_MAX, .unit = US },
+	{ .name = "block-quantum", 0, OPT_BLOCK_QUANTUM, OPTV_DUR, "DUR",
+	  "of those shorter blocks, one carries its stack per DUR of a thread's time in them "
+	  "(sampling proportional to time; no unit: microseconds; default 1ms)",
+	  .min = 10000, .max = 1000000000, .unit = US },
 	{ .name = "max-block", 0, OPT_MAX_BLOCK, OPTV_DUR, "DUR",
 	  "ignore off-CPU blocks longer than DUR (no unit: microseconds)",
 	  .max = UINT64_MAX, .unit = US },
@@ -234,6 +239,9 @@ static int on_opt(void *ctx, const struct opt_spec *s, const struct opt_val *v)
 		break;
 	case OPT_MIN_BLOCK:
 		o->min_block_ns = v->u;
+		break;
+	case OPT_BLOCK_QUANTUM:
+		o->block_quantum_ns = v->u;
 		break;
 	case OPT_MAX_BLOCK:
 		o->max_block_ns = v->u;

@@ -44,6 +44,8 @@ struct record_opts {
 	bool oncpu;		/* default; off with --off-cpu alone */
 	bool offcpu;		/* --off-cpu */
 	uint64_t min_block_ns;	/* off-CPU blocks shorter than this carry no stack */
+	/* ... but one of them a stack per this much of a thread's time in them (0: 1 ms) */
+	uint64_t block_quantum_ns;
 	uint64_t max_block_ns;
 	unsigned int offcpu_states;	/* HC_OFFCPU_STATE_* style bits: 1 S, 2 D, 4 other */
 	bool kthreads;		/* off-CPU: include kernel threads */

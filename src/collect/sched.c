@@ -116,6 +116,7 @@ static void configure(struct sched_bpf *skel, const struct record_opts *o,
 	skel->rodata->cfg_filter = env->filter;
 	skel->rodata->cfg_kthreads = o->kthreads;
 	skel->rodata->cfg_min_block_ns = o->min_block_ns;
+	skel->rodata->cfg_quantum_ns = o->block_quantum_ns ? o->block_quantum_ns : 1000000;
 	skel->rodata->cfg_max_block_ns = o->max_block_ns;
 	skel->rodata->cfg_states = o->offcpu_states;
 	skel->rodata->cfg_stacks = (o->kernel_stacks ? 0x1 : 0) | (o->user_stacks ? 0x2 : 0);

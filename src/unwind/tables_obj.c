@@ -277,6 +277,9 @@ void uobj_compute(const struct unwind_tables_opts *o, Elf *elf, const struct obj
 	cfi_table_release(&t);
 out:
 	b->build_ns = clock_mono_ns() - t0;
+	/* -vv: every build, to see which programs keep the builder busy */
+	log_printf(LOG_TRACE, "unwind: table of %s: %zu rows in %.1f ms\n",
+		   src && src->path ? src->path : "[vdso]", b->nr_rows, b->build_ns / 1e6);
 	/* a small object's table takes ~1 ms: say where a slow one's time went (CI saw 0.55 s) */
 	if (b->build_ns > UT_SLOW_BUILD_NS && t2)
 		pr_debug("unwind: the table of %s took %.1f ms: CFI %.1f, debug file %.1f, tree "

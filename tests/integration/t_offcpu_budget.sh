@@ -41,4 +41,45 @@ p=$(pct "$with" "$((all - unseen))")
 [ $((unseen * 2)) -lt "$all" ] && awk -v p="$p" 'BEGIN { exit !(p >= 95) }' &&
 	ok "$root: wait_fsync carries $p% of its blocked time ($unseen ns whose switch-in was not traced)" ||
 	bad "$root: wait_fsync carries $p% of its blocked time ($unseen ns whose switch-in was not traced)"
+
+# --- the quantum (--block-quantum; the agent's default is 10 ms): one stack
+# per Q of a thread's short-block time. shortblocks parks in sigsuspend,
+# then blocks N times in nanosleep(20 us) (~70 us each with the timer
+# slack: short under --min-block 1ms, as in the agent), then pause()s: T,
+# its nanosleep time, is in its truth file.
+# Systematic sampling takes floor(T/Q) stacks (the rest below Q is flushed
+# stackless at the stop), so the samples scale as 1/Q while the time stays:
+# at most T/Q + 1 sampled records, plus the two long blocks (sigsuspend,
+# pause) and one whose stack was still pending; at least half of T/Q (a
+# block ending while the previous sample waits for its stack at sys_exit
+# adds its time to that one: 0-3 % of samples here).
+quantum_run() {	# Q (ms)
+	"$WL/shortblocks" 10000 "$TMP/qtruth.$1" &
+	local pid=$! hc
+	cleanup_hooks+=("kill $pid 2>/dev/null")
+	"$HOTCOLD" record -v --off-cpu --min-block 1ms --block-quantum "$1ms" -p $pid -d 3 -o "$TMP/q$1.folded" \
+		2>"$TMP/q$1.err" &
+	hc=$!
+	for _ in $(seq 100); do grep -q 'Ctrl-C to stop' "$TMP/q$1.err" 2>/dev/null && break; sleep 0.05; done
+	sleep 0.2
+	kill -USR1 $pid
+	wait $hc
+	kill $pid 2>/dev/null
+}
+for q in 1 10; do
+	quantum_run $q
+	read -r qn qns < "$TMP/qtruth.$q" || { bad "Q=$q ms: the workload did not finish its blocks"; continue; }
+	recs=$(awk '/^  sched .* blocks with stacks$/ { print $3 }' "$TMP/q$q.err")
+	# its short blocks' time: every line but the two long blocks' and the stop's
+	got=$(awk '!/sigsuspend|pause/ { t += $NF } END { printf "%.0f", t }' "$TMP/q$q.folded")
+	want=$((qns / (q * 1000000)))
+	dev=$(awk -v a="$got" -v b="$qns" 'BEGIN { printf "%.2f", b ? 100 * (a - b) / b : 100 }')
+	[ "${recs:-0}" -le $((want + 4)) ] && [ "${recs:-0}" -ge $((want / 2)) ] &&
+		ok "Q=$q ms: ${recs:-0} blocks with stacks for T/Q = $want ($qn blocks, $qns ns)" ||
+		bad "Q=$q ms: ${recs:-0} blocks with stacks, T/Q = $want ($qn blocks, $qns ns)"
+	# the time is kept whatever Q: t_offcpu's bound (2 %; the CPU wait is in the truth too)
+	awk -v d="$dev" 'BEGIN { exit !(d >= -2 && d <= 2) }' &&
+		ok "Q=$q ms: $got ns off-CPU vs $qns ns measured ($dev%)" ||
+		bad "Q=$q ms: $got ns off-CPU vs $qns ns measured ($dev%): $(grep -v 'sigsuspend\|pause' "$TMP/q$q.folded" | head -3)"
+done
 finish

@@ -33,6 +33,7 @@ static void a_full_file_sets_every_key(void **state)
 			   "frequency=49\n"
 			   "off_cpu = yes\n"
 			   "min_block = 5ms\n"
+			   "block_quantum = 20ms\n"
 			   "runq = on\n"
 			   "min_runq = 250us\n"
 			   "locks = false\n"
@@ -50,6 +51,7 @@ static void a_full_file_sets_every_key(void **state)
 	assert_int_equal(c.freq_hz, 49);
 	assert_true(c.offcpu && c.runq && !c.locks && c.oncpu);
 	assert_int_equal(c.min_block_ns, 5000000);
+	assert_int_equal(c.block_quantum_ns, 20000000);
 	assert_int_equal(c.min_runq_ns, 250000);
 	assert_int_equal(c.nr_pids, 2);
 	assert_int_equal(c.keep.max_age_ns, 7200ull * 1000000000ull);

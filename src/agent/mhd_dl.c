@@ -2,11 +2,10 @@
 /* libmicrohttpd opened at run time (see mhd_dl.h), as sym/dbgfetch.c opens libdebuginfod. */
 #include "agent/mhd_dl.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <string.h>
 
 #include "util/compiler.h"
+#include "util/dynlib.h"
 #include "util/log.h"
 
 struct mhd_fns mhd;
@@ -14,10 +13,7 @@ struct mhd_fns mhd;
 /* POSIX: a function pointer through a void * */
 #define MHD_DL_SYM(f) { "MHD_" #f, (void **)&mhd.f }
 
-static const struct {
-	const char *name;
-	void **fn;
-} mhd_syms[] = {
+static const struct dynlib_sym mhd_syms[] = {
 	MHD_DL_SYM(start_daemon), MHD_DL_SYM(stop_daemon), MHD_DL_SYM(lookup_connection_value),
 	MHD_DL_SYM(basic_auth_get_username_password), MHD_DL_SYM(create_response_from_buffer),
 	MHD_DL_SYM(add_response_header), MHD_DL_SYM(queue_response),
@@ -26,23 +22,13 @@ static const struct {
 
 int mhd_dl_load(void)
 {
-	const char *why;
-	size_t i = 0;
-	void *h;
+	char why[256];
 
 	if (mhd.start_daemon)
 		return 0;
-	h = dlopen(MHD_DL_SO, RTLD_NOW | RTLD_LOCAL);
-	while (h && i < ARRAY_SIZE(mhd_syms) && (*mhd_syms[i].fn = dlsym(h, mhd_syms[i].name)))
-		i++;
-	if (!h || i < ARRAY_SIZE(mhd_syms)) {
-		why = dlerror();
-		pr_warn("agent: --http: cannot load '%s' (Debian package libmicrohttpd12): %s\n",
-			MHD_DL_SO, why ? why : "a symbol is missing");
-		memset(&mhd, 0, sizeof(mhd));
-		if (h)
-			dlclose(h);
-		return -ENOENT;
-	}
-	return 0;	/* kept open for the process's life */
+	if (!dynlib_load(MHD_DL_SO, mhd_syms, ARRAY_SIZE(mhd_syms), why, sizeof(why)))
+		return 0;
+	pr_warn("agent: --http: cannot load '%s' (Debian package libmicrohttpd12): %s\n",
+		MHD_DL_SO, why);
+	return -ENOENT;
 }

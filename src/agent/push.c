@@ -4,7 +4,6 @@
 #include "agent/store_int.h"
 
 #include <curl/curl.h>	/* types and constants: the functions come through cu */
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -18,6 +17,7 @@
 #include "output/protobuf.h"
 #include "util/clock.h"
 #include "util/compiler.h"
+#include "util/dynlib.h"
 #include "util/log.h"
 #include "util/version.h"
 
@@ -88,10 +88,7 @@ static struct {
 /* POSIX: a function pointer through a void * */
 #define CU_SYM(f) { "curl_" #f, (void **)&cu.f }
 
-static const struct {
-	const char *name;
-	void **fn;
-} cu_syms[] = {
+static const struct dynlib_sym cu_syms[] = {
 	CU_SYM(easy_init), CU_SYM(easy_setopt), CU_SYM(easy_perform), CU_SYM(easy_getinfo),
 	CU_SYM(easy_strerror), CU_SYM(easy_cleanup), CU_SYM(slist_append),
 	CU_SYM(slist_free_all), CU_SYM(mime_init), CU_SYM(mime_addpart), CU_SYM(mime_name),
@@ -101,25 +98,14 @@ static const struct {
 /* Called by pusher__start() only (the agent's thread). 0 or -ENOENT, said in one line. */
 static int cu_load(void)
 {
-	const char *why;
-	size_t i = 0;
-	void *h;
+	char why[256];
 
 	if (cu.easy_init)
 		return 0;
-	h = dlopen(PUSH_CURL_SO, RTLD_NOW | RTLD_LOCAL);
-	while (h && i < ARRAY_SIZE(cu_syms) && (*cu_syms[i].fn = dlsym(h, cu_syms[i].name)))
-		i++;
-	if (!h || i < ARRAY_SIZE(cu_syms)) {
-		why = dlerror();
-		pr_warn("agent: push: cannot load '%s' (Debian package libcurl4): %s\n",
-			PUSH_CURL_SO, why ? why : "a symbol is missing");
-		memset(&cu, 0, sizeof(cu));
-		if (h)
-			dlclose(h);
-		return -ENOENT;
-	}
-	return 0;	/* kept open for the process's life */
+	if (!dynlib_load(PUSH_CURL_SO, cu_syms, ARRAY_SIZE(cu_syms), why, sizeof(why)))
+		return 0;
+	pr_warn("agent: push: cannot load '%s' (Debian package libcurl4): %s\n", PUSH_CURL_SO, why);
+	return -ENOENT;
 }
 
 static int read_secret(const char *path, char **out)

@@ -2,7 +2,6 @@
 /* annotate_disasm(): capstone for the host architecture (x86-64, arm64). */
 #include "analysis/annotate.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -10,6 +9,9 @@
 #include <string.h>
 
 #include <capstone/capstone.h>	/* types and constants: the functions come through cs */
+
+#include "util/compiler.h"
+#include "util/dynlib.h"
 
 /* A function past this many instructions is cut (and the cut is visible: its tail has none). */
 #define ANNOTATE_MAX_INSNS (1u << 18)
@@ -29,38 +31,31 @@ static struct {
 } cs;
 
 /* why the last cs_load() failed, for every caller: annotate is single-threaded */
-static char cs_why[256];
+static char cs_why[320];
+
+/* POSIX: a function pointer through a void * */
+static const struct dynlib_sym cs_syms[] = {
+	{ "cs_open", (void **)&cs.open }, { "cs_option", (void **)&cs.option },
+	{ "cs_disasm", (void **)&cs.disasm }, { "cs_free", (void **)&cs.free },
+	{ "cs_close", (void **)&cs.close },
+};
 
 /* Once per process; a failure is kept in cs_why. 0 or -ENOENT. */
 static int cs_load(void)
 {
 	static bool tried;
-	const char *why;
-	void *h;
+	char why[200];
 
 	if (cs.open)
 		return 0;
 	if (tried)
 		return -ENOENT;
 	tried = true;
-	h = dlopen(ANNOTATE_CS_SO, RTLD_NOW | RTLD_LOCAL);
-	if (h) {
-		/* POSIX: a function pointer through a void * */
-		*(void **)&cs.open = dlsym(h, "cs_open");
-		*(void **)&cs.option = dlsym(h, "cs_option");
-		*(void **)&cs.disasm = dlsym(h, "cs_disasm");
-		*(void **)&cs.free = dlsym(h, "cs_free");
-		*(void **)&cs.close = dlsym(h, "cs_close");
-		if (cs.open && cs.option && cs.disasm && cs.free && cs.close)
-			return 0;	/* kept open for the process's life */
-	}
-	why = dlerror();
+	if (!dynlib_load(ANNOTATE_CS_SO, cs_syms, ARRAY_SIZE(cs_syms), why, sizeof(why)))
+		return 0;
 	/* dlerror() names the file: "libcapstone.so.4: cannot open shared object file: ..." */
 	snprintf(cs_why, sizeof(cs_why), "the disassembler cannot be loaded (%s): install the "
-		 "Debian package libcapstone4", why ? why : ANNOTATE_CS_SO ": a symbol is missing");
-	memset(&cs, 0, sizeof(cs));
-	if (h)
-		dlclose(h);
+		 "Debian package libcapstone4", why);
 	return -ENOENT;
 }
 

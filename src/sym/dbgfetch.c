@@ -2,7 +2,6 @@
 /* debuginfod fetches on a worker thread (see dbgfetch.h). */
 #include "sym/dbgfetch.h"
 
-#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <pthread.h>
@@ -13,6 +12,8 @@
 
 #include "sym/elf_debug.h"
 #include "util/clock.h"
+#include "util/compiler.h"
+#include "util/dynlib.h"
 #include "util/log.h"
 
 #define NS_PER_MS 1000000ull
@@ -33,25 +34,19 @@ static struct {
 	void *(*get_user_data)(debuginfod_client *c);
 } dfd;
 
+/* POSIX: a function pointer through a void * */
+static const struct dynlib_sym dfd_syms[] = {
+	{ "debuginfod_begin", (void **)&dfd.begin },
+	{ "debuginfod_end", (void **)&dfd.end },
+	{ "debuginfod_find_debuginfo", (void **)&dfd.find_debuginfo },
+	{ "debuginfod_set_progressfn", (void **)&dfd.set_progressfn },
+	{ "debuginfod_set_user_data", (void **)&dfd.set_user_data },
+	{ "debuginfod_get_user_data", (void **)&dfd.get_user_data },
+};
+
 static int dfd_load(void)
 {
-	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
-
-	if (!h)
-		return -ENOENT;
-	/* POSIX: a function pointer through a void * */
-	*(void **)&dfd.begin = dlsym(h, "debuginfod_begin");
-	*(void **)&dfd.end = dlsym(h, "debuginfod_end");
-	*(void **)&dfd.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
-	*(void **)&dfd.set_progressfn = dlsym(h, "debuginfod_set_progressfn");
-	*(void **)&dfd.set_user_data = dlsym(h, "debuginfod_set_user_data");
-	*(void **)&dfd.get_user_data = dlsym(h, "debuginfod_get_user_data");
-	if (!dfd.begin || !dfd.end || !dfd.find_debuginfo || !dfd.set_progressfn ||
-	    !dfd.set_user_data || !dfd.get_user_data) {
-		dlclose(h);
-		return -ENOENT;
-	}
-	return 0;	/* kept open for the process's life */
+	return dynlib_load("libdebuginfod.so.1", dfd_syms, ARRAY_SIZE(dfd_syms), NULL, 0);
 }
 
 struct fetch {

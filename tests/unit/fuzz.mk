@@ -24,7 +24,7 @@ fuzz_deps_folded   := src/analysis/profile.c src/analysis/profile_folded.c \
 fuzz_deps_procmaps := src/sym/procmaps.c src/sym/strtab.c src/util/log.c
 fuzz_deps_perfmap  := src/sym/perfmap.c src/sym/strtab.c src/util/log.c
 fuzz_deps_kallsyms := src/sym/kallsyms.c src/sym/strtab.c src/util/log.c
-fuzz_deps_elf_syms := src/sym/elf_syms.c src/sym/elf_syms_debug.c src/sym/elf_debug.c src/sym/ehframe.c src/sym/minidebug.c src/sym/dbgfetch.c \
+fuzz_deps_elf_syms := src/sym/elf_syms.c src/sym/elf_syms_debug.c src/sym/elf_debug.c src/sym/ehframe.c src/sym/minidebug.c src/sym/dbgfetch.c src/util/dynlib.c \
 		      src/sym/demangle.c src/sym/strtab.c src/util/log.c
 fuzz_deps_pprof    := src/analysis/pprof_read.c src/analysis/annotate.c \
 		      src/analysis/pprof_profile.c src/analysis/profile.c \
@@ -34,7 +34,7 @@ fuzz_deps_pprof    := src/analysis/pprof_read.c src/analysis/annotate.c \
 fuzz_deps_config   := $(shell cat tests/unit/test_agent_config.deps)
 # the web view's query arguments; libmicrohttpd's lookup is the target's own, put
 # in agent/mhd_dl.c's table (the library is not loaded)
-fuzz_deps_http_args := src/agent/http_args.c src/agent/mhd_dl.c src/agent/timeline_json.c \
+fuzz_deps_http_args := src/agent/http_args.c src/agent/mhd_dl.c src/util/dynlib.c src/agent/timeline_json.c \
 		      src/analysis/profile.c src/util/parse.c src/util/log.c
 fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(fuzz_deps_$(1)))
 

@@ -20,8 +20,10 @@
 # Arms alternate their order every round, so a drifting machine load falls
 # on both; off phases before and after give the servers' own throughput.
 #   flock /tmp/hotcold-bench.lock bench/agent_cost.sh [--before BIN] \
-#       [--rounds N] [--seconds S] [--warm S] [--interval S] [--perf DIR]
-# --before BIN: the other arm (needs HOTCOLD_NO_TASK_WORK=1 on a kernel
+#       [--rounds N] [--seconds S] [--warm S] [--interval S] [--perf DIR] [--no-http]
+# The agents serve /metrics (--http) for the record counts; --no-http leaves
+# the web view off, as by default (its library alone is ~2.7 MiB resident),
+# and the count columns 0. --before BIN: the other arm (needs HOTCOLD_NO_TASK_WORK=1 on a kernel
 # that refuses task work: set BEFORE_ENV). --perf DIR: also `perf record` the
 # agent's threads during the warm-up and the window (cpu-clock, 499 Hz, DWARF
 # call graphs: hotcold is built without frame pointers), one perf.data per
@@ -36,6 +38,7 @@ SECS=30
 WARM=10
 IV=10
 PERFDIR=
+NOHTTP=
 FLAGS=${AGENT_FLAGS---off-cpu --runq}
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -45,20 +48,13 @@ while [ $# -gt 0 ]; do
 	--interval) IV=$2; shift ;;
 	--warm) WARM=$2; shift ;;
 	--perf) PERFDIR=$2; shift ;;
+	--no-http) NOHTTP=1 ;;
 	*) echo "bench/agent_cost.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
 done
-[ "$(id -u)" = 0 ] || { echo "bench/agent_cost.sh: needs root" >&2; exit 1; }
-TMP=$(mktemp -d /tmp/hotcold-cost.XXXXXX)
-cleanup_hooks=()
-bad() { echo "bench/agent_cost.sh: $*" >&2; }
-trap 'for h in "${cleanup_hooks[@]+"${cleanup_hooks[@]}"}"; do eval "$h"; done; rm -rf "$TMP"' EXIT
-. tests/integration/pg_lib.sh
-. tests/integration/servers_lib.sh
-PORT=$((20000 + RANDOM % 20000))
-pg_start $PORT -c fsync=on -c synchronous_commit=on -c shared_buffers=16MB || exit 1
-nginx_start $((PORT + 1))
+. bench/servers.sh
+servers_begin agent_cost
 sleep 1
 hz=$(getconf CLK_TCK)
 [ -n "$PERFDIR" ] && mkdir -p "$PERFDIR"
@@ -88,6 +84,7 @@ thread_ticks() {
 # window, whose libraries' unwind tables the agent would build
 metric() {	# PORT WHAT: the sum of hotcold_events_total{...what="WHAT"}
 	local r
+	[ -n "$NOHTTP" ] && { echo 0; return; }
 	exec 3<>"/dev/tcp/127.0.0.1/$1" || { echo 0; return; }
 	printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
 	r=$(cat <&3)
@@ -101,8 +98,10 @@ arm() {
 	local name=$1 bin=$2 tag=$3 hport=$((PORT + 10 + RANDOM % 1000)) env=()
 	[ "$name" = before ] && read -r -a env <<<"$BEFORE_ENV"
 	rm -rf "$TMP/hist.$tag"
+	local http=(--http 127.0.0.1:$hport)
+	[ -n "$NOHTTP" ] && http=()
 	env "${env[@]+"${env[@]}"}" "$bin" agent -o "$TMP/hist.$tag" --interval "${IV}s" -F 19 $FLAGS \
-		--http 127.0.0.1:$hport 2>"$TMP/agent.$tag.err" &
+		"${http[@]}" 2>"$TMP/agent.$tag.err" &
 	local ag=$! t0 t1 c0 c1 r0 r1 b0 b1 k0 k1 pf=
 	until grep -q 'agent: writing every' "$TMP/agent.$tag.err" 2>/dev/null; do
 		kill -0 $ag 2>/dev/null || { cat "$TMP/agent.$tag.err" >&2; return 1; }

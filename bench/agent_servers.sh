@@ -23,16 +23,8 @@ SECS=${1:-30}
 IV=${2:-10}
 HOTCOLD=${HOTCOLD:-./.output/hotcold}
 FLAGS=${AGENT_FLAGS---off-cpu --runq}
-[ "$(id -u)" = 0 ] || { echo "bench/agent_servers.sh: needs root" >&2; exit 1; }
-TMP=$(mktemp -d /tmp/hotcold-servers.XXXXXX)
-cleanup_hooks=()
-bad() { echo "bench/agent_servers.sh: $*" >&2; }
-trap 'for h in "${cleanup_hooks[@]+"${cleanup_hooks[@]}"}"; do eval "$h"; done; rm -rf "$TMP"' EXIT
-. tests/integration/pg_lib.sh
-. tests/integration/servers_lib.sh
-PORT=$((20000 + RANDOM % 20000))
-pg_start $PORT -c fsync=on -c synchronous_commit=on -c shared_buffers=16MB || exit 1
-nginx_start $((PORT + 1))
+. bench/servers.sh
+servers_begin agent_servers
 redis_start $((PORT + 2))
 sleep 1
 

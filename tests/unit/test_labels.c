@@ -204,6 +204,7 @@ static void a_title_set_after_the_first_read_is_read_once_settled(void **state)
 {
 	struct labels *l = labels__new();
 	struct labels_stats st;
+	uint64_t t0, t1;
 	int p[2];
 	pid_t pid;
 
@@ -211,13 +212,20 @@ static void a_title_set_after_the_first_read_is_read_once_settled(void **state)
 	assert_int_equal(pipe(p), 0);
 	pid = child_exec_on_byte(p);
 	assert_true(pid > 0);
+	t0 = clock_mono_ns();
 	labels__read(l, (uint32_t)pid);		/* before its title: the parent's */
+	t1 = clock_mono_ns();
 	assert_non_null(strstr(labels__get(l, (uint32_t)pid), "test_labels"));
 	assert_int_equal(write(p[1], "x", 1), 1);
 	wait_exec_sleep(pid);
-	labels__settle(l, clock_mono_ns());	/* young: not yet (< LABELS_SETTLE_NS) */
+	/*
+	 * young: not yet (< LABELS_SETTLE_NS after the read, which was at or
+	 * after t0). Not clock_mono_ns(): the exec can take longer than that
+	 * on a loaded machine (CI, session 11, load 8), and then it settles.
+	 */
+	labels__settle(l, t0 + LABELS_SETTLE_NS - 1);
 	assert_non_null(strstr(labels__get(l, (uint32_t)pid), "test_labels"));
-	labels__settle(l, clock_mono_ns() + LABELS_SETTLE_NS);
+	labels__settle(l, t1 + LABELS_SETTLE_NS);	/* at or after t1: old enough */
 	assert_string_equal(labels__get(l, (uint32_t)pid), "sleep 30");
 	labels__settle(l, clock_mono_ns() + 2 * LABELS_SETTLE_NS);	/* once */
 	labels__stats(l, &st);

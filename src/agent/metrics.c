@@ -141,6 +141,13 @@ void metrics_update(struct metrics *m, struct session *s, const struct session_c
 		true, m);
 	on_stat("symbolizer", "pprof frames without source lines (an object's line cache full)",
 		ss.srclines_skipped, true, m);
+	/* sym/hotspot.h: JVMs' JIT frames; keys from util/diag.c (reason="hotspot_no_blob") */
+	on_stat("symbolizer", "Java frames named from the JVM", ss.hs_named, false, m);
+	on_stat("symbolizer", "Java frames unnamed: no code blob at the pc", ss.hs_no_blob, true, m);
+	on_stat("symbolizer", "Java frames unnamed: JVM memory unreadable", ss.hs_unreadable, true,
+		m);
+	on_stat("symbolizer", "Java frames unnamed: JVM version or layout unknown", ss.hs_refused,
+		true, m);
 	m->sym_procs = ss.procs;
 	m->sym_objects_evicted = ss.objects_evicted;
 	m->sym_objects_live = ss.objects_live;

@@ -417,6 +417,8 @@ static int session_open(struct session *s)
 	s->child.pid = -1;
 	s->child.go_fd = s->child.err_fd = -1;
 	s->words = malloc(sizeof(*s->words) * SESSION_MAX_WORDS);
+	/* HOTCOLD_HOTSPOT=0: JVMs' JIT frames named only from perf maps (a test's control arm) */
+	so.no_hotspot = getenv("HOTCOLD_HOTSPOT") && !strcmp(getenv("HOTCOLD_HOTSPOT"), "0");
 	s->sym = symbolizer__new(&so);
 	s->agg = stack_agg__new(o->max_stacks);
 	s->life = proclife__new(&host, o->snapshot_at_exec);

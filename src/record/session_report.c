@@ -151,6 +151,15 @@ void session_report_stats(struct session *s, bool final)
 	st.s[st.nr++] = (struct collector_stat){ "records not held for exit maps (limit)",
 						 ls.dropped, true };
 	st.s[st.nr++] = (struct collector_stat){ "objects unreadable", ss.object_errors, true };
+	/* sym/hotspot.h: JIT frames of JVMs named without a perf map, and why others were not */
+	st.s[st.nr++] = (struct collector_stat){ "Java frames named from the JVM", ss.hs_named,
+						 false };
+	st.s[st.nr++] = (struct collector_stat){ "Java frames unnamed: no code blob at the pc",
+						 ss.hs_no_blob, true };
+	st.s[st.nr++] = (struct collector_stat){ "Java frames unnamed: JVM memory unreadable",
+						 ss.hs_unreadable, true };
+	st.s[st.nr++] = (struct collector_stat){ "Java frames unnamed: JVM version or layout "
+						 "unknown", ss.hs_refused, true };
 	if (s->wakers) {
 		struct wakers_stats ws;
 

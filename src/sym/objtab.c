@@ -166,20 +166,20 @@ static int open_regular(const char *path, struct stat *st)
  * fall back to /proc/PID/root/<path> and make sure it is still the same
  * inode (it may have been replaced since it was mapped).
  */
-static int open_mapped(const struct objtab *ot, uint32_t tgid, const struct procmap *m)
+int objtab_open_mapped(const char *proc_root, uint32_t tgid, const struct procmap *m)
 {
 	char path[4096];
 	struct stat st;
 	int fd, n;
 
-	n = snprintf(path, sizeof(path), "%s/%u/map_files/%llx-%llx", ot->proc_root, tgid,
+	n = snprintf(path, sizeof(path), "%s/%u/map_files/%llx-%llx", proc_root, tgid,
 		     (unsigned long long)m->start, (unsigned long long)m->end);
 	fd = n < (int)sizeof(path) ? open_regular(path, &st) : -ENAMETOOLONG;
 	if (fd >= 0 || fd == -ENOEXEC)
 		return fd;
 	if (m->deleted)		/* the path names another file now, or none */
 		return -ENOENT;
-	n = snprintf(path, sizeof(path), "%s/%u/root%s", ot->proc_root, tgid, m->path);
+	n = snprintf(path, sizeof(path), "%s/%u/root%s", proc_root, tgid, m->path);
 	if (n >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	fd = open_regular(path, &st);
@@ -198,7 +198,7 @@ static void obj_open_file(struct objtab *ot, struct obj *o, uint32_t tgid,
 	char root[4096];
 	int fd;
 
-	fd = open_mapped(ot, tgid, m);
+	fd = objtab_open_mapped(ot->proc_root, tgid, m);
 	if (fd < 0) {
 		o->err = fd;
 	} else {

@@ -60,6 +60,14 @@ uint32_t objtab__file(struct objtab *ot, uint32_t tgid, const struct procmap *m,
  */
 uint32_t objtab__known(struct objtab *ot, const struct procmap *m, bool *not_elf);
 
+/*
+ * Open the file mapped by @m in @tgid (read-only, a regular file only):
+ * through <@proc_root>/@tgid/map_files, else <@proc_root>/@tgid/root<path>
+ * if that is still the mapped inode. An fd, or -errno (-ENOEXEC: not a
+ * regular file). objtab__file() opens objects so; sym/hotspot.c its libjvm.so.
+ */
+int objtab_open_mapped(const char *proc_root, uint32_t tgid, const struct procmap *m);
+
 /* Id of the vdso mapped by @m, read from /proc/@tgid/mem once per image size; 0 on failure. */
 uint32_t objtab__vdso(struct objtab *ot, uint32_t tgid, const struct procmap *m);
 

@@ -16,6 +16,8 @@
 
 #include "sym/dbgfetch.h"
 #include "sym/demangle.h"
+#include "sym/hotspot.h"
+#include "sym/hotspot_elf.h"
 #include "sym/kallsyms.h"
 #include "sym/keymap.h"
 #include "sym/objtab.h"
@@ -76,6 +78,7 @@ struct symbolizer {
 	int ks_err;		/* nonzero: kallsyms could not be loaded; not retried */
 	struct symbolizer_stats st;
 	const struct python_names *py;	/* names of SYM_OBJ_PYTHON frames, or NULL */
+	struct hotspot *hs;	/* JVMs' code caches, or NULL (no_hotspot) */
 };
 
 /* ---- process snapshots -------------------------------------------------- */
@@ -144,6 +147,8 @@ static void map_init(struct symbolizer *s, uint32_t tgid, const struct procmap *
 	switch (m->kind) {
 	case PROCMAP_FILE:
 		sm->obj = objtab__file(s->objs, tgid, m, &not_elf);
+		if (s->hs && hotspot_elf_candidate(m->path))
+			hotspot__add_process(s->hs, tgid, m);
 		/* memfd/JIT double-mappings are not ELF: their names are in the perf map */
 		if (not_elf)
 			sm->kind = MAP_ANON;
@@ -372,6 +377,7 @@ void symbolizer__forget_process(struct symbolizer *s, uint32_t tgid)
 
 	if (keymap__del(&s->procs, tgid, 0, &v))
 		proc_free((struct sym_proc *)(uintptr_t)v);
+	hotspot__forget(s->hs, tgid);
 }
 
 void symbolizer__normalize(struct symbolizer *s, uint32_t tgid, uint64_t ip,
@@ -514,10 +520,20 @@ static int python_frame_name(const struct symbolizer *s, const struct sym_ufr *f
 	return 0;
 }
 
+/* A JIT frame no perf map named: a HotSpot JVM's code cache may (@buf keeps "[unknown]" if not). */
+static void hotspot_frame(struct symbolizer *s, const struct sym_ufr *f, char *buf, size_t len,
+			  unsigned int *flags)
+{
+	if (s->hs && f->tgid && (*flags & SYM_F_JIT) && (*flags & SYM_F_UNKNOWN) &&
+	    !hotspot__name(s->hs, f->tgid, f->addr, buf, len))
+		*flags &= ~SYM_F_UNKNOWN;
+}
+
 int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *buf,
 			  size_t len, unsigned int *flags)
 {
 	unsigned int dummy;
+	int err;
 
 	if (!flags)
 		flags = &dummy;
@@ -526,17 +542,23 @@ int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *b
 		return -EINVAL;
 	if (f->obj == SYM_OBJ_PYTHON)
 		return python_frame_name(s, f, buf, len, flags);
-	return objtab__name(s->objs, f->obj, f->addr, buf, len, flags);
+	err = objtab__name(s->objs, f->obj, f->addr, buf, len, flags);
+	hotspot_frame(s, f, buf, len, flags);
+	return err;
 }
 
 int symbolizer__user_name_off(struct symbolizer *s, const struct sym_ufr *f, char *buf,
 			      size_t len, unsigned int *flags, uint64_t *sym_off)
 {
+	int err;
+
 	*sym_off = UINT64_MAX;
 	if (f->obj == SYM_OBJ_PYTHON)
 		return symbolizer__user_name(s, f, buf, len, flags);
 	*flags = 0;
-	return objtab__name_off(s->objs, f->obj, f->addr, buf, len, flags, sym_off);
+	err = objtab__name_off(s->objs, f->obj, f->addr, buf, len, flags, sym_off);
+	hotspot_frame(s, f, buf, len, flags);
+	return err;
 }
 
 int symbolizer__object(struct symbolizer *s, const struct sym_ufr *f, struct objtab_info *out)
@@ -628,6 +650,7 @@ size_t symbolizer__trim(struct symbolizer *s)
 	uint64_t v;
 
 	prune_gone(s);
+	hotspot__prune(s->hs);
 	while (keymap__next(&s->procs, &it, &v)) {
 		const struct sym_proc *p = (struct sym_proc *)(uintptr_t)v;
 
@@ -652,6 +675,15 @@ void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
 	st->srcline_objects = os.srcline_objects;
 	st->srclines_skipped = os.srclines_skipped;
 	st->procs_live = s->procs.nr;
+	if (s->hs) {
+		struct hotspot_stats hs;
+
+		hotspot__stats(s->hs, &hs);
+		st->hs_named = hs.named;
+		st->hs_no_blob = hs.no_blob;
+		st->hs_unreadable = hs.unreadable;
+		st->hs_refused = hs.refused;
+	}
 	if (s->fetch) {
 		struct dbgfetch_stats ds;
 
@@ -711,7 +743,9 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *o)
 		s->fetch = dbgfetch__new(0);
 	oo.fetch = s->fetch;
 	s->objs = objtab__new(&oo);
-	if (!s->kallsyms_path || !s->proc_root || !s->objs) {
+	if (!o->no_hotspot)
+		s->hs = hotspot__new(oo.proc_root);
+	if (!s->kallsyms_path || !s->proc_root || !s->objs || (!o->no_hotspot && !s->hs)) {
 		symbolizer__free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -731,6 +765,7 @@ void symbolizer__free(struct symbolizer *s)
 		proc_free((struct sym_proc *)(uintptr_t)v);
 	keymap__release(&s->procs);
 	objtab__free(s->objs);
+	hotspot__free(s->hs);
 	dbgfetch__free(s->fetch);	/* after the objects that refer to it */
 	kallsyms__free(s->ks);
 	free(s->kallsyms_path);

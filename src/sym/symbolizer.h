@@ -30,6 +30,7 @@ struct symbolizer_opts {
 	size_t max_objects;	/* distinct objects held at once (ELF files, vdso images,
 				 * one JIT region per process); 0: 4096 */
 	bool no_debuginfod;	/* never ask debuginfod, even with DEBUGINFOD_URLS set */
+	bool no_hotspot;	/* never read JVMs' memory for JIT frame names (sym/hotspot.h) */
 };
 
 /* A user frame normalized at sample time. */
@@ -51,7 +52,8 @@ struct sym_ufr {
 /* symbolizer__*_name() flag bits */
 #define SYM_F_UNKNOWN	0x1	/* no symbol: the name is "module+0xOFF" or "[unknown]" */
 #define SYM_F_JIT	0x2	/* anonymous executable memory: named from its perf map,
-				 * or "[unknown]" (with SYM_F_UNKNOWN) if the map lacks it */
+				 * else from a HotSpot JVM's code cache (sym/hotspot.h),
+				 * or "[unknown]" (with SYM_F_UNKNOWN) */
 #define SYM_F_PYTHON	0x4	/* a Python function: "qualname (file:line)" */
 
 struct symbolizer_stats {
@@ -73,6 +75,8 @@ struct symbolizer_stats {
 	uint64_t srcline_objects;	/* objects whose DWARF gave source lines */
 	uint64_t srclines_skipped;	/* frames left without lines: an object's address
 					 * cache was full (SRCLINE_CACHE_MAX) */
+	/* JIT frames named from a HotSpot JVM's code cache, and left unnamed by cause */
+	uint64_t hs_named, hs_no_blob, hs_unreadable, hs_refused;
 };
 
 /* NULL + errno on failure. Kallsyms is loaded lazily on first kernel lookup. */

@@ -23,6 +23,8 @@ static const struct diag table[] = {
 	{ "CFI frames", "cfi_frames", DIAG_WORK, "" },
 	{ "CFI frames searched in the table (not in the rule cache)", "cfi_rule_cache_misses",
 	  DIAG_WORK, "" },
+	/* JIT frames named from a JVM's code cache (sym/hotspot.h) */
+	{ "Java frames named from the JVM", "hotspot_named", DIAG_WORK, "" },
 	/* no time lost: the thread's time comes from the kernel's account (collect/oncpu.c) */
 	{ "ticks missed while a task ran", "ticks_unseen", DIAG_WORK, "" },
 	/* cpu-clock ticks less on an idle CPU: no one's time (collect/oncpu.c) */
@@ -110,6 +112,16 @@ static const struct diag table[] = {
 	  "kernel_refused_cfi", DIAG_DEGRADED, KREFUSED },
 	{ "objects unreadable", "objects_unreadable", DIAG_DEGRADED,
 	  "frames in them stay unnamed; run as root, see -v for which" },
+	/* sym/hotspot.h: names of JIT frames read from a JVM's code cache */
+	{ "Java frames unnamed: no code blob at the pc", "hotspot_no_blob", DIAG_DEGRADED,
+	  "nothing to do: the code was freed or moved by the JVM before the profile was written" },
+	{ "Java frames unnamed: JVM memory unreadable", "hotspot_unreadable", DIAG_DEGRADED,
+	  "names are read when the profile is written: keep the JVM running until then (a JVM "
+	  "that exited earlier is not named), and run as root" },
+	{ "Java frames unnamed: JVM version or layout unknown", "hotspot_vm_unknown",
+	  DIAG_DEGRADED,
+	  "the 'hotspot: pid N' line above says why; a perf map still names its "
+	  "frames (jcmd PID Compiler.perfmap)" },
 };
 
 const struct diag *diag__find(const char *name)

@@ -1,0 +1,133 @@
+#!/bin/bash
+# JIT frames of a HotSpot JVM named from the VM's own vmStructs (issue 31),
+# with a stock `java`, no JVM flags and no perf map: a workload with a known
+# CPU split (tests/workloads/java/HotCold.java: main calls alpha(2 N) then
+# beta(N), each call timed on the thread's CPU clock) recorded with `-p`
+# after a JIT warm-up. The Java thread's innermost Java frames must be
+# HotCold.alpha / HotCold.beta in the workload's own split; with
+# HOTCOLD_HOTSPOT=0 (the control) no HotCold. name may appear. Debian's JDK
+# 17 always, Temurin 25 where installed. How far the walk goes past the leaf
+# (into the interpreter, up to JavaMain) is not asserted: that is the BPF
+# walk's job (a later slice); it is printed.
+. "$(dirname "$0")/lib.sh"
+command -v java >/dev/null && command -v javac >/dev/null || skip "no java/javac"
+[ "$(uname -m)" = x86_64 ] || skip "x86-64 only"
+
+SRC=$(realpath "$(dirname "$0")/../workloads/java/HotCold.java")
+javac -d "$TMP" "$SRC" 2>"$TMP/javac.err" || { bad "javac: $(head -3 "$TMP/javac.err")"; finish; }
+
+# Tolerance of the split: alpha's share of the n samples whose innermost Java
+# frame is alpha or beta is a binomial proportion at worst (dithered
+# sampling is stratified, which only lowers its variance): 4 sigma is
+# 400 sqrt(p (1 - p) / n) pp around the workload's measured p (about 2/3:
+# 4.9 pp at n = 1500). Below MIN_N samples (a starved run) the check would
+# not mean much: it fails and says so.
+MIN_N=500
+
+# Samples of the Java thread: the "java-TID" root (--per-thread) with the
+# most samples (the launcher's first thread only waits; the VM's own
+# threads have their own names).
+java_thread() {
+	awk '$1 ~ /^java-[0-9]+;/ { split($1, r, ";"); t[r[1]] += $NF }
+	     END { for (k in t) if (t[k] > best) { best = t[k]; b = k } print b }' "$1"
+}
+
+# Of root $2's samples: "total innermost_alpha innermost_beta reach_javamain beyond_leaf",
+# innermost Java frame = the last "_[j]" frame of the stack.
+java_counts() {
+	awk -v root="$2" '{
+		n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
+		k = split(line, fr, ";")
+		if (fr[1] != root) next
+		tot += n; last = 0
+		for (i = 2; i <= k; i++) if (fr[i] ~ /_\[j\]$/) last = i
+		if (last && fr[last] == "HotCold.alpha_[j]") a += n
+		if (last && fr[last] == "HotCold.beta_[j]") b += n
+		for (i = 2; i <= k; i++) if (fr[i] == "JavaMain") { m += n; break }
+		if (last > 2) up += n
+	} END { printf "%d %d %d %d %d\n", tot, a, b, m, up }' "$1"
+}
+
+# $1 label, $2 java binary, then env assignments for hotcold: record the
+# workload with -p after its warm-up; leaves $TMP/$1.{folded,err,truth}
+run_wl() {
+	local what=$1 java=$2 out="$TMP/$1" pid
+	shift 2
+	: >"$out.wl"	# before wait_log reads it: the child opens it after the fork
+	"$java" -cp "$TMP" HotCold 2 60 "$out.truth" "$out.stop" >"$out.wl" 2>&1 &
+	pid=$!
+	cleanup_hooks+=("kill $pid 2>/dev/null")
+	if ! wait_log '^ready' 30 "$out.wl"; then
+		bad "$what: the workload never got ready: $(head -3 "$out.wl")"
+		return 1
+	fi
+	env "$@" "$HOTCOLD" record -v -F 499 -p $pid -d 5 --per-thread -o "$out.folded" 2>"$out.err"
+	local rc=$?
+	# the names were read while it ran: now it may stop and write its truth
+	touch "$out.stop"
+	for _ in $(seq 1 100); do [ -s "$out.truth" ] && break; sleep 0.1; done
+	kill $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	[ $rc -eq 0 ] || { bad "$what: record exit $rc: $(grep -v '^  ' "$out.err" | tail -3)"; return 1; }
+	[ -s "$out.truth" ] || { bad "$what: the workload wrote no truth"; return 1; }
+	return 0
+}
+
+check_named() {
+	local what=$1 out="$TMP/$1" root tot a b m up want got n tol
+	root=$(java_thread "$out.folded")
+	read -r tot a b m up <<<"$(java_counts "$out.folded" "$root")"
+	n=$((a + b))
+	if [ "$tot" -gt 0 ] && awk -v n=$n -v t=$tot 'BEGIN { exit !(n >= 0.9 * t) }'; then
+		ok "$what: $(pct $n $tot)% of the Java thread's $tot samples have HotCold.alpha/beta as innermost Java frame"
+	else
+		bad "$what: $n of the Java thread's $tot samples ($root) have HotCold.alpha/beta innermost (want >= 90%)"
+		grep "^$root;" "$out.folded" | sort -t' ' -k2 -nr | head -3
+	fi
+	# the split against the workload's own measurement
+	want=$(awk '{ printf "%.2f", 100 * $1 / ($1 + $2) }' "$out.truth")
+	got=$(pct "$a" "$n")
+	tol=$(awk -v p="$want" -v n=$n 'BEGIN { p /= 100; if (n < 1) n = 1; printf "%.2f", 400 * sqrt(p * (1 - p) / n) }')
+	if [ "$n" -lt $MIN_N ]; then
+		bad "$what: only $n samples in alpha/beta (need $MIN_N; load: $(cut -d' ' -f1-3 /proc/loadavg))"
+	elif within "$got" "$want" "$tol"; then
+		ok "$what: alpha $got% of $n samples vs measured $want% (4 sigma: $tol pp)"
+	else
+		bad "$what: alpha $got% of $n samples vs measured $want% (4 sigma: $tol pp)"
+	fi
+	# not asserted (the BPF walk's part): how far stacks go past the JIT leaf
+	echo "[Note: $what: stacks past the innermost Java frame $(pct "$up" "$tot")%, up to JavaMain $(pct "$m" "$tot")%]"
+	grep -Eq '^  session +work +[1-9][0-9]* Java frames named from the JVM$' "$out.err" &&
+		ok "$what: -v counts $(grep -Eo '[0-9]+ Java frames named' "$out.err")" ||
+		bad "$what: no 'Java frames named' count under -v"
+	grep -q 'Java frames left unnamed' "$out.err" && bad "$what: $(grep 'left unnamed' "$out.err")"
+	grep -E 'Java frames unnamed' "$out.err" | grep -v ' 0 Java' | sed "s/^/[Note: $what: /; s/$/]/"
+}
+
+if run_wl jdk17 java; then
+	check_named jdk17
+fi
+
+# the control: the same run with hotspot naming off names no Java method
+if run_wl control java HOTCOLD_HOTSPOT=0; then
+	root=$(java_thread "$TMP/control.folded")
+	read -r tot _ <<<"$(java_counts "$TMP/control.folded" "$root")"
+	unk=$(folded_with_frame "$TMP/control.folded" "[unknown]_[j]")
+	if grep -q 'HotCold\.' "$TMP/control.folded"; then
+		bad "HOTCOLD_HOTSPOT=0: HotCold. names in the profile: $(grep -m1 -o 'HotCold\.[a-z]*' "$TMP/control.folded")"
+	elif [ "$tot" -lt $MIN_N ] || [ "$unk" -lt $((tot / 2)) ]; then
+		bad "HOTCOLD_HOTSPOT=0: a vacuous control: $tot samples of the Java thread, $unk with [unknown]_[j]"
+	else
+		ok "HOTCOLD_HOTSPOT=0: no HotCold. name; $unk of the Java thread's $tot samples are [unknown]_[j]"
+	fi
+fi
+
+# a newer VM, its layout read the same way (CodeBlob::_kind, nmethod::_method)
+for j in /usr/lib/jvm/temurin-25*/bin/java; do
+	[ -x "$j" ] || { echo "[Skipped JDK 25: not installed]"; break; }
+	if run_wl jdk25 "$j"; then
+		check_named jdk25
+	fi
+	break
+done
+finish

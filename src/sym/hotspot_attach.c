@@ -19,9 +19,10 @@
 #include "util/log.h"
 
 /*
- * The versions whose vmStructs were read and whose Java frames were named
- * here (Debian's 17.0.15, Temurin's 25); others are refused, not guessed:
- * a field's meaning can change while its name stays.
+ * Majors known: Debian's 17.0.15 and Temurin's 25.0.3 were run (the
+ * majors between are taken on their tables, every field checked by name
+ * and C++ type); others are refused, not guessed: a field's meaning can
+ * change while its name stays.
  */
 #define HS_MAJOR_MIN	17
 #define HS_MAJOR_MAX	25

@@ -48,6 +48,7 @@ TEST_PKGS=(
 	man-db			# t_install: `man -l` renders each installed man page without warnings
 	python3.11 python3.11-dbg gdb	# t_python: Debian's interpreter; its debug info checks the offsets table (gdb)
 	qemu-system-x86 busybox-static	# make check-kernels: Debian's 6.1/6.12 kernels booted under TCG, busybox initramfs
+	openjdk-17-jdk-headless	# t_hotspot: a stock JVM (java, javac) whose JIT frames are named from its vmStructs
 )
 
 install_missing() {

@@ -4,7 +4,7 @@
 #   make fuzz              each target FUZZ_SECONDS (default 20) in turn
 #   make fuzz-smoke        each target 5 s, corpus kept between runs
 #   make check-fuzz        CI (make test): each target FUZZ_CHECK_SECONDS (5)
-#                          from the committed seeds alone, ~85 s for 8
+#                          from the committed seeds alone, side by side: ~30 s for 9
 #   make fuzz-build        only build $(OUT)/fuzz/fuzz_*
 # Seeds: tests/fuzz/corpus/<target>/ (text); the ELF seeds are compiled from
 # tests/fuzz/elf_seed.c. New inputs go to $(OUT)/fuzz/work/<target>/ (check-fuzz:
@@ -13,7 +13,7 @@
 FUZZ_SECONDS ?= 20
 FUZZ_CHECK_SECONDS ?= 5
 FUZZ_DIR     := $(OUT)/fuzz
-FUZZ_TARGETS := folded procmaps perfmap kallsyms elf_syms pprof config http_args
+FUZZ_TARGETS := folded procmaps perfmap kallsyms elf_syms pprof config http_args hotspot
 FUZZ_BINS    := $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_TARGETS))
 FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=undefined $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE \
@@ -36,6 +36,7 @@ fuzz_deps_config   := $(shell cat tests/unit/test_agent_config.deps)
 # in agent/mhd_dl.c's table (the library is not loaded)
 fuzz_deps_http_args := src/agent/http_args.c src/agent/mhd_dl.c src/util/dynlib.c src/agent/timeline_json.c \
 		      src/analysis/profile.c src/util/parse.c src/util/log.c
+fuzz_deps_hotspot := src/sym/hotspot_vmstructs.c src/sym/hotspot_names.c
 fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(fuzz_deps_$(1)))
 
 .PHONY: fuzz fuzz-smoke fuzz-build check-fuzz

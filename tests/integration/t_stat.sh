@@ -28,18 +28,33 @@ times_children() {
 }
 dev_pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? 100 * (a - b) / b : 100 }'; }
 in_5pct() { awk -v d="$1" 'BEGIN { exit !(d >= -5 && d <= 5) }'; }
+# On a VM, task-clock and cpu-clock (perf's, and so ours) run while the
+# hypervisor steals the CPU from a scheduled task; getrusage does not count
+# stolen time (paravirt steal accounting). The excess is at most the
+# machine's steal during the run (/proc/stat, all CPUs: one thread is not
+# stolen more than that): CI run 5 of session 11 read +10.5 % (its steal
+# not recorded); runs here +10.4 % with 370 ms stolen, +6.7 % with 100-200
+# ms, +0.3 % with none. So against getrusage: within 5 % below, 5 % + that
+# steal above.
+steal_ms() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.0f", $9 * 1000 / hz }' /proc/stat; }
+steal_bound() { awk -v w="$1" -v s="$2" 'BEGIN { printf "%.2f", 5 + (w > 0 ? 100 * s / w : 0) }'; }
+in_steal_bound() { awk -v d="$1" -v h="$2" 'BEGIN { exit !(d >= -5 && d <= h) }'; }
 
 # ---- 1. stat -- CMD: software counts, exit status, the no-PMU message ----
+st0=$(steal_ms)
 "$HOTCOLD" stat --csv -o "$TMP/cmd.csv" -- bash -c '"$0" 2 "$1" 3; rc=$?; times > "$2"; exit $rc' \
 	"$WL/split" "$TMP/s1" "$TMP/times1" 2>"$TMP/err1"
 rc=$?
+stolen=$(( $(steal_ms) - st0 ))
 cat "$TMP/err1"
 [ $rc -eq 3 ] && ok "exit status is the command's (3)" || bad "exit $rc, want 3"
 tc=$(csv_value "$TMP/cmd.csv" task-clock)
 want=$(awk -v s="$(times_children "$TMP/times1")" 'BEGIN { printf "%.3f", s * 1000 }')
 d=$(dev_pct "$tc" "$want")
-[ -n "$tc" ] && in_5pct "$d" && ok "task-clock $tc ms vs getrusage $want ms ($d%)" ||
-	bad "task-clock '$tc' ms vs getrusage $want ms ($d%)"
+hi=$(steal_bound "$want" "$stolen")
+[ -n "$tc" ] && in_steal_bound "$d" "$hi" &&
+	ok "task-clock $tc ms vs getrusage $want ms ($d%; $stolen ms stolen, bound +$hi%)" ||
+	bad "task-clock '$tc' ms vs getrusage $want ms ($d%; $stolen ms stolen, bound +$hi%)"
 n=$(grep -c 'no hardware PMU' "$TMP/err1")
 if [ $have_pmu -eq 0 ]; then
 	[ "$n" -eq 1 ] && ok "no-PMU message exactly once" || bad "no-PMU message $n times"
@@ -56,15 +71,19 @@ for ev in context-switches cpu-migrations page-faults cpu-clock; do
 	[ -n "$v" ] && ok "$ev counted ($v)" || bad "$ev not counted"
 done
 
-# ---- 2. -I: intervals add up to the command's CPU time ----
+# ---- 2. -I: intervals add up to the command's CPU time (steal: above) ----
+st0=$(steal_ms)
 "$HOTCOLD" stat -I 250 --csv -o "$TMP/iv.csv" -- bash -c '"$0" 1.5 "$1"; times > "$2"' \
 	"$WL/split" "$TMP/s2" "$TMP/times2" 2>/dev/null
+stolen=$(( $(steal_ms) - st0 ))
 nint=$(awk -F, '$2 == "task-clock"' "$TMP/iv.csv" | wc -l)
 sum=$(awk -F, '$2 == "task-clock" { t += $3 } END { printf "%.3f", t }' "$TMP/iv.csv")
 want=$(awk -v s="$(times_children "$TMP/times2")" 'BEGIN { printf "%.3f", s * 1000 }')
 d=$(dev_pct "$sum" "$want")
-[ "$nint" -ge 4 ] && in_5pct "$d" && ok "-I 250: $nint intervals, $sum ms vs getrusage $want ms ($d%)" ||
-	bad "-I 250: $nint intervals, $sum ms vs getrusage $want ms ($d%)"
+hi=$(steal_bound "$want" "$stolen")
+[ "$nint" -ge 4 ] && in_steal_bound "$d" "$hi" &&
+	ok "-I 250: $nint intervals, $sum ms vs getrusage $want ms ($d%; $stolen ms stolen, bound +$hi%)" ||
+	bad "-I 250: $nint intervals, $sum ms vs getrusage $want ms ($d%; $stolen ms stolen, bound +$hi%)"
 
 # ---- 3. BPF per-process sums (-a) vs /proc/PID/schedstat of a zombie ----
 "$HOTCOLD" stat -a --per-process --top 0 --csv -o "$TMP/all.csv" 2>"$TMP/err3" &
@@ -109,15 +128,19 @@ d=$(dev_pct "$tree" "$tc")
 	bad "tree: $nsplit split rows, BPF $tree ms vs task-clock $tc ms ($d%)"
 
 # ---- 5. record --counters: a summary line, the folded file stays clean ----
+st0=$(steal_ms)
 "$HOTCOLD" record --counters -o "$TMP/r.folded" -- bash -c '"$0" 1 "$1"; times > "$2"' \
 	"$WL/split" "$TMP/s5" "$TMP/times5" 2>"$TMP/err5"
+stolen=$(( $(steal_ms) - st0 ))
 line=$(grep '^counters: .*(running' "$TMP/err5")
 if [ $have_pmu -eq 0 ]; then
 	ms=$(echo "$line" | sed -n 's/^counters: \([0-9,.]*\) msec cpu-clock.*/\1/p' | tr -d ,)
 	want=$(awk -v s="$(times_children "$TMP/times5")" 'BEGIN { printf "%.3f", s * 1000 }')
 	d=$(dev_pct "$ms" "$want")
-	[ -n "$ms" ] && in_5pct "$d" && ok "record --counters: $ms ms vs getrusage $want ms ($d%): $line" ||
-		bad "record --counters: '$ms' ms vs getrusage $want ms ($d%): $(grep -E '^(counters|hotcold):' "$TMP/err5")"
+	hi=$(steal_bound "$want" "$stolen")
+	[ -n "$ms" ] && in_steal_bound "$d" "$hi" &&
+		ok "record --counters: $ms ms vs getrusage $want ms ($d%; $stolen ms stolen): $line" ||
+		bad "record --counters: '$ms' ms vs getrusage $want ms ($d%; $stolen ms stolen, bound +$hi%): $(grep -E '^(counters|hotcold):' "$TMP/err5")"
 else
 	echo "$line" | grep -q 'IPC [0-9]' && ok "record --counters: $line" ||
 		bad "record --counters summary: '$line'"

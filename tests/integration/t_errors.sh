@@ -13,8 +13,16 @@ expect() {	# expect STATUS MESSAGE-REGEX -- ARGS...
 
 # a pid that cannot exist (above pid_max's hard limit) and one that is free now
 expect 2 "no process with id 4194000" -- record -p 4194000 -d 1
-free=$(( $(cat /proc/sys/kernel/pid_max) - 7 )); while [ -e /proc/$free ]; do free=$((free - 1)); done
+# (picked again before each use: a busy machine wraps its pids, and run 6
+# of session 11 found a thread at the last one a second later)
+free_id() {
+	local f=$(( $(cat /proc/sys/kernel/pid_max) - 7 ))
+	while [ -e /proc/$f ]; do f=$((f - 1)); done
+	echo $f
+}
+free=$(free_id)
 expect 2 "no process with id $free" -- record -p $free -d 1
+free=$(free_id)
 expect 2 "no thread with id $free" -- record -t $free -d 1
 expect 2 "invalid value 'abc' for -p" -- record -p abc
 expect 2 "invalid value '10x' for -F" -- record -F 10x

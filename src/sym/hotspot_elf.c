@@ -7,6 +7,8 @@
 #include <libelf.h>
 #include <string.h>
 
+#include "sym/elf_scan.h"
+
 static const char *const sym_names[HS_SYM_NR] = {
 	[HS_SYM_STRUCTS] = "gHotSpotVMStructs",
 	[HS_SYM_STRUCT_STRIDE] = "gHotSpotVMStructEntryArrayStride",
@@ -38,36 +40,18 @@ const char *hotspot_elf_sym_name(enum hotspot_sym s)
 	return s < HS_SYM_NR ? sym_names[s] : "?";
 }
 
-/* Every gHotSpotVM* symbol of the section of type @type. */
-static void scan_symbols(Elf *elf, Elf64_Word type, struct hotspot_elf *out)
+/* elf_scan_fn: a gHotSpotVM* object symbol into its slot */
+static int take_symbol(const char *name, const GElf_Sym *sym, void *arg)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Sym sym;
+	struct hotspot_elf *out = arg;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			const char *name;
-
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    GELF_ST_TYPE(sym.st_info) != STT_OBJECT)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			/* a cheap filter: libjvm exports a few thousand symbols */
-			if (!name || strncmp(name, "gHotSpotVM", 10))
-				continue;
-			for (int k = 0; k < HS_SYM_NR; k++)
-				if (!strcmp(name, sym_names[k]))
-					out->sym[k] = sym.st_value;
-		}
-	}
+	/* a cheap filter: libjvm exports a few thousand symbols */
+	if (GELF_ST_TYPE(sym->st_info) != STT_OBJECT || strncmp(name, "gHotSpotVM", 10))
+		return 0;
+	for (int k = 0; k < HS_SYM_NR; k++)
+		if (!strcmp(name, sym_names[k]))
+			out->sym[k] = sym->st_value;
+	return 0;
 }
 
 static int first_missing(const struct hotspot_elf *out)
@@ -89,9 +73,9 @@ int hotspot_elf_read(int fd, struct hotspot_elf *out, enum hotspot_sym *missing)
 	if (!elf)
 		return -EINVAL;
 	/* exported for the serviceability agent: in .dynsym even when stripped */
-	scan_symbols(elf, SHT_DYNSYM, out);
+	elf_scan_symbols(elf, SHT_DYNSYM, take_symbol, out);
 	if (first_missing(out) >= 0)
-		scan_symbols(elf, SHT_SYMTAB, out);
+		elf_scan_symbols(elf, SHT_SYMTAB, take_symbol, out);
 	k = first_missing(out);
 	if (k >= 0) {
 		if (missing)

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sym/elf_scan.h"
+
 static const char *base_name(const char *path)
 {
 	const char *b = strrchr(path, '/');
@@ -62,44 +64,31 @@ static int read_u32_at(Elf *elf, uint64_t vaddr, uint32_t *out)
 	return -ENOENT;
 }
 
-/* Look the three symbols up in the section of type @type. */
-static void scan_symbols(Elf *elf, Elf64_Word type, struct python_elf *out, uint64_t *ver_addr)
+struct scan {
+	struct python_elf *out;
+	uint64_t *ver_addr;
+};
+
+/* elf_scan_fn: the three symbols an interpreter is read by */
+static int take_symbol(const char *name, const GElf_Sym *sym, void *arg)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Sym sym;
+	struct scan *sc = arg;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			const char *name;
-
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name)
-				continue;
-			if (!strcmp(name, "_PyRuntime")) {
-				out->runtime = sym.st_value;
-			} else if (!strcmp(name, "_PyEval_EvalFrameDefault")) {
-				out->eval_lo = sym.st_value;
-				out->eval_hi = sym.st_value + sym.st_size;
-			} else if (!strcmp(name, "Py_Version")) {
-				*ver_addr = sym.st_value;
-			}
-		}
+	if (!strcmp(name, "_PyRuntime")) {
+		sc->out->runtime = sym->st_value;
+	} else if (!strcmp(name, "_PyEval_EvalFrameDefault")) {
+		sc->out->eval_lo = sym->st_value;
+		sc->out->eval_hi = sym->st_value + sym->st_size;
+	} else if (!strcmp(name, "Py_Version")) {
+		*sc->ver_addr = sym->st_value;
 	}
+	return 0;
 }
 
 int python_elf_read(int fd, const char *path, struct python_elf *out)
 {
 	uint64_t ver_addr = 0;
+	struct scan sc = { out, &ver_addr };
 	Elf *elf;
 	int err = 0;
 
@@ -109,9 +98,9 @@ int python_elf_read(int fd, const char *path, struct python_elf *out)
 	if (!elf)
 		return -EINVAL;
 	/* exported (PyAPI_DATA/PyAPI_FUNC): in .dynsym even when stripped */
-	scan_symbols(elf, SHT_DYNSYM, out, &ver_addr);
+	elf_scan_symbols(elf, SHT_DYNSYM, take_symbol, &sc);
 	if (!out->runtime || out->eval_hi <= out->eval_lo)
-		scan_symbols(elf, SHT_SYMTAB, out, &ver_addr);
+		elf_scan_symbols(elf, SHT_SYMTAB, take_symbol, &sc);
 	if (!out->runtime || out->eval_hi <= out->eval_lo) {
 		err = -ENOENT;
 		goto out;

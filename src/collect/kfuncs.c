@@ -34,9 +34,19 @@ bool kfunc_present(const char *name)
 	return vmlinux && btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) > 0;
 }
 
+static const char *said[8];	/* @lost of the pieces said: a few call sites */
+
+unsigned int kfunc_missing(void)
+{
+	unsigned int n = 0;
+
+	while (n < sizeof(said) / sizeof(said[0]) && said[n])
+		n++;
+	return n;
+}
+
 bool kfunc_check(const char *who, const char *name, const char *since, const char *lost)
 {
-	static const char *said[8];	/* @lost of the pieces said: a few call sites */
 	size_t i;
 
 	if (kfunc_present(name))

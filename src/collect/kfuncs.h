@@ -34,4 +34,7 @@ bool kfunc_present(const char *name);
  */
 bool kfunc_check(const char *who, const char *name, const char *since, const char *lost);
 
+/* How many pieces kfunc_check() has left out in this process (each said once), for -v and /metrics. */
+unsigned int kfunc_missing(void);
+
 #endif /* HC_COLLECT_KFUNCS_H */

@@ -454,6 +454,9 @@ void proc_tracker__stats(const struct proc_tracker *pt, struct collector_stats *
 						   v[HC_STAT_MAPS_PARTIAL], true };
 	st->s[st->nr++] = (struct collector_stat){ "malformed ring records", pt->bad_records,
 						   true };
+	/* said once at the start (collect/kfuncs.c); counted so -v and /metrics show it too */
+	st->s[st->nr++] = (struct collector_stat){ "parts left out: this kernel lacks their kfuncs",
+						   kfunc_missing(), false };
 }
 
 void proc_tracker__close(struct proc_tracker *pt)

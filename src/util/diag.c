@@ -110,6 +110,9 @@ static const struct diag table[] = {
 	  DIAG_DEGRADED, KREFUSED },
 	{ "parts refused by the kernel: CFI unwinding (frame pointers instead)",
 	  "kernel_refused_cfi", DIAG_DEGRADED, KREFUSED },
+	/* collect/kfuncs.c: said once at the start, with the kfunc and the kernel that has it */
+	{ "parts left out: this kernel lacks their kfuncs", "kernel_lacks_kfuncs", DIAG_DEGRADED,
+	  "a newer kernel has them (README, Kernels); the line at the start named each" },
 	{ "objects unreadable", "objects_unreadable", DIAG_DEGRADED,
 	  "frames in them stay unnamed; run as root, see -v for which" },
 	/* sym/hotspot.h: names of JIT frames read from a JVM's code cache */

@@ -21,6 +21,7 @@ function bad(msg) { printf "  [Failed %s]\n", msg; fail = 1 }
 /^KM: cfi_all_rc / { rc["all"] = $3 }
 /^KM: offcpu stacks / { off = $4 }
 /^KM: offcpu_rc / { off_rc = $3 }
+/^KM: kfuncs said / { ksaid = $4; kcounted = $6; kseen = 1 }
 /^KM: locks stacks / { locks = $4 }
 /^KM: locks_rc / { locks_rc = $3 }
 /^KM:ERR / { sub(/^KM:ERR /, ""); printf "  stderr: %s\n", $0 }
@@ -56,6 +57,11 @@ END {
 		bad(sprintf("record --off-cpu: exit %s, %d stacks", off_rc, off))
 	else
 		printf "  [Success] record --off-cpu: %d stacks\n", off
+	# 6.1 lacks kfuncs 6.12 has: what is said is what -v and /metrics count
+	if (!kseen || kcounted == "" || ksaid + 0 != kcounted + 0)
+		bad(sprintf("kfuncs: %s pieces said left out, %s counted", ksaid, kcounted))
+	else
+		printf "  [Success] kfuncs: %d pieces left out for missing kfuncs, said and counted\n", ksaid
 	if (locks_rc != "0" || locks + 0 == 0)
 		bad(sprintf("locks: exit %s, %d stacks through take_queue_lock", locks_rc, locks))
 	else

@@ -75,10 +75,14 @@ cfi_count /tmp/cfi.folded all
 
 # (c) off-CPU and lock waits produce stacks
 t=$(up)
-hotcold record --off-cpu -a -d 2 -o /tmp/off.folded 2>/tmp/off.err
+hotcold record -v --off-cpu -a -d 2 -o /tmp/off.folded 2>/tmp/off.err
 km offcpu_rc $? secs "$(awk -v a="$t" -v b="$(up)" 'BEGIN { printf "%.1f", b - a }')"
 km offcpu stacks "$(grep -vc '^#' /tmp/off.folded)"
-grep -i 'cannot\|error\|without\|warn\|has no\|refused' /tmp/off.err | head -5 | sed 's/^/KM:ERR /'
+# every piece said to be left out for a missing kfunc is counted (-v, /metrics)
+km kfuncs said "$(grep -c 'this kernel has no' /tmp/off.err)" counted \
+	"$(sed -n 's/.* \([0-9][0-9]*\) parts left out: this kernel lacks their kfuncs.*/\1/p' /tmp/off.err | tail -1)"
+grep -v '^  ' /tmp/off.err | grep -i 'cannot\|error\|without\|warn\|has no\|refused' | head -5 |
+	sed 's/^/KM:ERR /'
 t=$(up)
 hotcold locks --user-only -n 5 -o /tmp/locks.txt -- mutex 2 200 1 /tmp/truth 2>/tmp/locks.err
 km locks_rc $? secs "$(awk -v a="$t" -v b="$(up)" 'BEGIN { printf "%.1f", b - a }')"

@@ -9,6 +9,13 @@
 #define HS_NAME_MAX	64	/* longer names are none we look for */
 #define HS_BATCH	32	/* entries per read */
 #define HS_STRIDE_MAX	256	/* 48 bytes (structs) in JDK 17 and 25 */
+/*
+ * Field offsets and type sizes above this are no layout of a real VM (the
+ * largest we read is under 200 bytes): the tables are the target's memory,
+ * which a hostile process controls, and sums of such values index buffers
+ * (sym/hotspot.c). Refused as missing, so no sum can wrap.
+ */
+#define HS_LAYOUT_MAX	(1u << 16)
 
 /* What naming reads, by the name the VM gives it. */
 struct hs_want {
@@ -199,6 +206,10 @@ static void struct_entry(struct hotspot_vm *vm, const struct hotspot_table *t,
 	     !type_matches((enum hotspot_slot)slot, typestr)))
 		return;
 	vm->v[slot] = is_static ? get_u64(e, t->addr_off) : get_u64(e, t->value_off);
+	if (!is_static && vm->v[slot] >= HS_LAYOUT_MAX) {
+		vm->v[slot] = 0;
+		return;
+	}
 	vm->found |= 1ull << slot;
 }
 
@@ -212,6 +223,10 @@ static void other_entry(struct hotspot_vm *vm, const struct hotspot_table *t, co
 		return;
 	vm->v[slot] = t->kind == HOTSPOT_TYPES ? get_u64(e, t->value_off) :
 						 (uint64_t)(int64_t)get_s32(e, t->value_off);
+	if (t->kind == HOTSPOT_TYPES && vm->v[slot] >= HS_LAYOUT_MAX) {
+		vm->v[slot] = 0;	/* a size: see HS_LAYOUT_MAX */
+		return;
+	}
 	vm->found |= 1ull << slot;
 }
 

@@ -364,6 +364,30 @@ static void a_static_and_an_instance_field_are_not_confused(void **state)
 	assert_false(hotspot_vm_has(&vm, HS_BLOB_NAME));
 }
 
+/*
+ * The tables are the target's memory: an offset no real layout has (one
+ * that would wrap the sums indexing sym/hotspot.c's buffers) is missing,
+ * not taken; a sane one beside it is.
+ */
+static void an_offset_no_vm_has_is_refused_as_missing(void **state)
+{
+	static const struct sfield f[] = {
+		{ "CodeBlob", "_name", "const char*", UINT64_MAX - 8, 0 },
+		{ "Symbol", "_length", "u2", 4, 0 },
+	};
+	struct hotspot_vm vm = {};
+	struct space s;
+	const struct hotspot_reader r = { space_read, &s };
+
+	(void)state;
+	build_structs(f, 2);
+	s = space_of(sizeof(structs));
+	assert_int_equal(hotspot_vm_parse(&vm, &structs_t, &r), 0);
+	assert_false(hotspot_vm_has(&vm, HS_BLOB_NAME));
+	assert_true(hotspot_vm_has(&vm, HS_SYM_LENGTH));
+	assert_int_equal(vm.v[HS_SYM_LENGTH], 4);
+}
+
 static void field_lookup_knows_both_names_of_a_renamed_field(void **state)
 {
 	(void)state;
@@ -541,6 +565,7 @@ int main(void)
 		cmocka_unit_test_setup(a_jdk23_blob_kind_needs_its_constant, setup),
 		cmocka_unit_test_setup(a_missing_field_is_named_with_its_type, setup),
 		cmocka_unit_test_setup(a_static_and_an_instance_field_are_not_confused, setup),
+		cmocka_unit_test_setup(an_offset_no_vm_has_is_refused_as_missing, setup),
 		cmocka_unit_test(field_lookup_knows_both_names_of_a_renamed_field),
 		cmocka_unit_test_setup(a_table_that_cannot_be_one_is_refused, setup),
 		cmocka_unit_test_setup(a_table_ending_next_to_an_unreadable_page_is_read, setup),

@@ -59,8 +59,9 @@ const struct opt_cmd annotate_cmd = {
 	.footer = "Exit status: 0 ok (a view without source or line information says what\n"
 		  "is missing); 1 the profile or output cannot be read or written; 2 usage\n"
 		  "error: a bad option, not a pprof file, FUNCTION not in the profile or never\n"
-		  "sampled itself, a profile without addresses (made from folded text), or\n"
-		  "FUNCTION's object cannot be read.\n",
+		  "sampled itself, a profile without addresses (made from folded text),\n"
+		  "FUNCTION's object cannot be read, or the disassembler (libcapstone4) is\n"
+		  "not installed.\n",
 	.opts = annotate_opts_tab,
 	.nr_opts = ARRAY_SIZE(annotate_opts_tab),
 	/* 2, or 1 with --history: checked after parsing */

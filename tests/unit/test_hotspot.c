@@ -345,6 +345,18 @@ static void a_missing_field_is_named_with_its_type(void **state)
 	assert_string_equal(what, "sizeof(ConstantPool)");
 }
 
+/* @f alone as the structs table, parsed into *@vm (which starts empty) */
+static void parse_structs(const struct sfield *f, size_t n, struct hotspot_vm *vm)
+{
+	struct space s;
+	const struct hotspot_reader r = { space_read, &s };
+
+	build_structs(f, n);
+	s = space_of(sizeof(structs));
+	memset(vm, 0, sizeof(*vm));
+	assert_int_equal(hotspot_vm_parse(vm, &structs_t, &r), 0);
+}
+
 static void a_static_and_an_instance_field_are_not_confused(void **state)
 {
 	static const struct sfield f[] = {
@@ -352,14 +364,10 @@ static void a_static_and_an_instance_field_are_not_confused(void **state)
 		{ "CodeCache", "_heaps", "GrowableArray<CodeHeap*>*", 16, 0 },
 		{ "CodeBlob", "_name", "const char*", 96, 1 },
 	};
-	struct hotspot_vm vm = {};
-	struct space s;
-	const struct hotspot_reader r = { space_read, &s };
+	struct hotspot_vm vm;
 
 	(void)state;
-	build_structs(f, 2);
-	s = space_of(sizeof(structs));
-	assert_int_equal(hotspot_vm_parse(&vm, &structs_t, &r), 0);
+	parse_structs(f, 2, &vm);
 	assert_false(hotspot_vm_has(&vm, HS_CC_HEAPS));
 	assert_false(hotspot_vm_has(&vm, HS_BLOB_NAME));
 }
@@ -375,14 +383,10 @@ static void an_offset_no_vm_has_is_refused_as_missing(void **state)
 		{ "CodeBlob", "_name", "const char*", UINT64_MAX - 8, 0 },
 		{ "Symbol", "_length", "u2", 4, 0 },
 	};
-	struct hotspot_vm vm = {};
-	struct space s;
-	const struct hotspot_reader r = { space_read, &s };
+	struct hotspot_vm vm;
 
 	(void)state;
-	build_structs(f, 2);
-	s = space_of(sizeof(structs));
-	assert_int_equal(hotspot_vm_parse(&vm, &structs_t, &r), 0);
+	parse_structs(f, 2, &vm);
 	assert_false(hotspot_vm_has(&vm, HS_BLOB_NAME));
 	assert_true(hotspot_vm_has(&vm, HS_SYM_LENGTH));
 	assert_int_equal(vm.v[HS_SYM_LENGTH], 4);

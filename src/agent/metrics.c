@@ -83,6 +83,13 @@ static void read_progs(struct metrics *m)
 }
 
 /* Each counter by its class in the diagnostics registry (the collector's flag for others). */
+static void on_stat(const char *group, const char *name, uint64_t value, bool loss, void *arg);
+
+static void on_symbolizer_stat(const char *name, uint64_t value, bool loss, void *arg)
+{
+	on_stat("symbolizer", name, value, loss, arg);
+}
+
 static void on_stat(const char *group, const char *name, uint64_t value, bool loss, void *arg)
 {
 	enum diag_class cls = diag__class(name, loss);
@@ -142,12 +149,7 @@ void metrics_update(struct metrics *m, struct session *s, const struct session_c
 	on_stat("symbolizer", "pprof frames without source lines (an object's line cache full)",
 		ss.srclines_skipped, true, m);
 	/* sym/hotspot.h: JVMs' JIT frames; keys from util/diag.c (reason="hotspot_no_blob") */
-	on_stat("symbolizer", "Java frames named from the JVM", ss.hs_named, false, m);
-	on_stat("symbolizer", "Java frames unnamed: no code blob at the pc", ss.hs_no_blob, true, m);
-	on_stat("symbolizer", "Java frames unnamed: JVM memory unreadable", ss.hs_unreadable, true,
-		m);
-	on_stat("symbolizer", "Java frames unnamed: JVM version or layout unknown", ss.hs_refused,
-		true, m);
+	symbolizer_stats_hotspot(&ss, on_symbolizer_stat, m);
 	m->sym_procs = ss.procs;
 	m->sym_objects_evicted = ss.objects_evicted;
 	m->sym_objects_live = ss.objects_live;

@@ -19,6 +19,15 @@
 #include "util/diag.h"
 #include "util/log.h"
 
+/* symbolizer_stat_fn: one more line of a group, while it has room */
+static void add_stat(const char *name, uint64_t value, bool loss, void *arg)
+{
+	struct collector_stats *st = arg;
+
+	if (st->nr < COLLECTOR_MAX_STATS)
+		st->s[st->nr++] = (struct collector_stat){ name, value, loss };
+}
+
 /* Losses and degradations printed by the last final report; for the last line. */
 static unsigned problems;
 
@@ -152,14 +161,7 @@ void session_report_stats(struct session *s, bool final)
 						 ls.dropped, true };
 	st.s[st.nr++] = (struct collector_stat){ "objects unreadable", ss.object_errors, true };
 	/* sym/hotspot.h: JIT frames of JVMs named without a perf map, and why others were not */
-	st.s[st.nr++] = (struct collector_stat){ "Java frames named from the JVM", ss.hs_named,
-						 false };
-	st.s[st.nr++] = (struct collector_stat){ "Java frames unnamed: no code blob at the pc",
-						 ss.hs_no_blob, true };
-	st.s[st.nr++] = (struct collector_stat){ "Java frames unnamed: JVM memory unreadable",
-						 ss.hs_unreadable, true };
-	st.s[st.nr++] = (struct collector_stat){ "Java frames unnamed: JVM version or layout "
-						 "unknown", ss.hs_refused, true };
+	symbolizer_stats_hotspot(&ss, add_stat, &st);
 	if (s->wakers) {
 		struct wakers_stats ws;
 

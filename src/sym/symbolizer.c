@@ -661,6 +661,15 @@ size_t symbolizer__trim(struct symbolizer *s)
 	return objtab__sweep(s->objs);
 }
 
+void symbolizer_stats_hotspot(const struct symbolizer_stats *st, symbolizer_stat_fn fn,
+			      void *arg)
+{
+	fn("Java frames named from the JVM", st->hs.named, false, arg);
+	fn("Java frames unnamed: no code blob at the pc", st->hs.no_blob, true, arg);
+	fn("Java frames unnamed: JVM memory unreadable", st->hs.unreadable, true, arg);
+	fn("Java frames unnamed: JVM version or layout unknown", st->hs.refused, true, arg);
+}
+
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
 {
 	struct objtab_stats os;
@@ -675,15 +684,8 @@ void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
 	st->srcline_objects = os.srcline_objects;
 	st->srclines_skipped = os.srclines_skipped;
 	st->procs_live = s->procs.nr;
-	if (s->hs) {
-		struct hotspot_stats hs;
-
-		hotspot__stats(s->hs, &hs);
-		st->hs_named = hs.named;
-		st->hs_no_blob = hs.no_blob;
-		st->hs_unreadable = hs.unreadable;
-		st->hs_refused = hs.refused;
-	}
+	if (s->hs)
+		hotspot__stats(s->hs, &st->hs);
 	if (s->fetch) {
 		struct dbgfetch_stats ds;
 

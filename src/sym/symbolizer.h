@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sym/hotspot.h"
+
 /* Not thread-safe: one thread (or a lock around every call) per symbolizer. */
 struct symbolizer;
 
@@ -76,8 +78,16 @@ struct symbolizer_stats {
 	uint64_t srclines_skipped;	/* frames left without lines: an object's address
 					 * cache was full (SRCLINE_CACHE_MAX) */
 	/* JIT frames named from a HotSpot JVM's code cache, and left unnamed by cause */
-	uint64_t hs_named, hs_no_blob, hs_unreadable, hs_refused;
+	struct hotspot_stats hs;
 };
+
+/*
+ * The Java-frame counters of @st, each with its name (util/diag.c's key)
+ * and whether it is a loss: one list for -v and the agent's /metrics.
+ */
+typedef void (*symbolizer_stat_fn)(const char *name, uint64_t value, bool loss, void *arg);
+void symbolizer_stats_hotspot(const struct symbolizer_stats *st, symbolizer_stat_fn fn,
+			      void *arg);
 
 /* NULL + errno on failure. Kallsyms is loaded lazily on first kernel lookup. */
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *o);

@@ -108,14 +108,18 @@ static void the_table_keeps_an_exited_label_until_purged(void **state)
 }
 
 /*
- * A child that waits for a byte on @p[0], then execs "sleep 30" (a new
- * title); it exits when the test does (the pipe's end), even after a failure.
+ * A child that waits for a byte on @p[0] (the pipe made here), then execs
+ * "sleep 30" (a new title); it exits when the test does (the pipe's end),
+ * even after a failure.
  */
-static pid_t child_exec_on_byte(const int p[2])
+static pid_t child_exec_on_byte(int p[2])
 {
-	pid_t pid = fork();
+	pid_t pid;
 	char c;
 
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
 	if (pid == 0) {
 		close(p[1]);
 		if (read(p[0], &c, 1) == 1)
@@ -165,9 +169,7 @@ static void an_exited_label_survives_a_failed_late_read(void **state)
 	pid_t pid;
 
 	(void)state;
-	assert_int_equal(pipe(p), 0);
 	pid = child_exec_on_byte(p);
-	assert_true(pid > 0);
 	labels__read(l, (uint32_t)pid);
 	assert_non_null(strstr(labels__get(l, (uint32_t)pid), "test_labels"));
 	reap(pid);
@@ -209,9 +211,7 @@ static void a_title_set_after_the_first_read_is_read_once_settled(void **state)
 	pid_t pid;
 
 	(void)state;
-	assert_int_equal(pipe(p), 0);
 	pid = child_exec_on_byte(p);
-	assert_true(pid > 0);
 	t0 = clock_mono_ns();
 	labels__read(l, (uint32_t)pid);		/* before its title: the parent's */
 	t1 = clock_mono_ns();
@@ -248,9 +248,7 @@ static void a_refresh_right_after_the_first_read_does_not_settle_it(void **state
 	pid_t pid;
 
 	(void)state;
-	assert_int_equal(pipe(p), 0);
 	pid = child_exec_on_byte(p);
-	assert_true(pid > 0);
 	labels__read(l, (uint32_t)pid);
 	labels__refresh(l);			/* the interval's end, < 100 ms later */
 	assert_non_null(strstr(labels__get(l, (uint32_t)pid), "test_labels"));

@@ -295,27 +295,31 @@ static int gzip_buf(const void *in, size_t len, char **out, size_t *out_len)
  * One request. 0: acknowledged; -EAGAIN: retry later; -EPROTO: dropped.
  * Called without mu; @budget_ms bounds it (the flush at stop).
  */
+/* One named file of a multipart body. */
+static void add_part(curl_mime *mime, const char *name, const char *file, const char *type,
+		     const void *data, size_t len)
+{
+	curl_mimepart *part = cu.mime_addpart(mime);
+
+	cu.mime_name(part, name);
+	cu.mime_filename(part, file);
+	cu.mime_type(part, type);
+	cu.mime_data(part, data, len);
+}
+
 static int post(struct pusher *p, const char *url, const void *data, size_t len,
 		const char *stc, const char *what, uint64_t budget_ms)
 {
 	uint64_t tmo = budget_ms < p->timeout_ms ? budget_ms : p->timeout_ms;
 	enum push_cause cause;
 	curl_mime *mime;
-	curl_mimepart *part;
 	long status = 0;
 	CURLcode rc;
 
 	mime = cu.mime_init(p->curl);
-	part = cu.mime_addpart(mime);
-	cu.mime_name(part, "profile");
-	cu.mime_filename(part, "profile.pprof");
-	cu.mime_type(part, "application/octet-stream");
-	cu.mime_data(part, data, len);
-	part = cu.mime_addpart(mime);
-	cu.mime_name(part, "sample_type_config");
-	cu.mime_filename(part, "sample_type_config.json");
-	cu.mime_type(part, "application/json");
-	cu.mime_data(part, stc, CURL_ZERO_TERMINATED);
+	add_part(mime, "profile", "profile.pprof", "application/octet-stream", data, len);
+	add_part(mime, "sample_type_config", "sample_type_config.json", "application/json", stc,
+		 CURL_ZERO_TERMINATED);
 	cu.easy_setopt(p->curl, CURLOPT_URL, url);
 	cu.easy_setopt(p->curl, CURLOPT_MIMEPOST, mime);
 	cu.easy_setopt(p->curl, CURLOPT_TIMEOUT_MS, (long)tmo);

@@ -269,9 +269,9 @@ int unwind_tables__add_process_now(struct unwind_tables *ut, uint32_t tgid)
 {
 	int err;
 
-	ut->build_inline = true;
+	ut->build_mode = UT_BUILD_INLINE;
 	err = unwind_tables__add_process(ut, tgid);
-	ut->build_inline = false;
+	ut->build_mode = UT_BUILD_BY_SIZE;
 	return err;
 }
 
@@ -279,9 +279,9 @@ int unwind_tables__add_process_async(struct unwind_tables *ut, uint32_t tgid)
 {
 	int err;
 
-	ut->build_async = true;
+	ut->build_mode = UT_BUILD_ASYNC;
 	err = unwind_tables__add_process(ut, tgid);
-	ut->build_async = false;
+	ut->build_mode = UT_BUILD_BY_SIZE;
 	return err;
 }
 
@@ -371,9 +371,9 @@ int unwind_tables__preload_runtime(struct unwind_tables *ut)
 		 * `-- CMD` child's from its first instruction, then walk libc by
 		 * CFI; the builder would leave them to frame pointers for as long.
 		 */
-		ut->build_inline = true;
+		ut->build_mode = UT_BUILD_INLINE;
 		ob = uobj_get(ut, self, m, true);
-		ut->build_inline = false;
+		ut->build_mode = UT_BUILD_BY_SIZE;
 		if (!ob || ob->refs)
 			continue;
 		ob->refs = 1;	/* never dropped: freed with the tables */
@@ -457,9 +457,9 @@ int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid, uint64_t pc,
 	 * at most UT_REREAD_WAIT_NS: its mappings are published whatever a
 	 * build costs (a 563 ms one held a dlopen re-read in CI).
 	 */
-	ut->reread = true;
+	ut->build_mode = UT_BUILD_REREAD;
 	err = unwind_tables__add_process(ut, tgid);
-	ut->reread = false;
+	ut->build_mode = UT_BUILD_BY_SIZE;
 	if (ut->bld && ubuild_wait_urgent(ut->bld, UT_REREAD_WAIT_NS))
 		uobj_collect_built(ut);
 	else if (ut->bld && !ut->st.reread_builds_late++)

@@ -98,9 +98,13 @@ struct unwind_tables {
 	uint64_t next_serial;
 	uint32_t last_stamp;	/* of the last table published */
 	struct ubuilder *bld;	/* the builder thread; NULL: tables built in line */
-	bool build_inline;	/* for now, build in line even with a builder */
-	bool reread;		/* for now, every build on the builder, first (a re-read) */
-	bool build_async;	/* for now, every build on the builder */
+	/* set around one call: where the builds it starts go (tables_obj.c) */
+	enum {
+		UT_BUILD_BY_SIZE,	/* small ones in line, large ones on the builder */
+		UT_BUILD_INLINE,	/* in line even with a builder */
+		UT_BUILD_ASYNC,		/* every one on the builder */
+		UT_BUILD_REREAD,	/* every one on the builder, first (a re-read) */
+	} build_mode;
 	struct unwind_tables_stats st;
 };
 

@@ -366,7 +366,7 @@ static int build_async(struct unwind_tables *ut, struct uobj *ob, const struct o
 	job->fd = src->fd;
 	job->tgid = src->tgid;
 	job->prio = 1;
-	job->urgent = ut->reread;
+	job->urgent = ut->build_mode == UT_BUILD_REREAD;
 	ob->building = true;
 	ut->st.objects_queued++;
 	return ubuild_submit(ut->bld, job);
@@ -388,8 +388,8 @@ static int build_table(struct unwind_tables *ut, struct uobj *ob, const struct o
 	 * dlopen()ed) goes to the builder, first, and the re-read waits for it
 	 * a bounded time (UT_REREAD_WAIT_NS): no build holds the re-read.
 	 */
-	if (ut->bld && !ut->build_inline &&
-	    (ut->reread || ut->build_async || ob->f_size > UT_INLINE_BUILD_BYTES)) {
+	if (ut->bld && ut->build_mode != UT_BUILD_INLINE &&
+	    (ut->build_mode != UT_BUILD_BY_SIZE || ob->f_size > UT_INLINE_BUILD_BYTES)) {
 		err = build_async(ut, ob, src);
 		*fd_taken = ob->building;
 		if (*fd_taken)

@@ -27,6 +27,49 @@ folded_with_frame() {
 	} END { printf "%.0f\n", t }' "$1"
 }
 
+# The split workload's shares against its truth. $1: folded lines of split;
+# $2: its truth file; $3: tolerance in pp; $4: label; $5 $6 $7: the frames of
+# spin_alpha, spin_beta and recurse (names, or split+0x.. when stripped).
+#
+# What the truth is a share of: the workload times each function between
+# two reads of its thread's CPU clock (clock_gettime, a system call for
+# CLOCK_THREAD_CPUTIME_ID), 5 reads per round, and writes each function's
+# share of the three intervals. The reads themselves are in no function:
+# 1.2% of the samples on an idle machine, 2.2-2.7% with three CPU hogs
+# (measured), which once read spin_alpha 2 pp low as a share of all
+# samples (CI, stop 33). So the profile's share is of the n samples in the
+# three functions.
+#
+# Each interval still holds one read's worth of time (the tail of the read
+# that opens it and the head of the one that closes it; the other two reads
+# of a round fall between rounds). With s the time of one read as a
+# fraction of all CPU time, the c samples of N in clock reads give
+# s = c / (5 N), and function f with truth w_f (%) is expected at
+# 100 * (w_f/100 * (1 - 2s) - s) / (1 - 5s): 0.36 pp above the truth for
+# spin_alpha at c/N = 2.2%.
+split_shares_check() {
+	local f=$1 truth=$2 tol=$3 label=$4 n c N s fn name w want got
+	read -r n c N < <(awk -v a="$5" -v b="$6" -v r="$7" '{ k = $NF; f = 0; g = 0
+			line = $0; sub(/ [0-9]+$/, "", line); m = split(line, fr, ";")
+			for (i = 1; i <= m; i++) {
+				if (fr[i] == a || fr[i] == b || fr[i] == r) f = 1
+				if (fr[i] == "clock_gettime") g = 1
+			}
+			N += k; if (f) n += k; else if (g) c += k
+		} END { printf "%.0f %.0f %.0f\n", n, c, N }' "$f")
+	[ "$n" -gt 0 ] || { bad "$label: no samples in the three functions"; return; }
+	s=$(awk -v c="$c" -v t="$N" 'BEGIN { printf "%.6f", c / (5 * t) }')
+	ok "$label: $c samples ($(pct "$c" "$N")%) in the workload's clock reads, $n in the three functions"
+	for fn in spin_alpha:$5 spin_beta:$6 recurse:$7; do
+		name=${fn#*:} fn=${fn%%:*}
+		w=$(awk -v f=$fn '$1 == f { print $2 }' "$truth")
+		want=$(awk -v w="$w" -v s="$s" 'BEGIN { printf "%.2f", 100 * (w / 100 * (1 - 2 * s) - s) / (1 - 5 * s) }')
+		got=$(pct "$(folded_with_frame "$f" "$name")" "$n")
+		if within "$got" "$want" "$tol"; then ok "$label: $name $got% vs measured $w% ($want% with the reads out)"
+		else bad "$label: $name $got% vs measured $w% ($want% with the reads out; tolerance $tol pp)"; fi
+	done
+}
+
 # samples whose root (first) frame is $2
 folded_with_root() {
 	awk -v f="$2" '{ n = $NF; split($0, fr, ";"); if (fr[1] == f) t += n } END { printf "%.0f\n", t }' "$1"

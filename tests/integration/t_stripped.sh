@@ -39,13 +39,15 @@ sym_off() {
 folded_grep_root "$TMP/out.folded" split > "$TMP/split.folded"
 total=$(folded_total "$TMP/split.folded")
 [ "$total" -ge 2000 ] && ok "$total samples of the stripped split" || bad "only $total samples"
+# 5000 samples: a share's binomial standard deviation is <= 0.7 pp, and 3 pp
+# over 4 sigma; the shares are of the three functions' samples, the truth
+# corrected for the workload's clock reads (split_shares_check in lib.sh)
+offs=()
 for fn in spin_alpha spin_beta recurse; do
 	off=$(sym_off $fn) || { bad "no symbol $fn in the unstripped build"; continue; }
-	want=$(awk -v f=$fn '$1 == f { print $2 }' "$TMP/truth")
-	got=$(pct "$(folded_with_frame "$TMP/split.folded" "split+$off")" "$total")
-	if within "$got" "$want" 3; then ok "$fn as split+$off: $got% vs measured $want%"
-	else bad "$fn as split+$off: $got% vs measured $want% (tolerance 3 pp)"; fi
+	offs+=("split+$off")
 done
+[ ${#offs[@]} -eq 3 ] && split_shares_check "$TMP/split.folded" "$TMP/truth" 3 stripped "${offs[@]}"
 names=$(tr ';' '\n' < "$TMP/split.folded" | sed 's/ [0-9]*$//' | grep '^split+0x' | sort -u)
 n=$(echo "$names" | grep -c .)
 fdes=$(readelf --debug-dump=frames "$TMP/split" | grep -c ' FDE ')
@@ -62,12 +64,8 @@ elif mkdir -p "$TMP/mini" && "$SH" "$WL/split" "$TMP/mini/split" 2>"$TMP/mini.er
 		2>"$TMP/err" || bad "record failed: $(tail -3 "$TMP/err")"
 	folded_grep_root "$TMP/mini.folded" split > "$TMP/msplit.folded"
 	total=$(folded_total "$TMP/msplit.folded")
-	for fn in spin_alpha spin_beta recurse; do
-		want=$(awk -v f=$fn '$1 == f { print $2 }' "$TMP/mtruth")
-		got=$(pct "$(folded_with_frame "$TMP/msplit.folded" $fn)" "$total")
-		if within "$got" "$want" 3; then ok "MiniDebugInfo: $fn $got% vs measured $want%"
-		else bad "MiniDebugInfo: $fn $got% vs measured $want% (tolerance 3 pp)"; fi
-	done
+	# 4000 samples: <= 0.8 pp per share, 3 pp is over 3.9 sigma
+	split_shares_check "$TMP/msplit.folded" "$TMP/mtruth" 3 MiniDebugInfo spin_alpha spin_beta recurse
 	hot=$(grep -E ';(spin_alpha|spin_beta|recurse) ' "$TMP/msplit.folded" | folded_total /dev/stdin)
 	m=$(grep -E ';(spin_alpha|spin_beta|recurse) ' "$TMP/msplit.folded" | grep ';main;' |
 		folded_total /dev/stdin)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "collect/hotspot_walk.h"
 #include "record/labels.h"
 #include "record/session.h"
 #include "record/session_int.h"
@@ -188,6 +189,9 @@ static int session_periodic(struct session *s)
 		return err;
 	if (err)
 		return err;
+	/* JVMs that were starting when first seen: their layouts, once they have one */
+	if (s->hw)
+		hotspot_walk__poll(s->hw);
 	if (s->deferred.nr) {
 		t0 = clock_mono_ns();
 		c0 = clock_thread_cpu_ns();

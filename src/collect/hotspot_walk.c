@@ -34,6 +34,8 @@ _Static_assert(HOTSPOT_LAYOUT_HEAD <= HC_HS_HEAD_MAX, "a block's head the walker
 #define HW_RETRY_MIN_NS	50000000ull
 #define HW_RETRY_MAX_NS	2000000000ull
 #define HW_POLL_READS	4
+/* ... and given up after this many (about two minutes: a VM that never starts, or not ours to read) */
+#define HW_MAX_TRIES	64
 
 enum hw_state {
 	HW_STARTING,	/* read again at retry_ns */
@@ -46,6 +48,7 @@ struct hw_proc {
 	enum hw_state state;
 	struct procmap jvm;	/* libjvm.so's mapping; path owned */
 	uint64_t retry_ns, backoff_ns;
+	unsigned int tries;
 };
 
 struct hotspot_walk {
@@ -216,6 +219,12 @@ static int try_read(struct hotspot_walk *hw, struct hw_proc *p)
 	}
 	if (err != -EAGAIN)
 		return err;
+	if (++p->tries >= HW_MAX_TRIES) {
+		p->state = HW_REFUSED;
+		pr_debug("hotspot: pid %u: the VM's layout could not be read in %u tries: its stacks "
+			 "end at their first Java frame\n", p->tgid, p->tries);
+		return 0;
+	}
 	p->retry_ns = clock_mono_ns() + p->backoff_ns;
 	p->backoff_ns = p->backoff_ns * 2 > HW_RETRY_MAX_NS ? HW_RETRY_MAX_NS : p->backoff_ns * 2;
 	return 0;

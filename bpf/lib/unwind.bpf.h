@@ -73,6 +73,7 @@ struct uw_state {
 	__u64 hs_segmap, hs_seg, hs_first;
 	__u32 hs_res;
 	__u32 hs_pad;
+	__u64 hs_base;		/* hs_frame_base()'s answer */
 };
 
 #define UNWIND_DONE ((__u32)-1)

@@ -13,13 +13,13 @@
  *     just below it and the caller's %rbp below that (the prologue saved
  *     it; compiled code may use %rbp for anything after);
  *   a blob without one (StubRoutines' call stub, called from
- *     JavaCalls::call_helper): an %rbp frame.
+ *     JavaCalls::call_helper; a leaf in StubRoutines): an %rbp frame.
  *
  * The blob holding a pc is found as the VM finds it: the code heap's
  * segment map leads back to its block's start, the blob follows the
  * block's header. A leaf pc in a prologue (the frame not set up yet) or in
- * a stub without a frame stops the walk, counted; so does a frame whose
- * pointers make no sense.
+ * a stub without a frame (its %rbp not just above sp) stops the walk,
+ * counted; so does a frame whose pointers make no sense.
  */
 #ifndef HC_BPF_LIB_UNWIND_HOTSPOT_BPF_H
 #define HC_BPF_LIB_UNWIND_HOTSPOT_BPF_H
@@ -29,6 +29,8 @@
 /* sanity bounds: a frame of more words, or an %rbp further up the stack, is garbage */
 #define HS_MAX_FRAME_WORDS	(1u << 16)
 #define HS_MAX_FP_SPAN		(1ull << 20)
+/* a leaf stub's own frame (saved registers, spills) is smaller than this */
+#define HS_STUB_FRAME_MAX	4096
 
 /*
  * bpf_loop() callback of the segment map walk; @ctx: the scratch slot. A
@@ -131,16 +133,13 @@ static __always_inline void hs_check(struct uw_state *st)
 
 /* uw_hotspot_step(): @pc is no JVM's code, step it as native code */
 #define UW_NOT_JAVA	((__u32)-3)
-/* hs_frame_base(): an interpreter frame's (its caller's sp is saved in it) */
-#define HS_BASE_INTERP	(1ll << 62)
-#define HS_USER_TOP	(1ull << 47)	/* x86-64 user addresses lie below */
-
 /*
  * Where the Java frame at st->pc (looked up at @pc) keeps its caller's
- * %rbp, the return address just above: ORed with HS_BASE_INTERP for the
- * interpreter's frame; or minus the enum hc_stat reason the walk stops
- * for. A global subprogram of its own, so that its many paths end in one
- * scalar: the caller is verified along one path.
+ * %rbp, the return address just above, into st->hs_base: 1 for the
+ * interpreter's frame (its caller's sp is saved in it), 0 for others, or
+ * minus the enum hc_stat reason the walk stops for. A global subprogram of
+ * its own, so that its many paths end in one scalar: the caller is
+ * verified along one path.
  */
 __noinline __s64 hs_frame_base(struct uw_scratch *s, __u64 pc)
 {
@@ -156,14 +155,10 @@ __noinline __s64 hs_frame_base(struct uw_scratch *s, __u64 pc)
 	hp = bpf_map_lookup_elem(&hotspot_procs, &st->tgid);
 	if (!hp)
 		return -HC_STAT_UNWIND_JIT_NO_BLOB;	/* forgotten since the walk began */
-	/*
-	 * One compare: two would fork the paths below. The frame pointer, which
-	 * the interpreter keeps, must not reach into HS_BASE_INTERP's bit; a
-	 * compiled frame's %rbp may be anything (it is not read).
-	 */
+	/* one compare: two would fork the paths below */
+	st->hs_base = st->bp;
 	if (pc - hp->interp_lo < hp->interp_hi - hp->interp_lo)
-		return st->bp < HS_USER_TOP ? (__s64)(st->bp | HS_BASE_INTERP) :
-					      -HC_STAT_UNWIND_JIT_BAD_FRAME;
+		return 1;
 	block = hs_find_block(s, hp, pc, &why);
 	if (!block)
 		return -(__s64)why;
@@ -172,11 +167,16 @@ __noinline __s64 hs_frame_base(struct uw_scratch *s, __u64 pc)
 		return -HC_STAT_UNWIND_JIT_NO_BLOB;	/* the map changed under us */
 	fsize = hs_s32(s, hp->frame_size_off);
 	if (fsize <= 0) {
-		/* a leaf in a frameless stub: where its return address is, is not known */
-		if (pc == st->pc)
+		/*
+		 * No frame size: the call stub (a return address in it), or a leaf
+		 * in StubRoutines, which mostly set up an %rbp frame (array copies,
+		 * intrinsics), as OpenTelemetry's unwinder takes them. A leaf whose
+		 * %rbp does not point just above sp is in a stub that keeps no frame
+		 * (vtable stubs) or before its frame is set up: not known.
+		 */
+		if (pc == st->pc && (st->bp <= st->sp || st->bp - st->sp > HS_STUB_FRAME_MAX))
 			return -HC_STAT_UNWIND_JIT_FRAMELESS;
-		/* the call stub: an %rbp frame */
-		return st->bp < HS_USER_TOP ? (__s64)st->bp : -HC_STAT_UNWIND_JIT_BAD_FRAME;
+		return 0;
 	}
 	/* the code's start: an address, or (code_is_offset: 1) an int offset from the blob */
 	v = hs_u64(s, hp->code_off);
@@ -189,9 +189,10 @@ __noinline __s64 hs_frame_base(struct uw_scratch *s, __u64 pc)
 	if (pc == st->pc && (done < 0 || pc < code + done))
 		return -HC_STAT_UNWIND_JIT_PROLOGUE;
 	/* the return address and the saved %rbp are inside the frame */
-	if (fsize < 2 || fsize > HS_MAX_FRAME_WORDS || st->sp >= HS_USER_TOP)
+	if (fsize < 2 || fsize > HS_MAX_FRAME_WORDS)
 		return -HC_STAT_UNWIND_JIT_BAD_FRAME;
-	return st->sp + fsize * 8 - 16;
+	st->hs_base = st->sp + fsize * 8 - 16;
+	return 0;
 }
 
 /*
@@ -219,8 +220,8 @@ __noinline int uw_hotspot_step(struct uw_scratch *s, __u64 pc)
 	b = hs_frame_base(s, pc);
 	if (b < 0)
 		return (__u32)-b;
-	interp = (__u64)b >> 62 & 1;
-	base = b & (HS_BASE_INTERP - 1);
+	interp = b & 1;
+	base = st->hs_base;
 	/* base: the caller's saved %rbp; the return address above it */
 	if (base < st->sp || base - st->sp > HS_MAX_FP_SPAN)
 		return HC_STAT_UNWIND_JIT_BAD_FRAME;

@@ -155,8 +155,8 @@ __noinline __s64 hs_frame_base(struct uw_scratch *s, __u64 pc)
 	hp = bpf_map_lookup_elem(&hotspot_procs, &st->tgid);
 	if (!hp)
 		return -HC_STAT_UNWIND_JIT_NO_BLOB;	/* forgotten since the walk began */
-	/* one compare: two would fork the paths below */
 	st->hs_base = st->bp;
+	/* one compare: two would fork the paths below */
 	if (pc - hp->interp_lo < hp->interp_hi - hp->interp_lo)
 		return 1;
 	block = hs_find_block(s, hp, pc, &why);

@@ -27,15 +27,20 @@ _Static_assert(HOTSPOT_LAYOUT_HEAPS == HC_HS_MAX_HEAPS, "heaps the layout holds,
 _Static_assert(HOTSPOT_LAYOUT_HEAD <= HC_HS_HEAD_MAX, "a block's head the walker reads");
 
 /*
- * A VM still starting (no code heaps or interpreter yet) is read again
- * after HW_RETRY_MIN_NS, doubling up to HW_RETRY_MAX_NS; HW_POLL_READS
- * reads per poll at most (each is a few hundred small reads of its memory).
+ * A VM still starting (tables not set up, no code heaps or interpreter
+ * yet) is read again after HW_RETRY_MIN_NS, doubling up to
+ * HW_RETRY_START_NS while it may be starting (a `java` is walkable some
+ * 100 ms in: its samples until then end at their first Java frame), then
+ * every HW_RETRY_MAX_NS; HW_POLL_READS reads per poll at most (each is a
+ * few hundred small reads of its memory).
  */
-#define HW_RETRY_MIN_NS	50000000ull
-#define HW_RETRY_MAX_NS	2000000000ull
-#define HW_POLL_READS	4
+#define HW_RETRY_MIN_NS		20000000ull
+#define HW_RETRY_START_NS	200000000ull
+#define HW_RETRY_MAX_NS		2000000000ull
+#define HW_START_TRIES		30	/* about 5 s */
+#define HW_POLL_READS		4
 /* ... and given up after this many (about two minutes: a VM that never starts, or not ours to read) */
-#define HW_MAX_TRIES	64
+#define HW_MAX_TRIES		90
 
 enum hw_state {
 	HW_STARTING,	/* read again at retry_ns */
@@ -226,7 +231,9 @@ static int try_read(struct hotspot_walk *hw, struct hw_proc *p)
 		return 0;
 	}
 	p->retry_ns = clock_mono_ns() + p->backoff_ns;
-	p->backoff_ns = p->backoff_ns * 2 > HW_RETRY_MAX_NS ? HW_RETRY_MAX_NS : p->backoff_ns * 2;
+	p->backoff_ns *= 2;
+	if (p->backoff_ns > HW_RETRY_START_NS)
+		p->backoff_ns = p->tries < HW_START_TRIES ? HW_RETRY_START_NS : HW_RETRY_MAX_NS;
 	return 0;
 }
 

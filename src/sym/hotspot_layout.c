@@ -172,7 +172,10 @@ int hotspot_layout_read(const char *proc_root, uint32_t tgid, const struct procm
 	}
 	memset(out, 0, sizeof(*out));
 	hs_attach(p, proc_root, why, why_len);
-	if (p->state == HS_REFUSED)
+	/* read at first sight, tables not set up yet look malformed: the caller asks again */
+	if (p->state == HS_REFUSED && p->malformed)
+		err = -EAGAIN;
+	else if (p->state == HS_REFUSED)
 		err = -EPERM;
 	else if (p->state != HS_READY)
 		err = -EAGAIN;

@@ -48,7 +48,8 @@ struct hotspot_layout {
 /*
  * The layout of JVM @tgid, whose libjvm.so is mapped by @jvm, read through
  * <@proc_root>/@tgid/{mem,map_files}. 0; -EAGAIN: not yet (the VM is still
- * starting, or its memory could not be read): ask again later; -EPERM: its
+ * starting, even before libjvm.so's static initializers set up its tables,
+ * or its memory could not be read): ask again later; -EPERM: its
  * tables lack what the walk needs or hold what no VM has, said in @why (for
  * a line of its own); -ENOMEM.
  */

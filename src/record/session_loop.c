@@ -189,9 +189,6 @@ static int session_periodic(struct session *s)
 		return err;
 	if (err)
 		return err;
-	/* JVMs that were starting when first seen: their layouts, once they have one */
-	if (s->hw)
-		hotspot_walk__poll(s->hw);
 	if (s->deferred.nr) {
 		t0 = clock_mono_ns();
 		c0 = clock_thread_cpu_ns();
@@ -243,6 +240,13 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 			unwind_tables__poll(s->ut);
 			session_unwind_unlock(s);
 		}
+		/*
+		 * JVMs that were starting when first seen: their layouts, once
+		 * they have one. Each turn, not each drain (1 s): until then their
+		 * stacks end at the first Java frame. Nothing due costs a look.
+		 */
+		if (!err && s->hw)
+			hotspot_walk__poll(s->hw);
 		if (!err)
 			err = session_periodic(s);
 		if (err)

@@ -170,11 +170,12 @@ __noinline __s64 hs_frame_base(struct uw_scratch *s, __u64 pc)
 		/*
 		 * No frame size: the call stub (a return address in it), or a leaf
 		 * in StubRoutines, which mostly set up an %rbp frame (array copies,
-		 * intrinsics), as OpenTelemetry's unwinder takes them. A leaf whose
-		 * %rbp does not point just above sp is in a stub that keeps no frame
-		 * (vtable stubs) or before its frame is set up: not known.
+		 * intrinsics: enter(), so %rbp may equal sp), as OpenTelemetry's
+		 * unwinder takes them. A leaf whose %rbp does not point at or just
+		 * above sp is in a stub that keeps no frame (vtable stubs) or
+		 * before its frame is set up: not known.
 		 */
-		if (pc == st->pc && (st->bp <= st->sp || st->bp - st->sp > HS_STUB_FRAME_MAX))
+		if (pc == st->pc && (st->bp < st->sp || st->bp - st->sp > HS_STUB_FRAME_MAX))
 			return -HC_STAT_UNWIND_JIT_FRAMELESS;
 		return 0;
 	}

@@ -45,6 +45,27 @@ struct {
 	__array(values, struct unwind_rows);
 } unwind_objs SEC(".maps");
 
+/* tgid -> a JVM's code cache layout (src/collect/hotspot_walk.c owns it) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct hc_hs_proc);
+} hotspot_procs SEC(".maps");
+
+/*
+ * How many JVMs hotspot_procs holds (src/collect/hotspot_walk.c keeps it):
+ * most walks are of no JVM, and this inlined array lookup spares them the
+ * hash lookup, as python_nprocs does.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} hotspot_nprocs SEC(".maps");
+
 /*
  * Per-CPU: the record being built and the walker's state (each object its
  * own), one slot per nesting level. A program can be interrupted by another

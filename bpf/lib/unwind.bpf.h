@@ -5,18 +5,23 @@
  *   unwind_procs   HASH tgid -> struct hc_unwind_proc (executable mappings)
  *   unwind_objs    ARRAY_OF_MAPS obj id -> ARRAY of struct hc_cfi_node (a B+ tree)
  *   unwind_scratch PERCPU_ARRAY[1] of struct uw_scratch
+ *   hotspot_procs  HASH tgid -> struct hc_hs_proc (JVMs' Java frames)
+ *   hotspot_nprocs ARRAY[1]: how many hotspot_procs holds
  * and a stats map passed as UNWIND_STATS.
  *
  * Each step: find the mapping of pc, take its rule from the per-CPU rule
  * cache or else search its object's row tree, compute the CFA, read the
  * return address at CFA-8 and, if saved, the caller's %rbp.
- * Code without rows (JIT, objects without .eh_frame) is walked by frame
- * pointer and counted. bpf_loop() keeps the verifier's work to one step.
+ * A pc in a JVM's code cache is stepped through by what the JVM's own
+ * code blob says (lib/unwind_hotspot.bpf.h); other code without rows
+ * (JIT, objects without .eh_frame) is walked by frame pointer and counted. bpf_loop() keeps the verifier's work to one step.
  */
 #ifndef HC_BPF_LIB_UNWIND_BPF_H
 #define HC_BPF_LIB_UNWIND_BPF_H
 
 /* Types here; the walker is in lib/unwind_walk.bpf.h, included after the maps. */
+
+#include "abi/hotspot.h"
 
 struct uw_state {
 	__u64 pc;
@@ -56,6 +61,19 @@ struct uw_state {
 	__u32 exact_pc;		/* pc was restored from a signal frame: not a return address */
 	__u32 via_building;	/* a frame-pointer step in code whose table is being built */
 	__u64 want_lo, want_hi;
+	/*
+	 * The process's JVM code cache, looked up at the walk's first step
+	 * (hs_checked): a pc in [hs_lo, hs_lo + hs_len) is a Java frame
+	 * (lib/unwind_hotspot.bpf.h). hs_len 0: not a JVM the loader read.
+	 */
+	__u64 hs_lo, hs_len;
+	__u32 hs_checked;
+	__u32 jit_frames;	/* frames stepped through in the code cache */
+	/* the segment map walk's (lib/unwind_hotspot.bpf.h hs_seg_step) */
+	__u64 hs_segmap, hs_seg, hs_first;
+	__u32 hs_res;
+	__u32 hs_pad;
+	__u64 hs_base;		/* hs_frame_base()'s answer */
 };
 
 #define UNWIND_DONE ((__u32)-1)
@@ -91,6 +109,8 @@ struct uw_scratch {
 	struct hc_stack_rec rec;
 	__u8 win[UW_WIN_BYTES];
 	struct uw_rc_ent rc[UW_RC_ENTRIES];
+	/* a JVM's segment map window, then its code blob's head (lib/unwind_hotspot.bpf.h) */
+	__u8 hs_buf[HC_HS_SEG_WINDOW];
 };
 
 #endif /* HC_BPF_LIB_UNWIND_BPF_H */

@@ -341,6 +341,8 @@ static __always_inline __u32 unwind_sig_step(struct uw_scratch *s)
 	return 0;
 }
 
+#include "lib/unwind_hotspot.bpf.h"
+
 /* bpf_loop callback: record st->pc, then step to the caller. Returns 1 to stop. */
 static long unwind_step(__u32 i, void *ctx)
 {
@@ -368,6 +370,15 @@ static long unwind_step(__u32 i, void *ctx)
 	lookup_pc = st->n > 1 && !st->exact_pc ? st->pc - 1 : st->pc;
 	st->exact_pc = 0;
 
+	/* a JVM's code cache first: its mappings (if any are published) have no table */
+	if (lookup_pc - st->hs_lo < st->hs_len) {
+		reason = uw_hotspot_step(s, lookup_pc);
+		/* its own short tail: the one below is the native steps' (retries, pending tables) */
+		if (reason != UW_NOT_JAVA) {
+			st->stop = reason;
+			return reason != 0;
+		}
+	}
 	if (!st->have_map || lookup_pc < st->m_start || lookup_pc >= st->m_end) {
 		proc = bpf_map_lookup_elem(&unwind_procs, &st->tgid);
 		m = proc ? unwind_find_map(proc, lookup_pc) : NULL;
@@ -458,6 +469,8 @@ static __always_inline void unwind_user_init(struct uw_scratch *s, struct pt_reg
 	st->win_len = 0;
 	st->exact_pc = 0;
 	st->via_building = 0;
+	st->jit_frames = 0;
+	hs_check(st);
 }
 
 /*

@@ -201,6 +201,13 @@ enum hc_stat {
 	HC_STAT_BRANCH_NONE,	/* record -b: bpf_read_branch_records() gave no entries */
 	HC_STAT_UNWIND_FRAMES,	/* frames of CFI walks (bpf/lib/ustack.bpf.h) */
 	HC_STAT_UNWIND_RULE_MISS,/* ... whose rule was not in the walker's cache: searched in the table */
+	/* HotSpot JVMs' Java frames (abi/hotspot.h, bpf/lib/unwind_hotspot.bpf.h) */
+	HC_STAT_UNWIND_JIT_FRAMES,/* frames of CFI walks stepped through in a JVM's code cache */
+	HC_STAT_UNWIND_JIT_NO_BLOB,/* walk ended at a code cache pc no live code blob holds */
+	HC_STAT_UNWIND_JIT_PROLOGUE,/* ... at a leaf pc in a blob's prologue (frame not set up) */
+	HC_STAT_UNWIND_JIT_FRAMELESS,/* ... at a leaf pc in a stub that keeps no frame */
+	HC_STAT_UNWIND_JIT_BAD_FRAME,/* ... at a Java frame whose fp or size makes no sense */
+	HC_STAT_UNWIND_JIT_READ_ERR,/* ... where the segment map or blob could not be read */
 	HC_STAT_NR,
 };
 

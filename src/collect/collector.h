@@ -27,6 +27,9 @@ struct collector_env {
 	int python_procs_fd;	/* owned by the session's struct python */
 	int python_stats_fd;
 	int python_nprocs_fd;
+	bool hotspot;		/* walk JVMs' Java frames with the maps below (collect/hotspot_walk.h) */
+	int hotspot_procs_fd;	/* owned by the session's struct hotspot_walk */
+	int hotspot_nprocs_fd;
 	struct locknames *locknames;	/* the session's lock registry (collect/locknames.h) */
 	int nr_cpus;		/* possible CPUs */
 	const bool *online;	/* [nr_cpus] */
@@ -39,7 +42,7 @@ struct collector_stat {
 	bool loss;
 };
 
-#define COLLECTOR_MAX_STATS 32
+#define COLLECTOR_MAX_STATS 40
 
 struct collector_stats {
 	size_t nr;

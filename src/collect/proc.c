@@ -17,6 +17,7 @@
 #include "collect/kfuncs.h"
 #include "proc.skel.h"
 #include "collect/opts.h"
+#include "collect/hotspot_walk.h"
 #include "collect/python.h"
 #include "collect/target_rules.h"
 #include "sym/procmaps.h"
@@ -96,6 +97,8 @@ int collector_share_maps(const struct collector_env *env, struct bpf_object *obj
 	if (!err)
 		err = python_reuse_maps(env, M("python_procs"), M("python_stats"),
 					M("python_nprocs"));
+	if (!err)
+		err = hotspot_walk_reuse_maps(env, M("hotspot_procs"), M("hotspot_nprocs"));
 #undef M
 	if (err)
 		pr_warn("%s: cannot share the proc maps: %s\n", who, strerror(-err));

@@ -24,7 +24,27 @@ void walk_stats_add(struct collector_stats *st, const uint64_t *v)
 		{ "walks ended early: CFI table not yet published", HC_STAT_UNWIND_PENDING, true },
 	};
 
+	/* JVMs' Java frames (bpf/lib/unwind_hotspot.bpf.h): shown only where a JVM was walked */
+	static const struct {
+		const char *name;
+		enum hc_stat idx;
+		bool loss;
+	} jit[] = {
+		{ "Java frames walked", HC_STAT_UNWIND_JIT_FRAMES, false },
+		{ "walks ended in a JVM's code cache: no code blob at the pc",
+		  HC_STAT_UNWIND_JIT_NO_BLOB, true },
+		{ "walks ended in a Java method's prologue", HC_STAT_UNWIND_JIT_PROLOGUE, true },
+		{ "walks ended in a JVM stub without a frame", HC_STAT_UNWIND_JIT_FRAMELESS, true },
+		{ "walks ended on a corrupt Java frame", HC_STAT_UNWIND_JIT_BAD_FRAME, true },
+		{ "walks ended on unreadable JVM code cache", HC_STAT_UNWIND_JIT_READ_ERR, true },
+	};
+	bool any = false;
+
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]) && st->nr < COLLECTOR_MAX_STATS; i++)
 		st->s[st->nr++] = (struct collector_stat){ lines[i].name, v[lines[i].idx],
 							   lines[i].loss };
+	for (size_t i = 0; i < sizeof(jit) / sizeof(jit[0]); i++)
+		any |= v[jit[i].idx] != 0;
+	for (size_t i = 0; any && i < sizeof(jit) / sizeof(jit[0]) && st->nr < COLLECTOR_MAX_STATS; i++)
+		st->s[st->nr++] = (struct collector_stat){ jit[i].name, v[jit[i].idx], jit[i].loss };
 }

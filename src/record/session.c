@@ -20,6 +20,7 @@
 #include "collect/kfuncs.h"
 #include "collect/locknames.h"
 #include "collect/parts.h"
+#include "collect/hotspot_walk.h"
 #include "collect/python.h"
 #include "collect/python_stack.h"
 #include "record/child_hold.h"
@@ -349,6 +350,9 @@ static void session_drop_unwind_if_refused(struct session *s)
 		s->py = NULL;
 		s->env.python = false;
 	}
+	hotspot_walk__free(s->hw);
+	s->hw = NULL;
+	s->env.hotspot = false;
 	s->cfi_refused = true;
 	pr_debug("record: no collector walks CFI: no unwind tables built\n");
 }
@@ -396,6 +400,28 @@ static void session_open_python(struct session *s)
 	s->env.python_stats_fd = python__stats_fd(s->py);
 	s->env.python_nprocs_fd = python__nprocs_fd(s->py);
 	symbolizer__set_python(s->sym, python__names(s->py));
+}
+
+/*
+ * JVMs' Java frames ride on the CFI walk too: without its tables the walk
+ * is by frame pointer, which stops at the first Java frame anyway.
+ */
+static void session_open_hotspot(struct session *s)
+{
+	const char *env = getenv("HOTCOLD_HOTSPOT");
+	int err;
+
+	/* HOTCOLD_HOTSPOT=0: no JVM memory read, for naming or walking (a test's control arm) */
+	if (!s->env.unwind_cfi || (env && !strcmp(env, "0")))
+		return;
+	err = hotspot_walk__new(&s->hw, "/proc");
+	if (err) {
+		pr_info("record: Java frames not walked: %s\n", strerror(-err));
+		return;
+	}
+	s->env.hotspot = true;
+	s->env.hotspot_procs_fd = hotspot_walk__procs_fd(s->hw);
+	s->env.hotspot_nprocs_fd = hotspot_walk__nprocs_fd(s->hw);
 }
 
 static int session_open(struct session *s)
@@ -474,6 +500,7 @@ static int session_open(struct session *s)
 	if (err)
 		return err;
 	session_open_python(s);
+	session_open_hotspot(s);
 	s->online = calloc(s->env.nr_cpus, sizeof(*s->online));
 	if (!s->online)
 		return -ENOMEM;
@@ -558,6 +585,7 @@ static void session_close(struct session *s)
 	session_branches_close(s);
 	symbolizer__free(s->sym);
 	python__free(s->py);
+	hotspot_walk__free(s->hw);
 	/* a build still running owns ut: left to the exit, not freed under it */
 	if (session_unwind_stop(s, SESSION_BUILDER_WAIT_NS)) {
 		unwind_tables__free(s->ut);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "collect/hotspot_walk.h"
 #include "record/labels.h"
 #include "record/session.h"
 #include "record/session_int.h"
@@ -239,6 +240,13 @@ static int session_loop(struct session *s, uint64_t until_ns, bool *done)
 			unwind_tables__poll(s->ut);
 			session_unwind_unlock(s);
 		}
+		/*
+		 * JVMs that were starting when first seen: their layouts, once
+		 * they have one. Each turn, not each drain (1 s): until then their
+		 * stacks end at the first Java frame. Nothing due costs a look.
+		 */
+		if (!err && s->hw)
+			hotspot_walk__poll(s->hw);
 		if (!err)
 			err = session_periodic(s);
 		if (err)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "collect/hotspot_walk.h"
 #include "collect/python.h"
 #include "record/labels.h"
 #include "record/session.h"
@@ -52,6 +53,8 @@ int session_add_process(uint32_t tgid, void *arg)
 	symbolizer__add_process_maps(s->sym, tgid, pm, t);
 	if (s->py)
 		python__add_process(s->py, tgid, pm);
+	if (s->hw)
+		hotspot_walk__add_process(s->hw, tgid, pm);
 	/*
 	 * The record that showed it was walked by frame pointer; the next ones
 	 * get CFI. A failure here is counted in the unwind summary. With a
@@ -83,6 +86,7 @@ void session_forget_process(uint32_t tgid, void *arg)
 	symbolizer__forget_process(s->sym, tgid);
 	if (s->py)
 		python__forget(s->py, tgid);
+	hotspot_walk__forget(s->hw, tgid);
 	/* the command's exec, its tables published after it while it was held */
 	if (!s->keep_unwind)
 		session_unwind_remove(s, tgid);
@@ -91,21 +95,26 @@ void session_forget_process(uint32_t tgid, void *arg)
 }
 
 /*
- * A process whose interpreter was not mapped yet when it was first read
- * (the first sample came from ld.so, before libpython3.X.so): looked for
- * again when its walks meet code mapped since.
+ * A process whose interpreter (libpython3.X.so, libjvm.so) was not mapped
+ * yet when it was first read (the first sample came from ld.so, or the
+ * java launcher before it loaded the VM): looked for again when its walks
+ * meet code mapped since.
  */
-static void python_recheck(struct session *s, uint32_t tgid)
+static void runtime_recheck(struct session *s, uint32_t tgid)
 {
+	bool py = s->py && !python__known(s->py, tgid);
+	bool jvm = s->hw && !hotspot_walk__known(s->hw, tgid);
 	struct procmaps *pm;
 	char path[64];
 
-	if (!s->py || python__known(s->py, tgid))
+	if (!py && !jvm)
 		return;
 	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
 	pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
-	if (pm)
+	if (pm && py)
 		python__add_process(s->py, tgid, pm);
+	if (pm && jvm)
+		hotspot_walk__add_process(s->hw, tgid, pm);
 	procmaps__free(pm);
 }
 
@@ -117,7 +126,7 @@ static void refresh_now(struct session *s, uint32_t tgid, uint64_t pc, uint64_t 
 
 	/* an interpreter mapped since is among what a re-read finds: not per walk */
 	if (reread)
-		python_recheck(s, tgid);
+		runtime_recheck(s, tgid);
 	s->work.add_ns += clock_thread_cpu_ns() - c;
 	/* the walk's time (CLOCK_MONOTONIC, as bpf_ktime_get_ns) to its re-read */
 	lag = clock_mono_ns() - time_ns;
@@ -139,7 +148,7 @@ void session_refresh_unwind(struct session *s, uint32_t tgid, const uint64_t *ui
 	if (!n)
 		return;
 	if (keymap__get(&s->deferred, tgid, 0, NULL)) {
-		python_recheck(s, tgid);	/* its interpreter, mapped after its first sight */
+		runtime_recheck(s, tgid);	/* its interpreter, mapped after its first sight */
 		return;
 	}
 	if (session_unwind_lock(s)) {

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 
 #include "collect/counters.h"
+#include "collect/hotspot_walk.h"
 #include "collect/python.h"
 #include "record/labels.h"
 #include "record/session.h"
@@ -210,8 +211,10 @@ void session_report_stats(struct session *s, bool final)
 			   ss.dbg_busy_ns / 1e9);
 		problems += bad;
 	}
-	if (final)
+	if (final) {
 		problems += python__report(s->py, log_get_level() >= LOG_DEBUG);
+		hotspot_walk__report(s->hw, log_get_level() >= LOG_DEBUG);
+	}
 	if (final && session_unwind_lock(s)) {
 		report_unwind(s, s->ut);
 		session_unwind_unlock(s);

@@ -280,6 +280,7 @@ void hs_attach(struct hs_proc *p, const char *proc_root, char *why, size_t why_l
 	}
 	memset(&p->vm, 0, sizeof(p->vm));
 	err = read_tables(p, &he, bias);
+	p->malformed = err == -EINVAL;
 	if (err == -EINVAL) {
 		snprintf(why, why_len, "its vmStructs tables are malformed");
 		p->state = HS_REFUSED;

@@ -35,6 +35,12 @@ struct hs_proc {
 	enum hs_state state;
 	bool wait_unreadable;	/* HS_WAIT because a read failed (else: VM not initialized) */
 	bool gone;		/* exited or exec'd: its frames are counted, nothing is read */
+	/*
+	 * HS_REFUSED for tables that cannot be tables: also what a VM shows
+	 * before libjvm.so's static initializers set the exported strides and
+	 * offsets (a walk sees that in the first milliseconds of `java`)
+	 */
+	bool malformed;
 	int mem_fd;		/* <proc>/tgid/mem, opened by attach; -1 */
 	struct procmap jvm;	/* the libjvm.so mapping; path owned */
 	uint64_t retry_ns;

@@ -59,6 +59,17 @@ static const struct hs_want wants[] = {
 	{ HOTSPOT_STRUCTS, "Klass", "_name", HS_KLASS_NAME, false },
 	{ HOTSPOT_STRUCTS, "Symbol", "_length", HS_SYM_LENGTH, false },
 	{ HOTSPOT_STRUCTS, "Symbol", "_body", HS_SYM_BODY, false },
+	{ HOTSPOT_STRUCTS, "CodeBlob", "_frame_size", HS_BLOB_FRAME_SIZE, false },
+	/* JDK 23 made it an int16_t and the code's start an offset */
+	{ HOTSPOT_STRUCTS, "CodeBlob", "_frame_complete_offset", HS_BLOB_FRAME_DONE, false },
+	{ HOTSPOT_STRUCTS, "CodeBlob", "_frame_complete_offset", HS_BLOB_FRAME_DONE16, false },
+	{ HOTSPOT_STRUCTS, "CodeBlob", "_code_begin", HS_BLOB_CODE_BEGIN, false },
+	{ HOTSPOT_STRUCTS, "CodeBlob", "_code_offset", HS_BLOB_CODE_OFFSET, false },
+	{ HOTSPOT_STRUCTS, "AbstractInterpreter", "_code", HS_INTERP_CODE, true },
+	{ HOTSPOT_STRUCTS, "StubQueue", "_stub_buffer", HS_SQ_BUFFER, false },
+	{ HOTSPOT_STRUCTS, "StubQueue", "_buffer_limit", HS_SQ_LIMIT, false },
+	{ HOTSPOT_INTS, "frame::interpreter_frame_sender_sp_offset", NULL, HS_FRAME_SENDER_SP,
+	  false },
 };
 
 /*
@@ -76,6 +87,10 @@ static const char *const slot_types[HS_NR_SLOTS] = {
 	[HS_NM_METHOD] = "*", [HS_METHOD_CONST] = "*", [HS_CM_CONSTANTS] = "*",
 	[HS_CM_NAME] = "u2", [HS_CP_HOLDER] = "*",
 	[HS_KLASS_NAME] = "*", [HS_SYM_LENGTH] = "u2",
+	[HS_BLOB_FRAME_SIZE] = "int", [HS_BLOB_FRAME_DONE] = "int",
+	[HS_BLOB_FRAME_DONE16] = "int16_t", [HS_BLOB_CODE_BEGIN] = "*",
+	[HS_BLOB_CODE_OFFSET] = "int", [HS_INTERP_CODE] = "*", [HS_SQ_BUFFER] = "*",
+	[HS_SQ_LIMIT] = "int",
 };
 
 const char *hotspot_vm_slot_type(enum hotspot_slot slot)
@@ -93,14 +108,6 @@ int hotspot_vm_slot(enum hotspot_table_kind kind, const char *type, const char *
 			return (int)w->slot;
 	}
 	return -1;
-}
-
-static bool wants_static(int slot)
-{
-	for (size_t i = 0; i < sizeof(wants) / sizeof(wants[0]); i++)
-		if ((int)wants[i].slot == slot)
-			return wants[i].is_static;
-	return false;
 }
 
 /* Does any wanted entry of a @kind table have type (or constant) name @type? */
@@ -187,30 +194,43 @@ static bool layout_ok(const struct hotspot_table *t)
 	return true;
 }
 
-/* One struct entry @e (type name already read into @type): its slot, if wanted and of our type. */
+/*
+ * One struct entry @e (type name already read into @type): the slot of the
+ * first want of (@type, field) that it matches, static or not and of that
+ * slot's C++ type (a field two JDKs spell with two types has two wants).
+ */
 static void struct_entry(struct hotspot_vm *vm, const struct hotspot_table *t,
 			 const struct hotspot_reader *r, const uint8_t *e, const char *type)
 {
 	char field[HS_NAME_MAX], typestr[HS_NAME_MAX];
-	bool is_static = get_s32(e, t->static_off) != 0;
+	bool is_static = get_s32(e, t->static_off) != 0, have_typestr = false;
 	int slot;
 
 	if (read_str(r, get_u64(e, t->field_off), field, sizeof(field)))
 		return;
-	slot = hotspot_vm_slot(HOTSPOT_STRUCTS, type, field);
-	if (slot < 0 || wants_static(slot) != is_static)
-		return;
-	/* a NULL typeString: an unchecked field (Symbol::_body); checked ones need it */
-	if (slot_types[slot] &&
-	    (read_str(r, get_u64(e, t->typestr_off), typestr, sizeof(typestr)) ||
-	     !type_matches((enum hotspot_slot)slot, typestr)))
-		return;
-	vm->v[slot] = is_static ? get_u64(e, t->addr_off) : get_u64(e, t->value_off);
-	if (!is_static && vm->v[slot] >= HS_LAYOUT_MAX) {
-		vm->v[slot] = 0;
+	for (size_t i = 0; i < sizeof(wants) / sizeof(wants[0]); i++) {
+		const struct hs_want *w = &wants[i];
+
+		if (w->kind != HOTSPOT_STRUCTS || strcmp(w->type, type) || strcmp(w->field, field) ||
+		    w->is_static != is_static)
+			continue;
+		slot = (int)w->slot;
+		/* a NULL typeString: an unchecked field (Symbol::_body); checked ones need it */
+		if (slot_types[slot] && !have_typestr) {
+			if (read_str(r, get_u64(e, t->typestr_off), typestr, sizeof(typestr)))
+				return;
+			have_typestr = true;
+		}
+		if (slot_types[slot] && !type_matches((enum hotspot_slot)slot, typestr))
+			continue;
+		vm->v[slot] = is_static ? get_u64(e, t->addr_off) : get_u64(e, t->value_off);
+		if (!is_static && vm->v[slot] >= HS_LAYOUT_MAX) {
+			vm->v[slot] = 0;
+			return;
+		}
+		vm->found |= 1ull << slot;
 		return;
 	}
-	vm->found |= 1ull << slot;
 }
 
 /* Type or constant entry @e named @name. */
@@ -312,7 +332,7 @@ static void slot_name(int slot, char *buf, size_t len)
 
 bool hotspot_vm_missing(const struct hotspot_vm *vm, char *buf, size_t len)
 {
-	for (int s = 0; s < HS_NR_SLOTS; s++) {
+	for (int s = 0; s < HS_WALK_FIRST; s++) {
 		/* optional: HeapBlock's used flag (a check), _kind (else the blob's name says) */
 		if (s == HS_HB_HEADER || s == HS_HB_USED || s == HS_BLOB_KIND ||
 		    s == HS_KIND_NMETHOD)
@@ -325,6 +345,28 @@ bool hotspot_vm_missing(const struct hotspot_vm *vm, char *buf, size_t len)
 	/* a VM with _kind tells nmethods by it: without the constant we would guess */
 	if (hotspot_vm_has(vm, HS_BLOB_KIND) && !hotspot_vm_has(vm, HS_KIND_NMETHOD)) {
 		slot_name(HS_KIND_NMETHOD, buf, len);
+		return true;
+	}
+	return false;
+}
+
+bool hotspot_vm_walk_missing(const struct hotspot_vm *vm, char *buf, size_t len)
+{
+	/* each: a slot, or two spellings of which either will do */
+	static const enum hotspot_slot need[][2] = {
+		{ HS_BLOB_FRAME_SIZE, HS_BLOB_FRAME_SIZE },
+		{ HS_BLOB_FRAME_DONE, HS_BLOB_FRAME_DONE16 },
+		{ HS_BLOB_CODE_BEGIN, HS_BLOB_CODE_OFFSET },
+		{ HS_INTERP_CODE, HS_INTERP_CODE },
+		{ HS_SQ_BUFFER, HS_SQ_BUFFER },
+		{ HS_SQ_LIMIT, HS_SQ_LIMIT },
+		{ HS_FRAME_SENDER_SP, HS_FRAME_SENDER_SP },
+	};
+
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		if (hotspot_vm_has(vm, need[i][0]) || hotspot_vm_has(vm, need[i][1]))
+			continue;
+		slot_name(need[i][0], buf, len);
 		return true;
 	}
 	return false;

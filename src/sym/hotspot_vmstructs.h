@@ -45,8 +45,19 @@ enum hotspot_slot {
 	HS_KLASS_NAME,		/* Klass::_name: Symbol * */
 	HS_SYM_LENGTH,		/* Symbol::_length (u2), _body */
 	HS_SYM_BODY,
+	/* the stack walk's (collect/hotspot_walk.c), not naming's: a VM without them is named */
+	HS_BLOB_FRAME_SIZE,	/* CodeBlob::_frame_size (int): words from sp to the caller's sp */
+	HS_BLOB_FRAME_DONE,	/* CodeBlob::_frame_complete_offset: int (JDK < 23) */
+	HS_BLOB_FRAME_DONE16,	/* ... or int16_t (JDK 23+): from the code's start */
+	HS_BLOB_CODE_BEGIN,	/* CodeBlob::_code_begin (address, JDK < 23) */
+	HS_BLOB_CODE_OFFSET,	/* ... or _code_offset (int, JDK 23+): from the blob */
+	HS_INTERP_CODE,		/* static AbstractInterpreter::_code: StubQueue * */
+	HS_SQ_BUFFER,		/* StubQueue::_stub_buffer (address), _buffer_limit (int) */
+	HS_SQ_LIMIT,
+	HS_FRAME_SENDER_SP,	/* constant frame::interpreter_frame_sender_sp_offset (words) */
 	HS_NR_SLOTS
 };
+#define HS_WALK_FIRST HS_BLOB_FRAME_SIZE	/* slots from here on: the walk's */
 
 struct hotspot_vm {
 	uint64_t v[HS_NR_SLOTS];	/* offset, address, size or constant, by slot */
@@ -95,7 +106,8 @@ int hotspot_vm_parse(struct hotspot_vm *vm, const struct hotspot_table *t,
 
 /*
  * Field lookup: the slot that (@type, @field) of a table of @kind fills, or
- * -1 if naming does not use it. For types, @field is NULL.
+ * -1 if naming does not use it. For types, @field is NULL. A field spelled
+ * with two C++ types has a slot per type: this is the first.
  */
 int hotspot_vm_slot(enum hotspot_table_kind kind, const char *type, const char *field);
 
@@ -117,5 +129,11 @@ static inline bool hotspot_vm_has(const struct hotspot_vm *vm, enum hotspot_slot
  * HeapBlock::Header::_used, come in pairs or not at all).
  */
 bool hotspot_vm_missing(const struct hotspot_vm *vm, char *buf, size_t len);
+
+/*
+ * The same for what walking a Java thread's frames needs (slots from
+ * HS_WALK_FIRST; of the two spellings of a field, either).
+ */
+bool hotspot_vm_walk_missing(const struct hotspot_vm *vm, char *buf, size_t len);
 
 #endif /* HC_SYM_HOTSPOT_VMSTRUCTS_H */

@@ -25,6 +25,8 @@ static const struct diag table[] = {
 	  DIAG_WORK, "" },
 	/* JIT frames named from a JVM's code cache (sym/hotspot.h) */
 	{ "Java frames named from the JVM", "hotspot_named", DIAG_WORK, "" },
+	/* ... and walked through in BPF (bpf/lib/unwind_hotspot.bpf.h) */
+	{ "Java frames walked", "java_frames_walked", DIAG_WORK, "" },
 	/* no time lost: the thread's time comes from the kernel's account (collect/oncpu.c) */
 	{ "ticks missed while a task ran", "ticks_unseen", DIAG_WORK, "" },
 	/* cpu-clock ticks less on an idle CPU: no one's time (collect/oncpu.c) */
@@ -86,6 +88,18 @@ static const struct diag table[] = {
 	{ "walks ended on a corrupt frame", "walk_corrupt_frame", DIAG_DEGRADED, NONE_FP },
 	{ "walks ended early: CFI table not yet published", "walk_table_pending", DIAG_DEGRADED,
 	  "tables are built in the background: record longer, or start before the workload" },
+	/* bpf/lib/unwind_hotspot.bpf.h: a Java thread's stack cut in the JVM's code cache */
+	{ "walks ended in a JVM's code cache: no code blob at the pc", "walk_java_no_blob",
+	  DIAG_DEGRADED, "nothing to do: the JVM freed or moved that code as the sample was taken" },
+	{ "walks ended in a Java method's prologue", "walk_java_prologue", DIAG_DEGRADED,
+	  "nothing to do: the sample fell before the method's frame was set up" },
+	{ "walks ended in a JVM stub without a frame", "walk_java_frameless", DIAG_DEGRADED,
+	  "nothing to do: such stubs (array copies, vtable stubs) keep no frame to step through" },
+	{ "walks ended on a corrupt Java frame", "walk_java_corrupt_frame", DIAG_DEGRADED,
+	  "nothing to do: the frame pointer or size made no sense (a frame being built or torn down)" },
+	{ "walks ended on unreadable JVM code cache", "walk_java_unreadable", DIAG_DEGRADED,
+	  "nothing to do: the JVM's memory could not be read from BPF (paged out, or another "
+	  "task's stack at the stop)" },
 	{ "kernel contentions unmatched or nested too deep", "lock_unmatched", DIAG_DEGRADED,
 	  "nothing to do: nested kernel locks beyond the tracked depth" },
 	{ "exit maps not read (ring full or lock busy)", "exit_maps_not_read", DIAG_DEGRADED,

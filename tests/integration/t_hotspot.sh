@@ -6,9 +6,11 @@
 # after a JIT warm-up. The Java thread's innermost Java frames must be
 # HotCold.alpha / HotCold.beta in the workload's own split; with
 # HOTCOLD_HOTSPOT=0 (the control) no HotCold. name may appear. Debian's JDK
-# 17 always, Temurin 25 where installed. How far the walk goes past the leaf
-# (into the interpreter, up to JavaMain) is not asserted: that is the BPF
-# walk's job (a later slice); it is printed.
+# 17 always, Temurin 25 where installed. The BPF walk goes on through the
+# Java frames (compiled, interpreted, stubs) into the VM's native frames
+# below them: at least 95% of the Java thread's samples with a Java frame
+# must reach JavaMain beneath their Java frames; without the walk (the
+# control) next to none do.
 . "$(dirname "$0")/lib.sh"
 command -v java >/dev/null && command -v javac >/dev/null || skip "no java/javac"
 [ "$(uname -m)" = x86_64 ] || skip "x86-64 only"
@@ -32,20 +34,24 @@ java_thread() {
 	     END { for (k in t) if (t[k] > best) { best = t[k]; b = k } print b }' "$1"
 }
 
-# Of root $2's samples: "total innermost_alpha innermost_beta reach_javamain beyond_leaf",
-# innermost Java frame = the last "_[j]" frame of the stack.
+# Of root $2's samples: "total innermost_alpha innermost_beta reach_javamain beyond_leaf
+# with_java through_java", innermost Java frame = the last "_[j]" frame of the
+# stack; with_java: samples with a Java frame, through_java: those of them
+# with JavaMain rootward of their outermost Java frame (the walk went through).
 java_counts() {
 	awk -v root="$2" '{
 		n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
 		k = split(line, fr, ";")
 		if (fr[1] != root) next
-		tot += n; last = 0
-		for (i = 2; i <= k; i++) if (fr[i] ~ /_\[j\]$/) last = i
+		tot += n; last = 0; first = 0; jm = 0
+		for (i = 2; i <= k; i++) if (fr[i] ~ /_\[j\]$/) { last = i; if (!first) first = i }
 		if (last && fr[last] == "HotCold.alpha_[j]") a += n
 		if (last && fr[last] == "HotCold.beta_[j]") b += n
-		for (i = 2; i <= k; i++) if (fr[i] == "JavaMain") { m += n; break }
+		for (i = 2; i <= k; i++) if (fr[i] == "JavaMain") { jm = i; m += n; break }
 		if (last > 2) up += n
-	} END { printf "%d %d %d %d %d\n", tot, a, b, m, up }' "$1"
+		if (first) wj += n
+		if (first && jm && jm < first) th += n
+	} END { printf "%d %d %d %d %d %d %d\n", tot, a, b, m, up, wj, th }' "$1"
 }
 
 # $1 label, $2 java binary, then env assignments for hotcold: record the
@@ -74,9 +80,9 @@ run_wl() {
 }
 
 check_named() {
-	local what=$1 out="$TMP/$1" root tot a b m up want got n tol
+	local what=$1 out="$TMP/$1" root tot a b m up wj th want got n tol
 	root=$(java_thread "$out.folded")
-	read -r tot a b m up <<<"$(java_counts "$out.folded" "$root")"
+	read -r tot a b m up wj th <<<"$(java_counts "$out.folded" "$root")"
 	n=$((a + b))
 	if [ "$tot" -gt 0 ] && awk -v n=$n -v t=$tot 'BEGIN { exit !(n >= 0.9 * t) }'; then
 		ok "$what: $(pct $n $tot)% of the Java thread's $tot samples have HotCold.alpha/beta as innermost Java frame"
@@ -95,8 +101,21 @@ check_named() {
 	else
 		bad "$what: alpha $got% of $n samples vs measured $want% (4 sigma: $tol pp)"
 	fi
-	# not asserted (the BPF walk's part): how far stacks go past the JIT leaf
+	# the BPF walk: through the Java frames into JavaMain (thread start above it)
+	if [ "$wj" -gt 0 ] && awk -v t=$th -v n=$wj 'BEGIN { exit !(t >= 0.95 * n) }'; then
+		ok "$what: $(pct "$th" "$wj")% of the Java thread's $wj samples with Java frames reach JavaMain beneath them"
+	else
+		bad "$what: $th of the Java thread's $wj samples with Java frames reach JavaMain beneath them ($(pct "$th" "$wj")%, want >= 95%)"
+		awk -v r="$root" '{ split($0, fr, ";"); if (fr[1] == r && $0 !~ /;JavaMain;/) print }' "$out.folded" |
+			sort -t' ' -k2 -nr | head -3
+	fi
 	echo "[Note: $what: stacks past the innermost Java frame $(pct "$up" "$tot")%, up to JavaMain $(pct "$m" "$tot")%]"
+	grep -Eq '^  (oncpu|offcpu) +work +[1-9][0-9]* Java frames walked$' "$out.err" &&
+		ok "$what: -v counts $(grep -Eo '[0-9]+ Java frames walked' "$out.err" | head -1)" ||
+		bad "$what: no 'Java frames walked' count under -v"
+	# where walks stopped in the code cache (degraded, not asserted)
+	grep -E '^  (oncpu|offcpu) +degraded +[1-9][0-9]* walks ended (in a J|in a Java|on a corrupt Java|on unreadable JVM)' \
+		"$out.err" | sed "s/^ */[Note: $what: /; s/$/]/"
 	grep -Eq '^  session +work +[1-9][0-9]* Java frames named from the JVM$' "$out.err" &&
 		ok "$what: -v counts $(grep -Eo '[0-9]+ Java frames named' "$out.err")" ||
 		bad "$what: no 'Java frames named' count under -v"
@@ -111,7 +130,7 @@ fi
 # the control: the same run with hotspot naming off names no Java method
 if run_wl control java HOTCOLD_HOTSPOT=0; then
 	root=$(java_thread "$TMP/control.folded")
-	read -r tot _ <<<"$(java_counts "$TMP/control.folded" "$root")"
+	read -r tot _ _ _ _ wj th <<<"$(java_counts "$TMP/control.folded" "$root")"
 	unk=$(folded_with_frame "$TMP/control.folded" "[unknown]_[j]")
 	if grep -q 'HotCold\.' "$TMP/control.folded"; then
 		bad "HOTCOLD_HOTSPOT=0: HotCold. names in the profile: $(grep -m1 -o 'HotCold\.[a-z]*' "$TMP/control.folded")"
@@ -119,6 +138,14 @@ if run_wl control java HOTCOLD_HOTSPOT=0; then
 		bad "HOTCOLD_HOTSPOT=0: a vacuous control: $tot samples of the Java thread, $unk with [unknown]_[j]"
 	else
 		ok "HOTCOLD_HOTSPOT=0: no HotCold. name; $unk of the Java thread's $tot samples are [unknown]_[j]"
+	fi
+	# ... and no walk through Java frames: next to no stack reaches JavaMain beneath them
+	if grep -q 'Java frames walked' "$TMP/control.err"; then
+		bad "HOTCOLD_HOTSPOT=0: Java frames were walked: $(grep -m1 'Java frames walked' "$TMP/control.err")"
+	elif [ "$wj" -gt 0 ] && awk -v t=$th -v n=$wj 'BEGIN { exit !(t <= 0.05 * n) }'; then
+		ok "HOTCOLD_HOTSPOT=0: the walk is off: $(pct "$th" "$wj")% of $wj samples with Java frames reach JavaMain beneath them"
+	else
+		bad "HOTCOLD_HOTSPOT=0: $th of $wj samples with Java frames reach JavaMain beneath them (want <= 5%: the walk off)"
 	fi
 fi
 

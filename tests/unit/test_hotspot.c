@@ -392,6 +392,81 @@ static void an_offset_no_vm_has_is_refused_as_missing(void **state)
 	assert_int_equal(vm.v[HS_SYM_LENGTH], 4);
 }
 
+/*
+ * The walk's fields (collect/hotspot_walk.c): JDK 23 made
+ * _frame_complete_offset an int16_t and the code's start an int offset;
+ * each spelling fills its own slot, checked by its C++ type.
+ */
+static void a_field_two_jdks_spell_with_two_types_fills_the_slot_of_its_type(void **state)
+{
+	static const struct sfield jdk17w[] = {
+		{ "CodeBlob", "_frame_complete_offset", "int", 20, 0 },
+		{ "CodeBlob", "_frame_size", "int", 28, 0 },
+		{ "CodeBlob", "_code_begin", "address", 40, 0 },
+		{ "AbstractInterpreter", "_code", "StubQueue*", 0x7f8d2ad1c700, 1 },
+		{ "StubQueue", "_stub_buffer", "address", 8, 0 },
+		{ "StubQueue", "_buffer_limit", "int", 16, 0 },
+	};
+	static const struct sfield jdk25w[] = {
+		{ "CodeBlob", "_code_offset", "int", 28, 0 },
+		{ "CodeBlob", "_frame_complete_offset", "int16_t", 32, 0 },
+		{ "CodeBlob", "_frame_size", "int", 40, 0 },
+	};
+	static const struct sfield neither[] = {
+		{ "CodeBlob", "_frame_complete_offset", "long", 20, 0 },
+	};
+	struct hotspot_vm vm;
+	char what[128];
+
+	(void)state;
+	parse_structs(jdk17w, sizeof(jdk17w) / sizeof(jdk17w[0]), &vm);
+	assert_true(hotspot_vm_has(&vm, HS_BLOB_FRAME_DONE));
+	assert_false(hotspot_vm_has(&vm, HS_BLOB_FRAME_DONE16));
+	assert_int_equal(vm.v[HS_BLOB_FRAME_DONE], 20);
+	assert_int_equal(vm.v[HS_BLOB_CODE_BEGIN], 40);
+	assert_int_equal(vm.v[HS_INTERP_CODE], 0x7f8d2ad1c700);
+	/* all but the interpreter's sender sp constant (the ints table was not read) */
+	assert_true(hotspot_vm_walk_missing(&vm, what, sizeof(what)));
+	assert_string_equal(what, "frame::interpreter_frame_sender_sp_offset");
+	vm.found |= 1ull << HS_FRAME_SENDER_SP;
+	assert_false(hotspot_vm_walk_missing(&vm, what, sizeof(what)));
+
+	parse_structs(jdk25w, sizeof(jdk25w) / sizeof(jdk25w[0]), &vm);
+	assert_false(hotspot_vm_has(&vm, HS_BLOB_FRAME_DONE));
+	assert_true(hotspot_vm_has(&vm, HS_BLOB_FRAME_DONE16));
+	assert_int_equal(vm.v[HS_BLOB_FRAME_DONE16], 32);
+	assert_true(hotspot_vm_has(&vm, HS_BLOB_CODE_OFFSET));
+	assert_true(hotspot_vm_walk_missing(&vm, what, sizeof(what)));
+	assert_string_equal(what, "AbstractInterpreter::_code (*)");
+
+	/* a type neither JDK has: missing, not misread */
+	parse_structs(neither, 1, &vm);
+	assert_false(hotspot_vm_has(&vm, HS_BLOB_FRAME_DONE));
+	assert_false(hotspot_vm_has(&vm, HS_BLOB_FRAME_DONE16));
+	assert_true(hotspot_vm_walk_missing(&vm, what, sizeof(what)));
+	assert_string_equal(what, "CodeBlob::_frame_size (int)");
+	vm.found |= 1ull << HS_BLOB_FRAME_SIZE;
+	assert_true(hotspot_vm_walk_missing(&vm, what, sizeof(what)));
+	assert_string_equal(what, "CodeBlob::_frame_complete_offset (int)");
+}
+
+/* naming does not need the walk's fields: a VM without them is still named */
+static void naming_does_not_need_the_walks_fields(void **state)
+{
+	struct hotspot_vm vm;
+	struct space s;
+	char what[128];
+
+	(void)state;
+	build_structs(jdk17, sizeof(jdk17) / sizeof(jdk17[0]));
+	build_types();
+	build_ints(0);
+	s = space_of(sizeof(structs));
+	parse_all(&s, &vm);
+	assert_false(hotspot_vm_missing(&vm, what, sizeof(what)));
+	assert_true(hotspot_vm_walk_missing(&vm, what, sizeof(what)));
+}
+
 static void field_lookup_knows_both_names_of_a_renamed_field(void **state)
 {
 	(void)state;
@@ -571,6 +646,9 @@ int main(void)
 		cmocka_unit_test_setup(a_static_and_an_instance_field_are_not_confused, setup),
 		cmocka_unit_test_setup(an_offset_no_vm_has_is_refused_as_missing, setup),
 		cmocka_unit_test(field_lookup_knows_both_names_of_a_renamed_field),
+		cmocka_unit_test_setup(a_field_two_jdks_spell_with_two_types_fills_the_slot_of_its_type,
+				       setup),
+		cmocka_unit_test_setup(naming_does_not_need_the_walks_fields, setup),
 		cmocka_unit_test_setup(a_table_that_cannot_be_one_is_refused, setup),
 		cmocka_unit_test_setup(a_table_ending_next_to_an_unreadable_page_is_read, setup),
 		cmocka_unit_test(symbols_become_java_names),

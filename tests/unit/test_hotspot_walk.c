@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * abi/hotspot.h: the segment map walk the BPF walker runs
+ * (bpf/lib/unwind_hotspot.bpf.h hs_seg_step), driven here the way it
+ * drives it (a window of HC_HS_SEG_WINDOW bytes ending at the segment,
+ * read when the walk leaves it, at most HC_HS_SEG_ITERS calls), against
+ * the naming side's walk (sym/hotspot_names.c) on maps filled as
+ * HotSpot's heap.cpp fills them.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <linux/types.h>
+
+#include "abi/hotspot.h"
+#include "sym/hotspot_names.h"
+
+#define MAP_SEGS 20000
+
+static uint8_t map[MAP_SEGS];
+
+/* As heap.cpp's mark_segmap_as_used() (no joins): 0, 1, 2, ... then 1..0xfe over and over. */
+static void mark_used(size_t beg, size_t end)
+{
+	if (end - beg <= 0xfe + 1) {
+		for (size_t i = beg; i < end; i++)
+			map[i] = (uint8_t)(i - beg);
+		return;
+	}
+	map[beg] = 0;
+	for (size_t i = beg + 1, k = 0; i < end; i++, k = (k + 1) % 0xfe)
+		map[i] = (uint8_t)(k + 1);
+}
+
+struct bpf_walk {
+	int res;		/* enum hc_hs_seg after the last call */
+	unsigned calls, reads;
+};
+
+/*
+ * The BPF side's loop: a call reads the window ending at the segment (if
+ * it lies outside the one held) or takes one step. *@seg: where it ended.
+ */
+static struct bpf_walk walk_as_bpf(__u64 *seg)
+{
+	uint8_t win[HC_HS_SEG_WINDOW];
+	uint64_t first = ~0ull;
+	struct bpf_walk w = { .res = HC_HS_SEG_NONE };
+
+	for (w.calls = 0; w.calls < HC_HS_SEG_ITERS; w.calls++) {
+		w.res = hc_hs_segmap_step(win, first, seg);
+		if (w.res == HC_HS_SEG_OUT) {
+			first = hc_hs_segmap_first(*seg);
+			/* BPF reads HC_HS_SEG_WINDOW bytes from first; the heap's map is longer */
+			assert_true(first + HC_HS_SEG_WINDOW <= MAP_SEGS);
+			memcpy(win, map + first, HC_HS_SEG_WINDOW);
+			w.reads++;
+			w.res = HC_HS_SEG_STEP;
+		}
+		if (w.res != HC_HS_SEG_STEP)
+			break;
+	}
+	return w;
+}
+
+/* The naming side's walk from @seg over the whole map: 0 and the start, or -ENOENT. */
+static int walk_as_naming(uint64_t *seg)
+{
+	return hotspot_segmap_walk(map, 0, MAP_SEGS, seg);
+}
+
+static void the_bpf_walk_finds_the_block_the_naming_walk_finds(void **state)
+{
+	(void)state;
+	memset(map, HC_HS_SEG_FREE, sizeof(map));
+	mark_used(0, 3);		/* small blobs */
+	mark_used(3, 40);
+	mark_used(40, 1500);		/* a big one: several windows */
+	/* 1500..1600 free */
+	mark_used(1600, 1601);
+	mark_used(1700, 1710);		/* a joined free block made used again */
+	map[1710] = (uint8_t)(map[1709] + 1);
+	for (int i = 1711; i < 1720; i++)
+		map[i] = (uint8_t)(i - 1710 + 1);
+	mark_used(1720, 6000);
+	for (uint64_t s = 0; s < 6000; s++) {
+		uint64_t a = s;
+		__u64 b = s;
+		int want = walk_as_naming(&a);
+		struct bpf_walk w = walk_as_bpf(&b);
+
+		if (want == 0) {
+			assert_int_equal(w.res, HC_HS_SEG_START);
+			assert_int_equal(b, a);
+		} else {
+			assert_int_equal(w.res, HC_HS_SEG_NONE);
+		}
+	}
+}
+
+static void a_compiled_method_takes_one_read(void **state)
+{
+	__u64 seg = 300 + 200;
+	struct bpf_walk w;
+
+	(void)state;
+	memset(map, HC_HS_SEG_FREE, sizeof(map));
+	mark_used(300, 300 + 255);	/* 32 KiB at 128-byte segments */
+	w = walk_as_bpf(&seg);
+	assert_int_equal(w.res, HC_HS_SEG_START);
+	assert_int_equal(seg, 300);
+	assert_int_equal(w.reads, 1);
+	assert_true(w.calls <= 2);
+}
+
+static void a_block_too_big_for_the_budget_is_no_block(void **state)
+{
+	/* a window per 254 segments, a call each to read and to step: ~15 windows */
+	__u64 seg = 19000;
+	struct bpf_walk w;
+
+	(void)state;
+	memset(map, HC_HS_SEG_FREE, sizeof(map));
+	mark_used(10, 19990);
+	w = walk_as_bpf(&seg);
+	assert_int_not_equal(w.res, HC_HS_SEG_START);
+	assert_int_equal(w.calls, HC_HS_SEG_ITERS);
+	/* within the budget it is found */
+	seg = 10 + 12 * 254;
+	w = walk_as_bpf(&seg);
+	assert_int_equal(w.res, HC_HS_SEG_START);
+	assert_int_equal(seg, 10);
+}
+
+static void free_segments_and_steps_past_the_heap_are_no_block(void **state)
+{
+	uint8_t win[HC_HS_SEG_WINDOW];
+	__u64 seg;
+
+	(void)state;
+	memset(win, HC_HS_SEG_FREE, sizeof(win));
+	seg = 7;
+	assert_int_equal(hc_hs_segmap_step(win, 0, &seg), HC_HS_SEG_NONE);
+	/* a tag stepping back past segment 0: garbage, not a block */
+	win[3] = 5;
+	seg = 3;
+	assert_int_equal(hc_hs_segmap_step(win, 0, &seg), HC_HS_SEG_NONE);
+	/* a segment outside the window is not looked at */
+	seg = 1000;
+	assert_int_equal(hc_hs_segmap_step(win, 0, &seg), HC_HS_SEG_OUT);
+	assert_int_equal(seg, 1000);
+	seg = 10;
+	assert_int_equal(hc_hs_segmap_step(win, 100, &seg), HC_HS_SEG_OUT);
+	assert_int_equal(hc_hs_segmap_first(10), 0);
+	assert_int_equal(hc_hs_segmap_first(1000), 1000 - (HC_HS_SEG_WINDOW - 1));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(the_bpf_walk_finds_the_block_the_naming_walk_finds),
+		cmocka_unit_test(a_compiled_method_takes_one_read),
+		cmocka_unit_test(a_block_too_big_for_the_budget_is_no_block),
+		cmocka_unit_test(free_segments_and_steps_past_the_heap_are_no_block),
+	};
+
+	return cmocka_run_group_tests_name("hotspot_walk", tests, NULL, NULL);
+}

@@ -147,12 +147,17 @@ __noinline __s64 hs_frame_base(struct uw_scratch *s, __u64 pc)
 	struct uw_state *st;
 	__u64 block, blob, code, v;
 	__s64 fsize, done;
-	__u32 why, sh, off;
+	__u32 why, sh, off, tgid;
 
 	if (!s)
 		return -HC_STAT_UNWIND_JIT_NO_BLOB;
 	st = &s->st;
-	hp = bpf_map_lookup_elem(&hotspot_procs, &st->tgid);
+	/*
+	 * The key from the stack: in a global subprogram @s is plain memory to
+	 * the verifier, which 6.1 does not take as a map key (6.12+ does)
+	 */
+	tgid = st->tgid;
+	hp = bpf_map_lookup_elem(&hotspot_procs, &tgid);
 	if (!hp)
 		return -HC_STAT_UNWIND_JIT_NO_BLOB;	/* forgotten since the walk began */
 	st->hs_base = st->bp;

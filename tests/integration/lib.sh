@@ -70,6 +70,9 @@ split_shares_check() {
 	done
 }
 
+# the hypervisor's steal so far, all CPUs, in ms (/proc/stat)
+steal_ms() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.0f", $9 * 1000 / hz }' /proc/stat; }
+
 # samples whose root (first) frame is $2
 folded_with_root() {
 	awk -v f="$2" '{ n = $NF; split($0, fr, ";"); if (fr[1] == f) t += n } END { printf "%.0f\n", t }' "$1"

@@ -38,6 +38,9 @@ for p in $pgpid $ngpid $rdpid; do kill -0 $p 2>/dev/null || { bad "a server did 
 	2>"$TMP/agent.err" &
 ag=$!
 cleanup_hooks+=("kill -KILL $ag 2>/dev/null")
+# for a late interval's diagnosis: the hypervisor's steal over the run
+# (/proc/stat, all CPUs, ms) and the machine's run queue, sampled with RSS
+st0=$(steal_ms)
 until [ -s "$TMP/hist/index.jsonl" ]; do sleep 0.1; kill -0 $ag 2>/dev/null || break; done
 "${PGRUN[@]}" /usr/bin/pgbench -c 4 -j 2 -T $RUN -h "$PG/sock" -p $PORT postgres >"$TMP/pgbench.log" 2>&1 &
 l1=$!
@@ -48,11 +51,14 @@ timeout $RUN /usr/bin/redis-benchmark -h 127.0.0.1 -p $((PORT + 2)) -q -l -c 16 
 l3=$!
 cleanup_hooks+=("kill $l1 $l2 $l3 2>/dev/null")
 # RSS every second; the first 6 s (3 intervals: start-up, first objects) are warm-up
-rss=()
+rss=() runq=()
 for s in $(seq $RUN); do
 	sleep 1
 	rss+=($(awk '/VmRSS/ { print $2 }' /proc/$ag/status))
+	runq+=($(awk '/^procs_running/ { print $2 }' /proc/stat))
 done
+stolen=$(( $(steal_ms) - st0 ))
+agcpu=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.0f", ($14 + $15) * 1000 / hz }' /proc/$ag/stat 2>/dev/null)
 wait $l1 $l2 $l3 2>/dev/null
 t=$(term_wait $ag 3)
 
@@ -68,7 +74,9 @@ PY
 read -r full late mx gaps part < <(index_check "$TMP/hist/index.jsonl" $IV)
 [ "$full" -ge $((RUN * 1000 / IV - 1)) ] && [ "$late" -eq 0 ] &&
 	ok "$full intervals, every one on time (longest $mx ms of $IV + 10%)" ||
-	bad "$full intervals, $late late (longest $mx ms; load $(cut -d' ' -f1 /proc/loadavg))"
+	{ bad "$full intervals, $late late (longest $mx ms; load $(cut -d' ' -f1 /proc/loadavg))"
+	  echo "[Info] steal during the run: $stolen ms; the agent's CPU: $agcpu ms; runnable tasks each second: ${runq[*]}"
+	  tail -5 "$TMP/agent.err" | sed 's/^/[Info] agent: /'; }
 [ "$gaps" -eq 0 ] && ok "intervals back to back" || bad "$gaps gaps between intervals"
 [ "$t" != timeout ] && within "$t" 0 1 && ok "SIGTERM: exit in $t s" || bad "SIGTERM: exit $t"
 [ "$part" = 1 ] && ok "the partial interval written" || bad "no partial interval"

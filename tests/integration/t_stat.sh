@@ -36,7 +36,6 @@ in_5pct() { awk -v d="$1" 'BEGIN { exit !(d >= -5 && d <= 5) }'; }
 # not recorded); runs here +10.4 % with 370 ms stolen, +6.7 % with 100-200
 # ms, +0.3 % with none. So against getrusage: within 5 % below, 5 % + that
 # steal above.
-steal_ms() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.0f", $9 * 1000 / hz }' /proc/stat; }
 steal_bound() { awk -v w="$1" -v s="$2" 'BEGIN { printf "%.2f", 5 + (w > 0 ? 100 * s / w : 0) }'; }
 in_steal_bound() { awk -v d="$1" -v h="$2" 'BEGIN { exit !(d >= -5 && d <= h) }'; }
 

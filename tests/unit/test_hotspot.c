@@ -233,6 +233,19 @@ static int setup(void **state)
 	return 0;
 }
 
+/* JDK 17's tables, types and ints, parsed into @vm; the space read (its reads counted) */
+static struct space parse_jdk17(struct hotspot_vm *vm)
+{
+	struct space s;
+
+	build_structs(jdk17, sizeof(jdk17) / sizeof(jdk17[0]));
+	build_types();
+	build_ints(0);
+	s = space_of(sizeof(structs));
+	parse_all(&s, vm);
+	return s;
+}
+
 /* ---- tests ----------------------------------------------------------------- */
 
 static void a_jdk17_table_gives_every_field_naming_reads(void **state)
@@ -242,11 +255,7 @@ static void a_jdk17_table_gives_every_field_naming_reads(void **state)
 	char what[128];
 
 	(void)state;
-	build_structs(jdk17, sizeof(jdk17) / sizeof(jdk17[0]));
-	build_types();
-	build_ints(0);
-	s = space_of(sizeof(structs));
-	parse_all(&s, &vm);
+	s = parse_jdk17(&vm);
 	assert_false(hotspot_vm_missing(&vm, what, sizeof(what)));
 	/* a static: its address; a field: its offset */
 	assert_int_equal(vm.v[HS_CC_HEAPS], 0x7f8d2ad1c600);
@@ -454,15 +463,10 @@ static void a_field_two_jdks_spell_with_two_types_fills_the_slot_of_its_type(voi
 static void naming_does_not_need_the_walks_fields(void **state)
 {
 	struct hotspot_vm vm;
-	struct space s;
 	char what[128];
 
 	(void)state;
-	build_structs(jdk17, sizeof(jdk17) / sizeof(jdk17[0]));
-	build_types();
-	build_ints(0);
-	s = space_of(sizeof(structs));
-	parse_all(&s, &vm);
+	parse_jdk17(&vm);
 	assert_false(hotspot_vm_missing(&vm, what, sizeof(what)));
 	assert_true(hotspot_vm_walk_missing(&vm, what, sizeof(what)));
 }

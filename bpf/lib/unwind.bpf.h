@@ -63,16 +63,14 @@ struct uw_state {
 	__u64 want_lo, want_hi;
 	/*
 	 * The process's JVM code cache, looked up at the walk's first step
-	 * (hs_checked): a pc in [hs_lo, hs_lo + hs_len) is a Java frame
+	 * (hs_check()): a pc in [hs_lo, hs_lo + hs_len) is a Java frame
 	 * (lib/unwind_hotspot.bpf.h). hs_len 0: not a JVM the loader read.
 	 */
 	__u64 hs_lo, hs_len;
-	__u32 hs_checked;
 	__u32 jit_frames;	/* frames stepped through in the code cache */
-	/* the segment map walk's (lib/unwind_hotspot.bpf.h hs_seg_step) */
+	__u32 hs_res;		/* the segment map walk's (hs_seg_step) result */
+	/* and its position */
 	__u64 hs_segmap, hs_seg, hs_first;
-	__u32 hs_res;
-	__u32 hs_pad;
 	__u64 hs_base;		/* hs_frame_base()'s answer */
 };
 

@@ -119,7 +119,6 @@ static __always_inline void hs_check(struct uw_state *st)
 	__u32 zero = 0, *n = bpf_map_lookup_elem(&hotspot_nprocs, &zero);
 	struct hc_hs_proc *hp;
 
-	st->hs_checked = 1;
 	st->hs_lo = 0;
 	st->hs_len = 0;
 	if (!n || !*n)

@@ -130,6 +130,28 @@ static __always_inline void hs_check(struct uw_state *st)
 	}
 }
 
+/*
+ * The interpreter frame at the walk's current frame (fp st->bp): its
+ * Method* and a check of it in place of its pc (abi/hotspot.h
+ * hc_hs_method_frame()). Left as the pc, which user space names
+ * "[interpreter]" and counts, where a word cannot be read or is no
+ * pointer a user space has: a leaf in the interpreter's method entry,
+ * before the frame is set up, has its caller's fp.
+ */
+static __always_inline void hs_interp_method(struct uw_scratch *s, __u32 cm_off)
+{
+	struct uw_state *st = &s->st;
+	__u64 m, cm, idx = st->base + st->n - 1;
+
+	if (bpf_probe_read_user(&m, sizeof(m), (void *)(st->bp + HC_HS_INTERP_METHOD_OFF)) ||
+	    !m || m > HC_HS_METHOD_PTR_MASK || (m & 7))
+		return;
+	if (bpf_probe_read_user(&cm, sizeof(cm), (void *)(m + cm_off)) || !cm)
+		return;
+	if (idx < 2 * HC_MAX_STACK_DEPTH)
+		s->rec.ips[idx] = hc_hs_method_frame(m, cm);
+}
+
 /* uw_hotspot_step(): @pc is no JVM's code, step it as native code */
 #define UW_NOT_JAVA	((__u32)-3)
 /*
@@ -161,8 +183,10 @@ __noinline __s64 hs_frame_base(struct uw_scratch *s, __u64 pc)
 		return -HC_STAT_UNWIND_JIT_NO_BLOB;	/* forgotten since the walk began */
 	st->hs_base = st->bp;
 	/* one compare: two would fork the paths below */
-	if (pc - hp->interp_lo < hp->interp_hi - hp->interp_lo)
+	if (pc - hp->interp_lo < hp->interp_hi - hp->interp_lo) {
+		hs_interp_method(s, hp->method_cm_off);
 		return 1;
+	}
 	block = hs_find_block(s, hp, pc, &why);
 	if (!block)
 		return -(__s64)why;

@@ -54,8 +54,39 @@ struct hc_hs_proc {
 	__u16 head_len;
 	__u8 frame_done_shift;		/* 0: an int (JDK < 23); 16: an int16_t */
 	__u8 code_is_offset;		/* 1: code_off is _code_offset, from the blob (JDK 23+) */
-	__u32 pad;
+	__u16 method_cm_off;		/* Method::_constMethod */
+	__u16 pad;
 };
+
+/*
+ * An interpreted frame's pc is the interpreter's, the same for every
+ * method: which method runs is the Method* its frame keeps at fp - 3 words
+ * (frame_x86.hpp interpreter_frame_method_offset, JDK 8 to 25). The walk
+ * puts that in the frame's place, tagged: HC_HS_METHOD_TAG in the top
+ * byte (bit 63 clear: not a Python frame, abi/python.h; no user address
+ * has a top byte), bits 48-55 the Method's ConstMethod* >> 3 as it was at
+ * the walk, for user space to check the Method* against when it names it
+ * (a garbage word, or a method unloaded and its memory reused, fails that
+ * check 255 times in 256, and must then be read as one), the Method* in
+ * the low 48 bits.
+ */
+#define HC_HS_METHOD_TAG	(0x4aull << 56)
+#define HC_HS_METHOD_TAG_MASK	(0xffull << 56)
+#define HC_HS_METHOD_CHECK_SHIFT 48
+#define HC_HS_METHOD_PTR_MASK	((1ull << 48) - 1)
+/* x86-64: the Method* slot of an interpreter frame, from its fp */
+#define HC_HS_INTERP_METHOD_OFF	(-24)
+
+static inline __attribute__((always_inline)) __u64 hc_hs_method_frame(__u64 method, __u64 cm)
+{
+	return HC_HS_METHOD_TAG | ((cm >> 3) & 0xff) << HC_HS_METHOD_CHECK_SHIFT |
+	       (method & HC_HS_METHOD_PTR_MASK);
+}
+
+static inline __attribute__((always_inline)) int hc_hs_is_method_frame(__u64 v)
+{
+	return (v & HC_HS_METHOD_TAG_MASK) == HC_HS_METHOD_TAG;
+}
 
 /* hc_hs_segmap_step() results */
 enum hc_hs_seg {

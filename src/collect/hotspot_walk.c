@@ -183,6 +183,7 @@ static void to_abi(const struct hotspot_layout *l, struct hc_hs_proc *v)
 	v->head_len = (__u16)l->head_len;
 	v->frame_done_shift = l->frame_done_width == 2 ? 16 : 0;
 	v->code_is_offset = l->code_is_offset;
+	v->method_cm_off = (__u16)l->method_cm_off;
 }
 
 static int publish(struct hotspot_walk *hw, struct hw_proc *p, const struct hotspot_layout *l)

@@ -6,12 +6,14 @@
  */
 #include "sym/hotspot.h"
 
+#include <linux/types.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "abi/hotspot.h"
 #include "sym/hotspot_int.h"
 #include "sym/hotspot_names.h"
 #include "util/clock.h"
@@ -32,7 +34,6 @@
 #define HS_SYM_MAX	256	/* bytes of a Symbol's body read at most */
 #define HS_SYM_FIRST	64	/* ... in the first read, with its header */
 #define HS_TEXT_LEN	512
-#define HS_INTERPRETER	"[interpreter]"
 
 struct hotspot {
 	char *proc_root;
@@ -63,15 +64,22 @@ static struct hs_proc *proc_find(const struct hotspot *hs, uint32_t tgid)
 	return keymap__get(&hs->procs, tgid, 0, &v) ? (struct hs_proc *)(uintptr_t)v : NULL;
 }
 
-static void blobs_clear(struct hs_proc *p)
+/* Empty a keymap whose values are malloc()ed (blobs, methods). */
+static void names_clear(struct keymap *m)
 {
 	size_t it = 0;
 	uint64_t v;
 
-	while (keymap__next(&p->blobs, &it, &v))
+	while (keymap__next(m, &it, &v))
 		free((void *)(uintptr_t)v);
-	keymap__release(&p->blobs);
-	keymap__init(&p->blobs);
+	keymap__release(m);
+	keymap__init(m);
+}
+
+static void blobs_clear(struct hs_proc *p)
+{
+	names_clear(&p->blobs);
+	names_clear(&p->methods);
 }
 
 static void proc_free(struct hs_proc *p)
@@ -134,6 +142,7 @@ int hotspot__add_process(struct hotspot *hs, uint32_t tgid, const struct procmap
 	p->jvm.path = strdup(m->path);
 	keymap__init(&p->pcs);
 	keymap__init(&p->blobs);
+	keymap__init(&p->methods);
 	if (!p->jvm.path || keymap__put(&hs->procs, tgid, 0, (uintptr_t)p)) {
 		proc_free(p);
 		return -ENOMEM;
@@ -369,7 +378,7 @@ static int blob_name(struct hs_proc *p, const struct hs_head *hd, char *buf, siz
 	if (nm)
 		return method_name(p, hd->method, buf, len);
 	if (!strcmp(name, "Interpreter"))
-		snprintf(buf, len, "%s", HS_INTERPRETER);
+		snprintf(buf, len, "%s", HOTSPOT_INTERPRETER);
 	else
 		hotspot_blob_text(name, buf, len);
 	return 0;
@@ -383,7 +392,7 @@ static void blob_put(struct hs_proc *p, uint64_t blob, const struct hs_head *hd,
 	uint64_t old;
 
 	if (p->blobs.nr >= HS_MAX_BLOBS)
-		blobs_clear(p);
+		names_clear(&p->blobs);
 	b = malloc(sizeof(*b) + n);
 	if (!b)
 		return;
@@ -472,17 +481,14 @@ static void attach(struct hotspot *hs, struct hs_proc *p)
 	}
 }
 
-int hotspot__name(struct hotspot *hs, uint32_t tgid, uint64_t pc, char *buf, size_t len)
+/*
+ * @p attached if due, and readable: 0, or the error its frames get, counted
+ * (-ENOENT, not counted: a VM without code heaps yet, so nothing of it ran).
+ */
+static int proc_ready(struct hotspot *hs, struct hs_proc *p)
 {
-	struct hs_proc *p = proc_find(hs, tgid);
-	int err;
-
-	if (!p || !len)
-		return -ENOENT;
 	if (p->gone) {
 		/* names are read when the profile is written: a JVM gone by then is not */
-		if (p->state == HS_READY && (pc < p->cc_lo || pc >= p->cc_hi))
-			return -ENOENT;
 		hs->st.unreadable++;
 		return -ESRCH;
 	}
@@ -499,13 +505,98 @@ int hotspot__name(struct hotspot *hs, uint32_t tgid, uint64_t pc, char *buf, siz
 		hs->st.unreadable++;
 		return -EFAULT;
 	}
+	return 0;
+}
+
+int hotspot__name(struct hotspot *hs, uint32_t tgid, uint64_t pc, char *buf, size_t len)
+{
+	struct hs_proc *p = proc_find(hs, tgid);
+	int err;
+
+	if (!p || !len)
+		return -ENOENT;
+	if (p->gone && p->state == HS_READY && (pc < p->cc_lo || pc >= p->cc_hi))
+		return -ENOENT;
+	err = proc_ready(hs, p);
+	if (err)
+		return err;
 	if (pc < p->cc_lo || pc >= p->cc_hi)
 		return -ENOENT;
 	err = name_pc(p, pc, buf, len);
-	if (!err)
+	/* the interpreter's pc names no method: the walk gave none for this frame */
+	if (!err && !strcmp(buf, HOTSPOT_INTERPRETER))
+		hs->st.interp++;
+	else if (!err)
 		hs->st.named++;
 	else if (err == -ENXIO)
 		hs->st.no_blob++;
+	else
+		hs->st.unreadable++;
+	return err;
+}
+
+/* The tagged @frame's Method*, checked against the ConstMethod* bits the walk saw, named. */
+static int name_method(struct hs_proc *p, uint64_t frame, char *buf, size_t len)
+{
+	uint64_t m = frame & HC_HS_METHOD_PTR_MASK, now = clock_mono_ns(), cm, v;
+	struct hs_blob *b = NULL;
+	char text[HS_TEXT_LEN];
+	int err;
+
+	if (keymap__get(&p->methods, frame, 0, &v))
+		b = (struct hs_blob *)(uintptr_t)v;
+	if (b && now - b->checked_ns < HS_FRESH_NS) {
+		snprintf(buf, len, "%s", b->text);
+		return 0;
+	}
+	err = read_ptr(p, m + p->vm.v[HS_METHOD_CONST], &cm);
+	if (err)
+		return err;
+	if (((cm >> 3) & 0xff) != ((frame >> HC_HS_METHOD_CHECK_SHIFT) & 0xff))
+		return -ESTALE;
+	if (b) {
+		b->checked_ns = now;
+		snprintf(buf, len, "%s", b->text);
+		return 0;
+	}
+	err = method_name(p, m, text, sizeof(text));
+	if (err)
+		return err;
+	if (p->methods.nr >= HS_MAX_BLOBS)
+		names_clear(&p->methods);
+	b = malloc(sizeof(*b) + strlen(text) + 1);
+	if (b) {
+		*b = (struct hs_blob){ .method = m, .name_ptr = cm, .checked_ns = now };
+		memcpy(b->text, text, strlen(text) + 1);
+		if (keymap__put(&p->methods, frame, 0, (uintptr_t)b))
+			free(b);	/* a cache: no entry only costs reads */
+	}
+	snprintf(buf, len, "%s", text);
+	return 0;
+}
+
+int hotspot__method_name(struct hotspot *hs, uint32_t tgid, uint64_t frame, char *buf, size_t len)
+{
+	struct hs_proc *p = proc_find(hs, tgid);
+	int err;
+
+	if (!len)
+		return -EINVAL;
+	if (!p) {
+		/* the walk read this JVM, naming did not see it map libjvm.so */
+		hs->st.unreadable++;
+		return -ENOENT;
+	}
+	err = proc_ready(hs, p);
+	if (err == -ENOENT)
+		hs->st.unreadable++;	/* the walk saw it run: counted all the same */
+	if (err)
+		return err;
+	err = name_method(p, frame, buf, len);
+	if (!err)
+		hs->st.named++;
+	else if (err == -ESTALE)
+		hs->st.stale++;
 	else
 		hs->st.unreadable++;
 	return err;

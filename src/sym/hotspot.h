@@ -25,6 +25,8 @@ struct hotspot_stats {
 	uint64_t no_blob;	/* frames in a code heap where no live blob holds the pc */
 	uint64_t unreadable;	/* frames of a JVM whose memory could not be read */
 	uint64_t refused;	/* frames of JVMs refused (layout or version unknown) */
+	uint64_t interp;	/* interpreted frames the walk gave no Method* for ("[interpreter]") */
+	uint64_t stale;		/* interpreted frames whose Method* fails its check (unloaded, misread) */
 	uint64_t procs;		/* JVMs whose tables were read */
 	uint64_t procs_refused;	/* JVMs refused, each said once */
 };
@@ -63,6 +65,19 @@ void hotspot__prune(struct hotspot *hs);
  * its memory could not be read. Each but -ENOENT counts.
  */
 int hotspot__name(struct hotspot *hs, uint32_t tgid, uint64_t pc, char *buf, size_t len);
+
+/* What an interpreted frame is called when its method is not known. */
+#define HOTSPOT_INTERPRETER "[interpreter]"
+
+/*
+ * Name an interpreted frame of @tgid that the BPF walk gave as @frame (a
+ * tagged Method*, abi/hotspot.h hc_hs_method_frame()) into @buf, as
+ * hotspot__name() names compiled ones. The Method* is first checked against
+ * the ConstMethod* bits the walk saw: -ESTALE (counted) when they differ (a
+ * method unloaded since, or a word that was no Method*). Other returns as
+ * hotspot__name()'s, all counted.
+ */
+int hotspot__method_name(struct hotspot *hs, uint32_t tgid, uint64_t frame, char *buf, size_t len);
 
 void hotspot__stats(const struct hotspot *hs, struct hotspot_stats *st);
 

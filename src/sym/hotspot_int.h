@@ -54,6 +54,7 @@ struct hs_proc {
 	struct keymap pcs;	/* pc -> blob address */
 	uint64_t pcs_ns;	/* when pcs was last emptied */
 	struct keymap blobs;	/* blob address -> struct hs_blob * */
+	struct keymap methods;	/* tagged Method* frame -> struct hs_blob * (its name) */
 };
 
 /*

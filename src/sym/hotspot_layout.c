@@ -80,6 +80,13 @@ static int blob_fields(const struct hs_proc *p, struct hotspot_layout *l, char *
 		return -EPERM;
 	}
 	l->head_len = (uint32_t)end;
+	/* read with every interpreted frame: a u16 in the walk's table */
+	if (v[HS_METHOD_CONST] > UINT16_MAX) {
+		snprintf(why, why_len, "Method::_constMethod at %llu (version %s)",
+			 (unsigned long long)v[HS_METHOD_CONST], p->version);
+		return -EPERM;
+	}
+	l->method_cm_off = (uint32_t)v[HS_METHOD_CONST];
 	return 0;
 }
 

@@ -37,6 +37,7 @@ struct hotspot_layout {
 	uint32_t frame_done_width;	/* ... its width: 4 (int) or 2 (int16_t) */
 	uint32_t code_off;		/* CodeBlob::_code_begin, or _code_offset */
 	bool code_is_offset;		/* _code_offset (int, from the blob), not an address */
+	uint32_t method_cm_off;		/* Method::_constMethod (interpreted frames' check) */
 	/*
 	 * Bytes from a block's start holding all of them, each as 8 bytes: the
 	 * BPF side loads a narrow field as the low part of a wider one

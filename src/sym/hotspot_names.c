@@ -43,7 +43,11 @@ static bool is_hex(char c)
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-/* The hidden-class suffix "/0x<hex>" at the end of @s[0..@n): its length, else 0. */
+/*
+ * The hidden-class suffix "/0x<hex>" at the end of @s[0..@n): its length,
+ * else 0. Also "+0x<hex>": the VM's own Symbol spells the '/' as '+' (its
+ * external name turns it back), and that is what its klass holds.
+ */
 static size_t hidden_suffix(const char *s, size_t n)
 {
 	size_t i = n;
@@ -51,7 +55,7 @@ static size_t hidden_suffix(const char *s, size_t n)
 	while (i > 0 && is_hex(s[i - 1]))
 		i--;
 	/* at least one hex digit after "/0x" */
-	if (i < n && i >= 3 && s[i - 1] == 'x' && s[i - 2] == '0' && s[i - 3] == '/')
+	if (i < n && i >= 3 && s[i - 1] == 'x' && s[i - 2] == '0' && (s[i - 3] == '/' || s[i - 3] == '+'))
 		return n - (i - 3);
 	return 0;
 }

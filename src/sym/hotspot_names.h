@@ -27,7 +27,8 @@ int hotspot_segmap_walk(const uint8_t *map, uint64_t first, size_t n, uint64_t *
 
 /*
  * "pkg.Class.method" from a class's Symbol body (@klass, @klen bytes:
- * "pkg/Class", a hidden class "pkg/Foo$$Lambda$14/0x0000000800c03000" loses
+ * "pkg/Class", a hidden class "pkg/Foo$$Lambda$14/0x0000000800c03000" (or
+ * "+0x...", as the VM spells it) loses
  * its address suffix) and a method's (@method, @mlen bytes) into @buf,
  * always NUL-terminated, truncated to @len. Bytes that would break a
  * folded line (';', control characters) become '?'.

@@ -6,6 +6,7 @@
  */
 #include "sym/symbolizer.h"
 
+#include <linux/types.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "abi/hotspot.h"
 #include "sym/dbgfetch.h"
 #include "sym/demangle.h"
 #include "sym/hotspot.h"
@@ -472,6 +474,12 @@ size_t symbolizer__normalize_stack(struct symbolizer *s, uint32_t tgid, const ui
 	for (size_t i = 0; i < n; i++) {
 		uint64_t ip = i ? ips[i] - 1 : ips[i];
 
+		/* an interpreted Java frame: its method, not a pc */
+		if (hc_hs_is_method_frame(ips[i])) {
+			out[i] = (struct sym_ufr){ .obj = SYM_OBJ_JAVA, .tgid = tgid, .addr = ips[i] };
+			continue;
+		}
+
 		/* callers are mostly in the caller's object: no search for those */
 		if (last && last->kind == MAP_OBJ && ip >= last->start && ip < last->end) {
 			out[i].obj = last->obj;
@@ -529,6 +537,17 @@ static void hotspot_frame(struct symbolizer *s, const struct sym_ufr *f, char *b
 		*flags &= ~SYM_F_UNKNOWN;
 }
 
+/* An interpreted Java frame: its method's name, else "[interpreter]" (counted). */
+static int java_method_frame(struct symbolizer *s, const struct sym_ufr *f, char *buf,
+			     size_t len, unsigned int *flags)
+{
+	*flags |= SYM_F_JIT;
+	if (s->hs && !hotspot__method_name(s->hs, f->tgid, f->addr, buf, len))
+		return 0;
+	snprintf(buf, len, "%s", HOTSPOT_INTERPRETER);
+	return 0;
+}
+
 int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *buf,
 			  size_t len, unsigned int *flags)
 {
@@ -542,6 +561,8 @@ int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *b
 		return -EINVAL;
 	if (f->obj == SYM_OBJ_PYTHON)
 		return python_frame_name(s, f, buf, len, flags);
+	if (f->obj == SYM_OBJ_JAVA)
+		return java_method_frame(s, f, buf, len, flags);
 	err = objtab__name(s->objs, f->obj, f->addr, buf, len, flags);
 	hotspot_frame(s, f, buf, len, flags);
 	return err;
@@ -553,7 +574,7 @@ int symbolizer__user_name_off(struct symbolizer *s, const struct sym_ufr *f, cha
 	int err;
 
 	*sym_off = UINT64_MAX;
-	if (f->obj == SYM_OBJ_PYTHON)
+	if (f->obj == SYM_OBJ_PYTHON || f->obj == SYM_OBJ_JAVA)
 		return symbolizer__user_name(s, f, buf, len, flags);
 	*flags = 0;
 	err = objtab__name_off(s->objs, f->obj, f->addr, buf, len, flags, sym_off);
@@ -563,14 +584,16 @@ int symbolizer__user_name_off(struct symbolizer *s, const struct sym_ufr *f, cha
 
 int symbolizer__object(struct symbolizer *s, const struct sym_ufr *f, struct objtab_info *out)
 {
-	return f->obj && f->obj != SYM_OBJ_PYTHON ? objtab__info(s->objs, f->obj, f->addr, out) : -ENOENT;
+	return f->obj && f->obj != SYM_OBJ_PYTHON && f->obj != SYM_OBJ_JAVA ?
+		       objtab__info(s->objs, f->obj, f->addr, out) : -ENOENT;
 }
 
 int symbolizer__srcline(struct symbolizer *s, const struct sym_ufr *f, struct srcline_frame *out,
 			size_t max)
 {
 	/* a JIT or vdso object has no DWARF; objtab tells them apart */
-	return f->obj ? objtab__srcline(s->objs, f->obj, f->addr, out, max) : 0;
+	return f->obj && f->obj != SYM_OBJ_JAVA ? objtab__srcline(s->objs, f->obj, f->addr, out, max) :
+						  0;
 }
 
 static void kallsyms_load_once(struct symbolizer *s)
@@ -668,6 +691,8 @@ void symbolizer_stats_hotspot(const struct symbolizer_stats *st, symbolizer_stat
 	fn("Java frames unnamed: no code blob at the pc", st->hs.no_blob, true, arg);
 	fn("Java frames unnamed: JVM memory unreadable", st->hs.unreadable, true, arg);
 	fn("Java frames unnamed: JVM version or layout unknown", st->hs.refused, true, arg);
+	fn("Java frames unnamed: interpreted, no method from the walk", st->hs.interp, true, arg);
+	fn("Java frames unnamed: interpreted method unloaded or misread", st->hs.stale, true, arg);
 }
 
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)

@@ -44,6 +44,11 @@ struct symbolizer_opts {
 /* A SYM_OBJ_PYTHON frame's id saying native frames are missing there (collect/python_stack.h) */
 #define SYM_PY_GAP	0xffffffffu
 #define SYM_PY_GAP_NAME	"[native frames not walked]"
+/*
+ * sym_ufr::obj of an interpreted Java frame: addr is the BPF walk's tagged
+ * Method* (abi/hotspot.h hc_hs_method_frame()), named from the JVM
+ */
+#define SYM_OBJ_JAVA	0xfffffffeu
 
 struct sym_ufr {
 	uint32_t obj;		/* 0: no mapping (addr is the raw ip); else object id */

@@ -139,6 +139,14 @@ static const struct diag table[] = {
 	  DIAG_DEGRADED,
 	  "the 'hotspot: pid N' line above says why; a perf map still names its "
 	  "frames (jcmd PID Compiler.perfmap)" },
+	{ "Java frames unnamed: interpreted, no method from the walk", "hotspot_interp_unnamed",
+	  DIAG_DEGRADED,
+	  "the BPF walk reads an interpreted frame's method: use --unwind cfi, and keep "
+	  "HOTCOLD_HOTSPOT unset; a few are leaves in the interpreter's method entry" },
+	{ "Java frames unnamed: interpreted method unloaded or misread", "hotspot_method_stale",
+	  DIAG_DEGRADED,
+	  "nothing to do: the method was unloaded (or the word was no method) before the "
+	  "profile was written" },
 };
 
 const struct diag *diag__find(const char *name)

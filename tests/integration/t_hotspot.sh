@@ -11,6 +11,15 @@
 # below them: at least 95% of the Java thread's samples with a Java frame
 # must reach JavaMain beneath their Java frames; without the walk (the
 # control) next to none do.
+#
+# Off-CPU: the workload's "hc-waiter" thread blocks in HotCold.awaitOrders
+# (Object.wait(20), never notified, interpreted: see HotCold.java). Of its
+# off-CPU time, at least 95% must be under stacks that name
+# HotCold.awaitOrders and java.lang.Object.wait; none in the control. What
+# may miss them: the block still open at the stop, walked from another
+# task, which ends at its first Java frame (at most one 20 ms wait of 3 s,
+# 0.7%), and blocks walked before the VM's layout was read (the first
+# milliseconds of the recording). 95% leaves room for 7 such waits.
 . "$(dirname "$0")/lib.sh"
 command -v java >/dev/null && command -v javac >/dev/null || skip "no java/javac"
 [ "$(uname -m)" = x86_64 ] || skip "x86-64 only"
@@ -69,12 +78,14 @@ run_wl() {
 	fi
 	env "$@" "$HOTCOLD" record -v -F 499 -p $pid -d 5 --per-thread -o "$out.folded" 2>"$out.err"
 	local rc=$?
+	env "$@" "$HOTCOLD" record -v --off-cpu -p $pid -d 3 --per-thread -o "$out.off.folded" \
+		2>"$out.off.err" || rc=$?
 	# the names were read while it ran: now it may stop and write its truth
 	touch "$out.stop"
 	for _ in $(seq 1 100); do [ -s "$out.truth" ] && break; sleep 0.1; done
 	kill $pid 2>/dev/null
 	wait $pid 2>/dev/null
-	[ $rc -eq 0 ] || { bad "$what: record exit $rc: $(grep -v '^  ' "$out.err" | tail -3)"; return 1; }
+	[ $rc -eq 0 ] || { bad "$what: record exit $rc: $(grep -hv '^  ' "$out.err" "$out.off.err" | tail -3)"; return 1; }
 	[ -s "$out.truth" ] || { bad "$what: the workload wrote no truth"; return 1; }
 	return 0
 }
@@ -123,8 +134,29 @@ check_named() {
 	grep -E 'Java frames unnamed' "$out.err" | grep -v ' 0 Java' | sed "s/^/[Note: $what: /; s/$/]/"
 }
 
+# Of the waiter thread's off-CPU ns in $1: "total named": named, under stacks
+# with both HotCold.awaitOrders and java.lang.Object.wait frames.
+waiter_counts() {
+	awk '{ n = $NF; split($0, fr, ";"); if (fr[1] !~ /^hc-waiter-[0-9]+$/) next
+		tot += n; if ($0 ~ /;HotCold\.awaitOrders_\[j\];/ && $0 ~ /;java\.lang\.Object\.wait0?_\[j\];/) nm += n
+	} END { printf "%d %d\n", tot, nm }' "$1"
+}
+
+check_offcpu() {
+	local what=$1 out="$TMP/$1" tot nm
+	read -r tot nm <<<"$(waiter_counts "$out.off.folded")"
+	if [ "$tot" -gt 1000000000 ] && awk -v a="$nm" -v t="$tot" 'BEGIN { exit !(a >= 0.95 * t) }'; then
+		ok "$what: off-CPU: $(pct "$nm" "$tot")% of the waiter's $((tot / 1000000)) ms blocked name HotCold.awaitOrders and Object.wait"
+	else
+		bad "$what: off-CPU: $nm of the waiter's $tot ns blocked name HotCold.awaitOrders and Object.wait (want >= 95% of > 1 s)"
+		grep '^hc-waiter' "$out.off.folded" | sort -t' ' -k2 -nr | head -3 | cut -c1-600
+	fi
+	grep -E 'Java frames unnamed' "$out.off.err" | grep -v ' 0 Java' | sed "s/^/[Note: $what off-CPU: /; s/$/]/"
+}
+
 if run_wl jdk17 java; then
 	check_named jdk17
+	check_offcpu jdk17
 fi
 
 # the control: the same run with hotspot naming off names no Java method
@@ -147,6 +179,12 @@ if run_wl control java HOTCOLD_HOTSPOT=0; then
 	else
 		bad "HOTCOLD_HOTSPOT=0: $th of $wj samples with Java frames reach JavaMain beneath them (want <= 5%: the walk off)"
 	fi
+	read -r tot nm <<<"$(waiter_counts "$TMP/control.off.folded")"
+	if [ "$tot" -gt 1000000000 ] && [ "$nm" -eq 0 ] && ! grep -q 'awaitOrders' "$TMP/control.off.folded"; then
+		ok "HOTCOLD_HOTSPOT=0: off-CPU: none of the waiter's $((tot / 1000000)) ms blocked names awaitOrders"
+	else
+		bad "HOTCOLD_HOTSPOT=0: off-CPU: the waiter's $tot ns blocked, $nm ns under awaitOrders (want > 1 s, none)"
+	fi
 fi
 
 # a newer VM, its layout read the same way (CodeBlob::_kind, nmethod::_method)
@@ -154,6 +192,7 @@ for j in /usr/lib/jvm/temurin-25*/bin/java; do
 	[ -x "$j" ] || { echo "[Skipped JDK 25: not installed]"; break; }
 	if run_wl jdk25 "$j"; then
 		check_named jdk25
+		check_offcpu jdk25
 	fi
 	break
 done

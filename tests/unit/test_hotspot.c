@@ -544,6 +544,11 @@ static void symbols_become_java_names(void **state)
 	assert_string_equal(buf, "HotCold$$Lambda$14.run");
 	hotspot_java_name("a/B$$Lambda/0x00007f3c", 22, "get", 3, buf, sizeof(buf));
 	assert_string_equal(buf, "a.B$$Lambda.get");
+	/* as the klass's Symbol spells it (JDK 17, seen in an interpreted frame) */
+	hotspot_java_name("HotCold$$Lambda$14+0x00007fed88000a08", 37, "run", 3, buf, sizeof(buf));
+	assert_string_equal(buf, "HotCold$$Lambda$14.run");
+	hotspot_java_name("a+0x", 4, "m", 1, buf, sizeof(buf));
+	assert_string_equal(buf, "a+0x.m");
 	/* "/0x" with nothing after is no address */
 	hotspot_java_name("a/0x", 4, "m", 1, buf, sizeof(buf));
 	assert_string_equal(buf, "a.0x.m");

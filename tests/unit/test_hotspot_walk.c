@@ -18,6 +18,7 @@
 #include <linux/types.h>
 
 #include "abi/hotspot.h"
+#include "abi/python.h"
 #include "sym/hotspot_names.h"
 
 #define MAP_SEGS 20000
@@ -160,6 +161,31 @@ static void free_segments_and_steps_past_the_heap_are_no_block(void **state)
 	assert_int_equal(hc_hs_segmap_first(1000), 1000 - (HC_HS_SEG_WINDOW - 1));
 }
 
+/*
+ * An interpreted frame's tagged Method* (hc_hs_method_frame()): never a
+ * user address (top byte 0 even with 5-level paging) nor a Python frame
+ * (bit 63, which python_native_count() stops at); it keeps the Method* and
+ * 8 bits of the ConstMethod* user space checks it against.
+ */
+static void an_interpreted_frame_is_no_address_and_no_python_frame(void **state)
+{
+	__u64 m = 0x7f12345678a8ull, cm = 0x7f1200abcd38ull, f = hc_hs_method_frame(m, cm);
+
+	(void)state;
+	assert_true(hc_hs_is_method_frame(f));
+	assert_int_equal(f & HC_HS_METHOD_PTR_MASK, m);
+	assert_int_equal((f >> HC_HS_METHOD_CHECK_SHIFT) & 0xff, (cm >> 3) & 0xff);
+	assert_int_equal(f & HC_PY_TAG, 0);
+	/* user addresses, with 4- and 5-level paging, and kernel ones */
+	assert_false(hc_hs_is_method_frame(m));
+	assert_false(hc_hs_is_method_frame(0x00fffffffffff000ull));
+	assert_false(hc_hs_is_method_frame(0xffffffff81000000ull));
+	/* a Python frame (tag, entry bit, instruction index) */
+	assert_false(hc_hs_is_method_frame(HC_PY_TAG | HC_PY_ENTRY | 5ull << HC_PY_INSTR_SHIFT | m));
+	/* the check's bits move with the ConstMethod* */
+	assert_int_not_equal(hc_hs_method_frame(m, cm + 8), f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +193,7 @@ int main(void)
 		cmocka_unit_test(a_compiled_method_takes_one_read),
 		cmocka_unit_test(a_block_too_big_for_the_budget_is_no_block),
 		cmocka_unit_test(free_segments_and_steps_past_the_heap_are_no_block),
+		cmocka_unit_test(an_interpreted_frame_is_no_address_and_no_python_frame),
 	};
 
 	return cmocka_run_group_tests_name("hotspot_walk", tests, NULL, NULL);

@@ -4,6 +4,11 @@
 // both, so alpha gets ~2/3 of the work. Each call's CPU time is measured on
 // the thread's own clock, which is the truth the profile is checked against.
 //
+// A daemon thread "hc-waiter" meanwhile blocks in awaitOrders(), in
+// Object.wait(20) on a monitor nobody notifies, over and over: the
+// off-CPU profile must name that method (it stays interpreted: 50 calls a
+// second never reach a JIT threshold). It takes no CPU from main.
+//
 // usage: java HotCold WARMUP_S RUN_S TRUTH_FILE [STOP_FILE]
 //   prints "ready" once WARMUP_S seconds have passed (the JIT has compiled
 //   both), then runs RUN_S more seconds, or until STOP_FILE exists, and
@@ -18,6 +23,14 @@ import java.lang.management.ThreadMXBean;
 public class HotCold {
 	static final long N = 400_000;
 	static long sink;
+	static final Object orders = new Object();
+
+	static void awaitOrders() throws InterruptedException {
+		synchronized (orders) {
+			for (;;)
+				orders.wait(20);
+		}
+	}
 
 	// ~1 ns an iteration: a dependent chain the JIT can neither vectorize nor drop
 	static long alpha(long n) {
@@ -46,6 +59,15 @@ public class HotCold {
 		long start = System.nanoTime(), t0, t1, t2;
 		long aNs = 0, bNs = 0, aIt = 0, bIt = 0;
 		boolean measuring = false;
+		Thread waiter = new Thread(() -> {
+			try {
+				awaitOrders();
+			} catch (InterruptedException e) {
+			}
+		}, "hc-waiter");
+
+		waiter.setDaemon(true);
+		waiter.start();
 
 		for (;;) {
 			long now = System.nanoTime();

@@ -66,6 +66,23 @@ struct {
 	__type(value, __u32);
 } hotspot_nprocs SEC(".maps");
 
+/* tgid -> a V8's frame layout (src/collect/v8_walk.c owns it) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct hc_v8_proc);
+} v8_procs SEC(".maps");
+
+/* How many V8s v8_procs holds (src/collect/v8_walk.c keeps it), as hotspot_nprocs */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} v8_nprocs SEC(".maps");
+
 /*
  * Per-CPU: the record being built and the walker's state (each object its
  * own), one slot per nesting level. A program can be interrupted by another

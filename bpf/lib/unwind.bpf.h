@@ -7,6 +7,8 @@
  *   unwind_scratch PERCPU_ARRAY[1] of struct uw_scratch
  *   hotspot_procs  HASH tgid -> struct hc_hs_proc (JVMs' Java frames)
  *   hotspot_nprocs ARRAY[1]: how many hotspot_procs holds
+ *   v8_procs       HASH tgid -> struct hc_v8_proc (V8's JavaScript frames)
+ *   v8_nprocs      ARRAY[1]: how many v8_procs holds
  * and a stats map passed as UNWIND_STATS.
  *
  * Each step: find the mapping of pc, take its rule from the per-CPU rule
@@ -22,6 +24,7 @@
 /* Types here; the walker is in lib/unwind_walk.bpf.h, included after the maps. */
 
 #include "abi/hotspot.h"
+#include "abi/v8.h"
 
 struct uw_state {
 	__u64 pc;
@@ -72,6 +75,8 @@ struct uw_state {
 	/* and its position */
 	__u64 hs_segmap, hs_seg, hs_first;
 	__u64 hs_base;		/* hs_frame_base()'s answer */
+	__u32 v8;		/* a V8 the loader read (v8_check()): its FP steps look for functions */
+	__u32 v8_frames;	/* JavaScript frames put in place of their pc (lib/unwind_v8.bpf.h) */
 };
 
 #define UNWIND_DONE ((__u32)-1)

@@ -342,6 +342,7 @@ static __always_inline __u32 unwind_sig_step(struct uw_scratch *s)
 }
 
 #include "lib/unwind_hotspot.bpf.h"
+#include "lib/unwind_v8.bpf.h"
 
 /* bpf_loop callback: record st->pc, then step to the caller. Returns 1 to stop. */
 static long unwind_step(__u32 i, void *ctx)
@@ -402,6 +403,10 @@ static long unwind_step(__u32 i, void *ctx)
 	    unwind_at_sigreturn(st->pc))
 		reason = unwind_sig_step(s);
 	else if (!row || row->cfa == HC_CFA_NONE) {
+		/* V8's code: a JavaScript frame's function in place of its pc (not another task's) */
+		if (st->v8 && !st->remote)
+			uw_v8_frame(s, lookup_pc,
+				    !st->m_obj && st->m_height != HC_UNWIND_HEIGHT_BUILDING);
 		reason = unwind_fp_step(s);
 		/* no frame pointers in that code? its CFI is on the way: say so, not "corrupt" */
 		if (!st->m_obj && st->m_height == HC_UNWIND_HEIGHT_BUILDING)
@@ -470,7 +475,9 @@ static __always_inline void unwind_user_init(struct uw_scratch *s, struct pt_reg
 	st->exact_pc = 0;
 	st->via_building = 0;
 	st->jit_frames = 0;
+	st->v8_frames = 0;
 	hs_check(st);
+	v8_check(st);
 }
 
 /*

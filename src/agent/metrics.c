@@ -150,6 +150,8 @@ void metrics_update(struct metrics *m, struct session *s, const struct session_c
 		ss.srclines_skipped, true, m);
 	/* sym/hotspot.h: JVMs' JIT frames; keys from util/diag.c (reason="hotspot_no_blob") */
 	symbolizer_stats_hotspot(&ss, on_symbolizer_stat, m);
+	/* sym/v8.h: JavaScript frames (reason="v8_stale") */
+	symbolizer_stats_v8(&ss, on_symbolizer_stat, m);
 	m->sym_procs = ss.procs;
 	m->sym_objects_evicted = ss.objects_evicted;
 	m->sym_objects_live = ss.objects_live;

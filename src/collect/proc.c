@@ -18,6 +18,7 @@
 #include "proc.skel.h"
 #include "collect/opts.h"
 #include "collect/hotspot_walk.h"
+#include "collect/v8_walk.h"
 #include "collect/python.h"
 #include "collect/target_rules.h"
 #include "sym/procmaps.h"
@@ -99,6 +100,8 @@ int collector_share_maps(const struct collector_env *env, struct bpf_object *obj
 					M("python_nprocs"));
 	if (!err)
 		err = hotspot_walk_reuse_maps(env, M("hotspot_procs"), M("hotspot_nprocs"));
+	if (!err)
+		err = v8_walk_reuse_maps(env, M("v8_procs"), M("v8_nprocs"));
 #undef M
 	if (err)
 		pr_warn("%s: cannot share the proc maps: %s\n", who, strerror(-err));

@@ -21,6 +21,7 @@
 #include "collect/locknames.h"
 #include "collect/parts.h"
 #include "collect/hotspot_walk.h"
+#include "collect/v8_walk.h"
 #include "collect/python.h"
 #include "collect/python_stack.h"
 #include "record/child_hold.h"
@@ -353,6 +354,9 @@ static void session_drop_unwind_if_refused(struct session *s)
 	hotspot_walk__free(s->hw);
 	s->hw = NULL;
 	s->env.hotspot = false;
+	v8_walk__free(s->vw);
+	s->vw = NULL;
+	s->env.v8 = false;
 	s->cfi_refused = true;
 	pr_debug("record: no collector walks CFI: no unwind tables built\n");
 }
@@ -424,6 +428,28 @@ static void session_open_hotspot(struct session *s)
 	s->env.hotspot_nprocs_fd = hotspot_walk__nprocs_fd(s->hw);
 }
 
+/*
+ * V8's JavaScript frames are found by the CFI walk's frame-pointer steps
+ * (bpf/lib/unwind_v8.bpf.h): without the walker, none.
+ */
+static void session_open_v8(struct session *s)
+{
+	const char *env = getenv("HOTCOLD_V8");
+	int err;
+
+	/* HOTCOLD_V8=0: no V8 binary or memory read (a test's control arm) */
+	if (!s->env.unwind_cfi || (env && !strcmp(env, "0")))
+		return;
+	err = v8_walk__new(&s->vw, "/proc");
+	if (err) {
+		pr_info("record: JavaScript frames not named: %s\n", strerror(-err));
+		return;
+	}
+	s->env.v8 = true;
+	s->env.v8_procs_fd = v8_walk__procs_fd(s->vw);
+	s->env.v8_nprocs_fd = v8_walk__nprocs_fd(s->vw);
+}
+
 static int session_open(struct session *s)
 {
 	const struct record_opts *o = s->o;
@@ -445,6 +471,7 @@ static int session_open(struct session *s)
 	s->words = malloc(sizeof(*s->words) * SESSION_MAX_WORDS);
 	/* HOTCOLD_HOTSPOT=0: JVMs' JIT frames named only from perf maps (a test's control arm) */
 	so.no_hotspot = getenv("HOTCOLD_HOTSPOT") && !strcmp(getenv("HOTCOLD_HOTSPOT"), "0");
+	so.no_v8 = getenv("HOTCOLD_V8") && !strcmp(getenv("HOTCOLD_V8"), "0");
 	s->sym = symbolizer__new(&so);
 	s->agg = stack_agg__new(o->max_stacks);
 	s->life = proclife__new(&host, o->snapshot_at_exec);
@@ -501,6 +528,7 @@ static int session_open(struct session *s)
 		return err;
 	session_open_python(s);
 	session_open_hotspot(s);
+	session_open_v8(s);
 	s->online = calloc(s->env.nr_cpus, sizeof(*s->online));
 	if (!s->online)
 		return -ENOMEM;
@@ -586,6 +614,7 @@ static void session_close(struct session *s)
 	symbolizer__free(s->sym);
 	python__free(s->py);
 	hotspot_walk__free(s->hw);
+	v8_walk__free(s->vw);
 	/* a build still running owns ut: left to the exit, not freed under it */
 	if (session_unwind_stop(s, SESSION_BUILDER_WAIT_NS)) {
 		unwind_tables__free(s->ut);

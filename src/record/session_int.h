@@ -62,6 +62,7 @@ struct proclife;
 struct session_builder;
 struct python;
 struct hotspot_walk;
+struct v8_walk;
 
 struct session {
 	const struct record_opts *o;
@@ -74,6 +75,7 @@ struct session {
 	struct unwind_tables *ut;	/* NULL: frame pointers only */
 	struct python *py;		/* Python frames (collect/python.h); NULL: none */
 	struct hotspot_walk *hw;	/* JVMs' Java frames walked (collect/hotspot_walk.h); NULL: none */
+	struct v8_walk *vw;	/* V8's JavaScript frames found (collect/v8_walk.h); NULL: none */
 	pthread_mutex_t ut_lock;	/* every use of ut (session_unwind.c) */
 	struct keymap ut_rm;		/* (tgid, 0): exited while ut was busy; removed at the next lock */
 	/* re-reads asked for while ut was busy: done at the loop's next lock, one per process */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "collect/hotspot_walk.h"
+#include "collect/v8_walk.h"
 #include "collect/python.h"
 #include "record/labels.h"
 #include "record/session.h"
@@ -55,6 +56,8 @@ int session_add_process(uint32_t tgid, void *arg)
 		python__add_process(s->py, tgid, pm);
 	if (s->hw)
 		hotspot_walk__add_process(s->hw, tgid, pm);
+	if (s->vw)
+		v8_walk__add_process(s->vw, tgid, pm);
 	/*
 	 * The record that showed it was walked by frame pointer; the next ones
 	 * get CFI. A failure here is counted in the unwind summary. With a
@@ -87,6 +90,7 @@ void session_forget_process(uint32_t tgid, void *arg)
 	if (s->py)
 		python__forget(s->py, tgid);
 	hotspot_walk__forget(s->hw, tgid);
+	v8_walk__forget(s->vw, tgid);
 	/* the command's exec, its tables published after it while it was held */
 	if (!s->keep_unwind)
 		session_unwind_remove(s, tgid);
@@ -104,10 +108,11 @@ static void runtime_recheck(struct session *s, uint32_t tgid)
 {
 	bool py = s->py && !python__known(s->py, tgid);
 	bool jvm = s->hw && !hotspot_walk__known(s->hw, tgid);
+	bool v8 = s->vw && !v8_walk__known(s->vw, tgid);
 	struct procmaps *pm;
 	char path[64];
 
-	if (!py && !jvm)
+	if (!py && !jvm && !v8)
 		return;
 	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
 	pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
@@ -115,6 +120,8 @@ static void runtime_recheck(struct session *s, uint32_t tgid)
 		python__add_process(s->py, tgid, pm);
 	if (pm && jvm)
 		hotspot_walk__add_process(s->hw, tgid, pm);
+	if (pm && v8)
+		v8_walk__add_process(s->vw, tgid, pm);
 	procmaps__free(pm);
 }
 

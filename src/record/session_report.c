@@ -11,6 +11,7 @@
 
 #include "collect/counters.h"
 #include "collect/hotspot_walk.h"
+#include "collect/v8_walk.h"
 #include "collect/python.h"
 #include "record/labels.h"
 #include "record/session.h"
@@ -163,6 +164,8 @@ void session_report_stats(struct session *s, bool final)
 	st.s[st.nr++] = (struct collector_stat){ "objects unreadable", ss.object_errors, true };
 	/* sym/hotspot.h: JIT frames of JVMs named without a perf map, and why others were not */
 	symbolizer_stats_hotspot(&ss, add_stat, &st);
+	/* sym/v8.h: JavaScript frames of V8 processes */
+	symbolizer_stats_v8(&ss, add_stat, &st);
 	if (s->wakers) {
 		struct wakers_stats ws;
 
@@ -214,6 +217,7 @@ void session_report_stats(struct session *s, bool final)
 	if (final) {
 		problems += python__report(s->py, log_get_level() >= LOG_DEBUG);
 		hotspot_walk__report(s->hw, log_get_level() >= LOG_DEBUG);
+		v8_walk__report(s->vw, log_get_level() >= LOG_DEBUG);
 	}
 	if (final && session_unwind_lock(s)) {
 		report_unwind(s, s->ut);

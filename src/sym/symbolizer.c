@@ -16,10 +16,12 @@
 #include <time.h>
 
 #include "abi/hotspot.h"
+#include "abi/v8.h"
 #include "sym/dbgfetch.h"
 #include "sym/demangle.h"
 #include "sym/hotspot.h"
 #include "sym/hotspot_elf.h"
+#include "sym/v8_elf.h"
 #include "sym/kallsyms.h"
 #include "sym/keymap.h"
 #include "sym/objtab.h"
@@ -81,6 +83,7 @@ struct symbolizer {
 	struct symbolizer_stats st;
 	const struct python_names *py;	/* names of SYM_OBJ_PYTHON frames, or NULL */
 	struct hotspot *hs;	/* JVMs' code caches, or NULL (no_hotspot) */
+	struct v8 *v8;		/* V8 processes' heaps, or NULL (no_v8) */
 };
 
 /* ---- process snapshots -------------------------------------------------- */
@@ -151,6 +154,8 @@ static void map_init(struct symbolizer *s, uint32_t tgid, const struct procmap *
 		sm->obj = objtab__file(s->objs, tgid, m, &not_elf);
 		if (s->hs && hotspot_elf_candidate(m->path))
 			hotspot__add_process(s->hs, tgid, m);
+		if (s->v8 && v8_elf_candidate(m->path))
+			v8__add_process(s->v8, tgid, m);
 		/* memfd/JIT double-mappings are not ELF: their names are in the perf map */
 		if (not_elf)
 			sm->kind = MAP_ANON;
@@ -380,6 +385,7 @@ void symbolizer__forget_process(struct symbolizer *s, uint32_t tgid)
 	if (keymap__del(&s->procs, tgid, 0, &v))
 		proc_free((struct sym_proc *)(uintptr_t)v);
 	hotspot__forget(s->hs, tgid);
+	v8__forget(s->v8, tgid);
 }
 
 void symbolizer__normalize(struct symbolizer *s, uint32_t tgid, uint64_t ip,
@@ -479,6 +485,11 @@ size_t symbolizer__normalize_stack(struct symbolizer *s, uint32_t tgid, const ui
 			out[i] = (struct sym_ufr){ .obj = SYM_OBJ_JAVA, .tgid = tgid, .addr = ips[i] };
 			continue;
 		}
+		/* a JavaScript frame: its function, not a pc */
+		if (hc_v8_is_sfi_frame(ips[i])) {
+			out[i] = (struct sym_ufr){ .obj = SYM_OBJ_V8, .tgid = tgid, .addr = ips[i] };
+			continue;
+		}
 
 		/* callers are mostly in the caller's object: no search for those */
 		if (last && last->kind == MAP_OBJ && ip >= last->start && ip < last->end) {
@@ -548,6 +559,17 @@ static int java_method_frame(struct symbolizer *s, const struct sym_ufr *f, char
 	return 0;
 }
 
+/* A JavaScript frame: its function's name, else "[javascript]" (counted). */
+static int v8_frame(struct symbolizer *s, const struct sym_ufr *f, char *buf, size_t len,
+		    unsigned int *flags)
+{
+	*flags |= SYM_F_JIT;
+	if (s->v8 && !v8__name(s->v8, f->tgid, f->addr, buf, len))
+		return 0;
+	snprintf(buf, len, "%s", V8_UNNAMED);
+	return 0;
+}
+
 int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *buf,
 			  size_t len, unsigned int *flags)
 {
@@ -563,6 +585,8 @@ int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *b
 		return python_frame_name(s, f, buf, len, flags);
 	if (f->obj == SYM_OBJ_JAVA)
 		return java_method_frame(s, f, buf, len, flags);
+	if (f->obj == SYM_OBJ_V8)
+		return v8_frame(s, f, buf, len, flags);
 	err = objtab__name(s->objs, f->obj, f->addr, buf, len, flags);
 	hotspot_frame(s, f, buf, len, flags);
 	return err;
@@ -574,7 +598,7 @@ int symbolizer__user_name_off(struct symbolizer *s, const struct sym_ufr *f, cha
 	int err;
 
 	*sym_off = UINT64_MAX;
-	if (f->obj == SYM_OBJ_PYTHON || f->obj == SYM_OBJ_JAVA)
+	if (f->obj == SYM_OBJ_PYTHON || f->obj == SYM_OBJ_JAVA || f->obj == SYM_OBJ_V8)
 		return symbolizer__user_name(s, f, buf, len, flags);
 	*flags = 0;
 	err = objtab__name_off(s->objs, f->obj, f->addr, buf, len, flags, sym_off);
@@ -584,7 +608,7 @@ int symbolizer__user_name_off(struct symbolizer *s, const struct sym_ufr *f, cha
 
 int symbolizer__object(struct symbolizer *s, const struct sym_ufr *f, struct objtab_info *out)
 {
-	return f->obj && f->obj != SYM_OBJ_PYTHON && f->obj != SYM_OBJ_JAVA ?
+	return f->obj && f->obj != SYM_OBJ_PYTHON && f->obj != SYM_OBJ_JAVA && f->obj != SYM_OBJ_V8 ?
 		       objtab__info(s->objs, f->obj, f->addr, out) : -ENOENT;
 }
 
@@ -592,8 +616,8 @@ int symbolizer__srcline(struct symbolizer *s, const struct sym_ufr *f, struct sr
 			size_t max)
 {
 	/* a JIT or vdso object has no DWARF; objtab tells them apart */
-	return f->obj && f->obj != SYM_OBJ_JAVA ? objtab__srcline(s->objs, f->obj, f->addr, out, max) :
-						  0;
+	return f->obj && f->obj != SYM_OBJ_JAVA && f->obj != SYM_OBJ_V8 ?
+		       objtab__srcline(s->objs, f->obj, f->addr, out, max) : 0;
 }
 
 static void kallsyms_load_once(struct symbolizer *s)
@@ -695,6 +719,14 @@ void symbolizer_stats_hotspot(const struct symbolizer_stats *st, symbolizer_stat
 	fn("Java frames unnamed: interpreted method unloaded or misread", st->hs.stale, true, arg);
 }
 
+void symbolizer_stats_v8(const struct symbolizer_stats *st, symbolizer_stat_fn fn, void *arg)
+{
+	fn("JavaScript frames named from V8", st->v8.named, false, arg);
+	fn("JavaScript frames unnamed: process memory unreadable", st->v8.unreadable, true, arg);
+	fn("JavaScript frames unnamed: function moved, freed or misread", st->v8.stale, true, arg);
+	fn("JavaScript frames unnamed: V8 layout unknown", st->v8.refused, true, arg);
+}
+
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
 {
 	struct objtab_stats os;
@@ -711,6 +743,8 @@ void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
 	st->procs_live = s->procs.nr;
 	if (s->hs)
 		hotspot__stats(s->hs, &st->hs);
+	if (s->v8)
+		v8__stats(s->v8, &st->v8);
 	if (s->fetch) {
 		struct dbgfetch_stats ds;
 
@@ -772,7 +806,10 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *o)
 	s->objs = objtab__new(&oo);
 	if (!o->no_hotspot)
 		s->hs = hotspot__new(oo.proc_root);
-	if (!s->kallsyms_path || !s->proc_root || !s->objs || (!o->no_hotspot && !s->hs)) {
+	if (!o->no_v8)
+		s->v8 = v8__new(oo.proc_root);
+	if (!s->kallsyms_path || !s->proc_root || !s->objs || (!o->no_hotspot && !s->hs) ||
+	    (!o->no_v8 && !s->v8)) {
 		symbolizer__free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -793,6 +830,7 @@ void symbolizer__free(struct symbolizer *s)
 	keymap__release(&s->procs);
 	objtab__free(s->objs);
 	hotspot__free(s->hs);
+	v8__free(s->v8);
 	dbgfetch__free(s->fetch);	/* after the objects that refer to it */
 	kallsyms__free(s->ks);
 	free(s->kallsyms_path);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "sym/hotspot.h"
+#include "sym/v8.h"
 
 /* Not thread-safe: one thread (or a lock around every call) per symbolizer. */
 struct symbolizer;
@@ -32,6 +33,7 @@ struct symbolizer_opts {
 	size_t max_objects;	/* distinct objects held at once (ELF files, vdso images,
 				 * one JIT region per process); 0: 4096 */
 	bool no_debuginfod;	/* never ask debuginfod, even with DEBUGINFOD_URLS set */
+	bool no_v8;		/* never read V8 processes' memory for JavaScript names (sym/v8.h) */
 	bool no_hotspot;	/* never read JVMs' memory for JIT frame names (sym/hotspot.h) */
 };
 
@@ -49,6 +51,11 @@ struct symbolizer_opts {
  * Method* (abi/hotspot.h hc_hs_method_frame()), named from the JVM
  */
 #define SYM_OBJ_JAVA	0xfffffffeu
+/*
+ * sym_ufr::obj of a JavaScript frame: addr is the BPF walk's tagged
+ * SharedFunctionInfo (abi/v8.h hc_v8_sfi_frame()), named from the process
+ */
+#define SYM_OBJ_V8	0xfffffffdu
 
 struct sym_ufr {
 	uint32_t obj;		/* 0: no mapping (addr is the raw ip); else object id */
@@ -84,6 +91,7 @@ struct symbolizer_stats {
 					 * cache was full (SRCLINE_CACHE_MAX) */
 	/* JIT frames named from a HotSpot JVM's code cache, and left unnamed by cause */
 	struct hotspot_stats hs;
+	struct v8_stats v8;
 };
 
 /*
@@ -93,6 +101,8 @@ struct symbolizer_stats {
 typedef void (*symbolizer_stat_fn)(const char *name, uint64_t value, bool loss, void *arg);
 void symbolizer_stats_hotspot(const struct symbolizer_stats *st, symbolizer_stat_fn fn,
 			      void *arg);
+/* The JavaScript-frame counters of @st, the same way */
+void symbolizer_stats_v8(const struct symbolizer_stats *st, symbolizer_stat_fn fn, void *arg);
 
 /* NULL + errno on failure. Kallsyms is loaded lazily on first kernel lookup. */
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *o);

@@ -27,6 +27,8 @@ static const struct diag table[] = {
 	{ "Java frames named from the JVM", "hotspot_named", DIAG_WORK, "" },
 	/* ... and walked through in BPF (bpf/lib/unwind_hotspot.bpf.h) */
 	{ "Java frames walked", "java_frames_walked", DIAG_WORK, "" },
+	/* JavaScript frames the BPF walk found, named from the process (sym/v8.c) */
+	{ "JavaScript frames named from V8", "v8_named", DIAG_WORK, "" },
 	/* no time lost: the thread's time comes from the kernel's account (collect/oncpu.c) */
 	{ "ticks missed while a task ran", "ticks_unseen", DIAG_WORK, "" },
 	/* cpu-clock ticks less on an idle CPU: no one's time (collect/oncpu.c) */
@@ -147,6 +149,16 @@ static const struct diag table[] = {
 	  DIAG_DEGRADED,
 	  "nothing to do: the method was unloaded (or the word was no method) before the "
 	  "profile was written" },
+	{ "JavaScript frames unnamed: process memory unreadable", "v8_unreadable", DIAG_DEGRADED,
+	  "names are read when the profile is written: keep the node process running until "
+	  "then (one that exited earlier is not named), and run as root" },
+	{ "JavaScript frames unnamed: function moved, freed or misread", "v8_stale",
+	  DIAG_DEGRADED,
+	  "nothing to do for a few: V8's garbage collector moved or freed the function before "
+	  "the profile was written; many: please report the node version" },
+	{ "JavaScript frames unnamed: V8 layout unknown", "v8_layout_unknown", DIAG_DEGRADED,
+	  "the 'v8: pid N' line above says why; node --perf-basic-prof still names its frames "
+	  "through a perf map" },
 };
 
 const struct diag *diag__find(const char *name)

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * V8's JavaScript frames for the CFI walker (abi/v8.h), which includes
+ * this: V8's generated code (Ignition's handlers and the other builtins
+ * embedded in the binary, Sparkplug, Maglev and TurboFan code in anonymous
+ * memory) has no unwind table but keeps %rbp frames on x86-64, so the
+ * walker already steps through it by frame pointer. What it adds is which
+ * function a frame runs: a standard frame (frame-constants.h) keeps its
+ * context at fp - 8 and its JSFunction at fp - 16, where a typed frame
+ * (entry, exit, stub, internal, ...) keeps a Smi marker in the context
+ * slot. For a JavaScript frame the JSFunction's SharedFunctionInfo is put
+ * in the frame's place, tagged; user space checks and names it.
+ */
+#ifndef HC_BPF_LIB_UNWIND_V8_BPF_H
+#define HC_BPF_LIB_UNWIND_V8_BPF_H
+
+#include "abi/v8.h"
+
+/* Is the process a V8 the loader read (v8_procs)? Into st->v8, at the walk's first step. */
+static __always_inline void v8_check(struct uw_state *st)
+{
+	__u32 zero = 0, *n = bpf_map_lookup_elem(&v8_nprocs, &zero);
+
+	st->v8 = 0;
+	/* most walks are of no V8: the inlined array lookup spares them the hash lookup */
+	if (n && *n && bpf_map_lookup_elem(&v8_procs, &st->tgid))
+		st->v8 = 1;
+}
+
+/* The tagged heap pointer at user address @addr, or 0 (unreadable, a Smi, no user address). */
+static __always_inline __u64 v8_read_heap_ptr(__u64 addr)
+{
+	__u64 v;
+
+	if (bpf_probe_read_user(&v, sizeof(v), (void *)addr))
+		return 0;
+	if ((v & HC_V8_HEAP_TAG_MASK) != HC_V8_HEAP_TAG || v > HC_V8_SFI_PTR_MASK)
+		return 0;
+	return v;
+}
+
+/*
+ * The frame the walk just recorded (pc st->pc, looked up at @pc; fp
+ * st->bp), about to be stepped by frame pointer: if it is V8's code (@anon:
+ * in anonymous executable memory; else in the embedded builtins) and a
+ * JavaScript function's frame, its SharedFunctionInfo in the frame's
+ * place. 1 if replaced, else 0 (the pc stays: a native or typed frame, or
+ * a word that cannot be read). A global subprogram, verified once on its
+ * own: its cost adds to the walker's instead of multiplying with its paths.
+ *
+ * A leaf sampled before its frame is set up (in a prologue) has its
+ * caller's fp: it is named as its caller, whose own frame the step by
+ * frame pointer skips anyway.
+ */
+__noinline int uw_v8_frame(struct uw_scratch *s, __u64 pc, __u32 anon)
+{
+	const struct hc_v8_proc *vp;
+	struct uw_state *st;
+	__u64 ctx, fn, sfi, name, idx;
+	__u32 tgid;
+
+	if (!s)
+		return 0;
+	st = &s->st;
+	/* the key from the stack: in a global subprogram @s is plain memory (see hs_frame_base) */
+	tgid = st->tgid;
+	vp = bpf_map_lookup_elem(&v8_procs, &tgid);
+	if (!vp)
+		return 0;
+	if (!anon && pc - vp->blob_lo >= vp->blob_hi - vp->blob_lo)
+		return 0;
+	/* a Smi here is a typed frame's marker: no function in it */
+	if (bpf_probe_read_user(&ctx, sizeof(ctx), (void *)(st->bp + vp->fp_context)) ||
+	    (ctx & HC_V8_HEAP_TAG_MASK) != HC_V8_HEAP_TAG)
+		return 0;
+	fn = v8_read_heap_ptr(st->bp + vp->fp_function);
+	if (!fn)
+		return 0;
+	sfi = v8_read_heap_ptr(fn - HC_V8_HEAP_TAG + vp->fn_shared);
+	if (!sfi)
+		return 0;
+	if (bpf_probe_read_user(&name, sizeof(name), (void *)(sfi - HC_V8_HEAP_TAG + vp->sfi_name)))
+		return 0;
+	idx = st->base + st->n - 1;
+	if (idx >= 2 * HC_MAX_STACK_DEPTH)
+		return 0;	/* cannot happen: bounds for the verifier */
+	s->rec.ips[idx] = hc_v8_sfi_frame(sfi, name);
+	st->v8_frames++;
+	return 1;
+}
+
+#endif /* HC_BPF_LIB_UNWIND_V8_BPF_H */

@@ -13,7 +13,7 @@
 FUZZ_SECONDS ?= 20
 FUZZ_CHECK_SECONDS ?= 5
 FUZZ_DIR     := $(OUT)/fuzz
-FUZZ_TARGETS := folded procmaps perfmap kallsyms elf_syms pprof config http_args hotspot
+FUZZ_TARGETS := folded procmaps perfmap kallsyms elf_syms pprof config http_args hotspot v8
 FUZZ_BINS    := $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_TARGETS))
 FUZZ_CFLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=undefined $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE \
@@ -37,6 +37,7 @@ fuzz_deps_config   := $(shell cat tests/unit/test_agent_config.deps)
 fuzz_deps_http_args := src/agent/http_args.c src/agent/mhd_dl.c src/util/dynlib.c src/agent/timeline_json.c \
 		      src/analysis/profile.c src/util/parse.c src/util/log.c
 fuzz_deps_hotspot := src/sym/hotspot_vmstructs.c src/sym/hotspot_names.c
+fuzz_deps_v8      := src/sym/v8_layout.c src/sym/v8_names.c
 fuzz_objs = $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(fuzz_deps_$(1)))
 
 .PHONY: fuzz fuzz-smoke fuzz-build check-fuzz

@@ -7,8 +7,10 @@
 
 #include <linux/types.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -41,7 +43,7 @@ struct v8_walk {
 	int procs_fd, nprocs_fd;
 	struct keymap procs;	/* tgid -> struct vw_proc * */
 	uint32_t nprocs;	/* entries in v8_procs */
-	uint64_t walked, refused, map_errors;
+	uint64_t walked, refused, perf_map, map_errors;
 };
 
 int v8_walk__new(struct v8_walk **out, const char *proc_root)
@@ -198,6 +200,20 @@ static const struct procmap *find_binary(const struct procmaps *pm)
 	return NULL;
 }
 
+/*
+ * node --perf-basic-prof (or --perf-prof) writes /tmp/perf-PID.map, where
+ * the symbolizer finds its JIT frames (sym/perfmap.c) with their script
+ * and line: a perf map wins, as for a JVM, and the walk leaves the pcs.
+ */
+static bool has_perf_map(uint32_t tgid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", tgid);
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
 int v8_walk__add_process(struct v8_walk *vw, uint32_t tgid, const struct procmaps *pm)
 {
 	const struct procmap *m = find_binary(pm);
@@ -223,6 +239,11 @@ int v8_walk__add_process(struct v8_walk *vw, uint32_t tgid, const struct procmap
 	if (keymap__put(&vw->procs, tgid, 0, (uintptr_t)p)) {
 		free(p);
 		return -ENOMEM;
+	}
+	if (has_perf_map(tgid)) {
+		vw->perf_map++;
+		pr_debug("v8: pid %u: a perf map names its JIT frames: not walked\n", tgid);
+		return 0;
 	}
 	why[0] = '\0';
 	err = layout_read(vw, tgid, m, &v, why, sizeof(why));
@@ -265,7 +286,8 @@ void v8_walk__report(const struct v8_walk *vw, int verbose)
 	if (vw->map_errors)
 		pr_warn("v8: %llu V8 layouts not published (BPF map update failed): their "
 			"JavaScript frames are not named\n", (unsigned long long)vw->map_errors);
-	if (verbose && (vw->walked || vw->refused))
-		pr_info("v8: %llu V8 processes' JavaScript frames walked, %llu refused\n",
-			(unsigned long long)vw->walked, (unsigned long long)vw->refused);
+	if (verbose && (vw->walked || vw->refused || vw->perf_map))
+		pr_info("v8: %llu V8 processes' JavaScript frames walked, %llu refused, %llu left "
+			"to their perf map\n", (unsigned long long)vw->walked,
+			(unsigned long long)vw->refused, (unsigned long long)vw->perf_map);
 }

@@ -1,0 +1,147 @@
+#!/bin/bash
+# JavaScript frames of a Node.js process named from V8's own v8dbg_* table
+# (issue 31), with a stock `node`, no flags and no perf map: a workload
+# with a known CPU split (tests/workloads/node/hotcold.js: round() calls
+# hotAlpha(2 N) then hotBeta(N), each call timed with process.cpuUsage())
+# recorded with `-p` after a warm-up. Of the JS thread's samples, at least
+# 95% must carry named JavaScript frames only (no [unknown]_[j] or
+# [javascript]_[j]), at least 90% have hotAlpha / hotBeta as their innermost
+# JavaScript frame, in the workload's own split, and at least 95% of those
+# with JavaScript frames reach node::Start beneath them (the walk goes on
+# through V8's frames by frame pointer). With HOTCOLD_V8=0 (the control) no
+# hotAlpha/hotBeta name may appear, and most of the thread's samples have
+# [unknown]_[j] frames.
+#
+# usage: t_v8.sh [-d SECONDS]   (each record's length; default 5)
+. "$(dirname "$0")/lib.sh"
+command -v node >/dev/null || skip "no node"
+[ "$(uname -m)" = x86_64 ] || skip "x86-64 only"
+DUR=5
+[ "${1:-}" = -d ] && DUR=${2:?-d SECONDS}
+
+WL=$(realpath "$(dirname "$0")/../workloads/node/hotcold.js")
+# Tolerance of the split: as t_hotspot.sh's, 4 sigma of a binomial
+# proportion around the workload's measured share. Fewer than MIN_N samples
+# in the two (a starved run) fail and say so.
+MIN_N=$((DUR * 100))
+FRAMES_NAMED='JavaScript frames named from V8'
+
+# The JS thread: the "node-TID" root (--per-thread) with the most samples
+# (V8's and libuv's threads are named node too, and mostly wait).
+js_thread() {
+	awk '$1 ~ /^node-[0-9]+;/ { split($1, r, ";"); t[r[1]] += $NF }
+	     END { for (k in t) if (t[k] > best) { best = t[k]; b = k } print b }' "$1"
+}
+
+# Of root $2's samples: "total innermost_alpha innermost_beta with_js named_js through_js":
+# innermost JS frame = the last "_[j]" frame; with_js: samples with a "_[j]"
+# frame; named_js: of those, none is [unknown]_[j] or [javascript]_[j];
+# through_js: of those, with node::Start rootward of the outermost.
+js_counts() {
+	awk -v root="$2" '{
+		n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
+		k = split(line, fr, ";")
+		if (fr[1] != root) next
+		tot += n; last = 0; first = 0; start = 0; unnamed = 0
+		for (i = 2; i <= k; i++) {
+			if (fr[i] ~ /_\[j\]$/) { last = i; if (!first) first = i }
+			if (fr[i] == "[unknown]_[j]" || fr[i] == "[javascript]_[j]") unnamed = 1
+			if (!start && fr[i] == "node::Start(int, char**)") start = i
+		}
+		if (last && fr[last] == "hotAlpha_[j]") a += n
+		if (last && fr[last] == "hotBeta_[j]") b += n
+		if (first) wj += n
+		if (first && !unnamed) nj += n
+		if (first && start && start < first) th += n
+	} END { printf "%d %d %d %d %d %d\n", tot, a, b, wj, nj, th }' "$1"
+}
+
+# $1 label, then env assignments for hotcold: record the workload with -p
+# after its warm-up; leaves $TMP/$1.{folded,err,truth}
+run_wl() {
+	local what=$1 out="$TMP/$1" pid rc
+	shift
+	: >"$out.wl"
+	node "$WL" 2 60 "$out.truth" "$out.stop" >"$out.wl" 2>&1 &
+	pid=$!
+	cleanup_hooks+=("kill $pid 2>/dev/null")
+	if ! wait_log '^ready' 30 "$out.wl"; then
+		bad "$what: the workload never got ready: $(head -3 "$out.wl")"
+		return 1
+	fi
+	env "$@" "$HOTCOLD" record -v -F 499 -p $pid -d "$DUR" --per-thread -o "$out.folded" \
+		2>"$out.err"
+	rc=$?
+	# the names were read while it ran: now it may stop and write its truth
+	touch "$out.stop"
+	for _ in $(seq 1 100); do [ -s "$out.truth" ] && break; sleep 0.1; done
+	kill $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	[ $rc -eq 0 ] || { bad "$what: record exit $rc: $(grep -v '^  ' "$out.err" | tail -3)"; return 1; }
+	[ -s "$out.truth" ] || { bad "$what: the workload wrote no truth"; return 1; }
+	return 0
+}
+
+check_named() {
+	local what=$1 out="$TMP/$1" root tot a b wj nj th n want got tol
+	root=$(js_thread "$out.folded")
+	read -r tot a b wj nj th <<<"$(js_counts "$out.folded" "$root")"
+	if [ "$tot" -gt 0 ] && awk -v n="$nj" -v t="$tot" 'BEGIN { exit !(n >= 0.95 * t) }'; then
+		ok "$what: $(pct "$nj" "$tot")% of the JS thread's $tot samples have named JavaScript frames only"
+	else
+		bad "$what: $nj of the JS thread's $tot samples ($root) have named JavaScript frames only (want >= 95%)"
+		grep "^$root;" "$out.folded" | grep -E '\[(unknown|javascript)\]_\[j\]' |
+			sort -t' ' -k2 -nr | head -3 | cut -c1-600
+	fi
+	n=$((a + b))
+	if [ "$tot" -gt 0 ] && awk -v n=$n -v t="$tot" 'BEGIN { exit !(n >= 0.9 * t) }'; then
+		ok "$what: $(pct $n "$tot")% of the JS thread's samples have hotAlpha/hotBeta as innermost JavaScript frame"
+	else
+		bad "$what: $n of the JS thread's $tot samples have hotAlpha/hotBeta innermost (want >= 90%)"
+		grep "^$root;" "$out.folded" | sort -t' ' -k2 -nr | head -3 | cut -c1-600
+	fi
+	# the split against the workload's own measurement
+	want=$(awk '{ printf "%.2f", 100 * $1 / ($1 + $2) }' "$out.truth")
+	got=$(pct "$a" "$n")
+	tol=$(awk -v p="$want" -v n=$n 'BEGIN { p /= 100; if (n < 1) n = 1; printf "%.2f", 400 * sqrt(p * (1 - p) / n) }')
+	if [ "$n" -lt "$MIN_N" ]; then
+		bad "$what: only $n samples in hotAlpha/hotBeta (need $MIN_N; load: $(cut -d' ' -f1-3 /proc/loadavg))"
+	elif within "$got" "$want" "$tol"; then
+		ok "$what: hotAlpha $got% of $n samples vs measured $want% (4 sigma: $tol pp)"
+	else
+		bad "$what: hotAlpha $got% of $n samples vs measured $want% (4 sigma: $tol pp)"
+	fi
+	if [ "$wj" -gt 0 ] && awk -v t="$th" -v n="$wj" 'BEGIN { exit !(t >= 0.95 * n) }'; then
+		ok "$what: $(pct "$th" "$wj")% of the JS thread's $wj samples with JavaScript frames reach node::Start beneath them"
+	else
+		bad "$what: $th of the JS thread's $wj samples with JavaScript frames reach node::Start beneath them (want >= 95%)"
+	fi
+	grep -Eq "^  session +work +[1-9][0-9]* $FRAMES_NAMED\$" "$out.err" &&
+		ok "$what: -v counts $(grep -Eo "[0-9]+ $FRAMES_NAMED" "$out.err")" ||
+		bad "$what: no '$FRAMES_NAMED' count under -v"
+	grep -q 'JavaScript frames are not named' "$out.err" && bad "$what: $(grep 'not named' "$out.err")"
+	grep -E 'JavaScript frames unnamed' "$out.err" | grep -v ' 0 JavaScript' |
+		sed "s/^/[Note: $what: /; s/$/]/"
+}
+
+if run_wl node; then
+	check_named node
+fi
+
+# the control: V8 naming off names no JavaScript function
+if run_wl control HOTCOLD_V8=0; then
+	root=$(js_thread "$TMP/control.folded")
+	read -r tot _ _ wj _ _ <<<"$(js_counts "$TMP/control.folded" "$root")"
+	unk=$(folded_with_frame "$TMP/control.folded" "[unknown]_[j]")
+	if grep -Eq 'hot(Alpha|Beta)_' "$TMP/control.folded"; then
+		bad "HOTCOLD_V8=0: hotAlpha/hotBeta names in the profile"
+	elif [ "$tot" -lt "$MIN_N" ] || [ "$unk" -lt $((tot / 2)) ]; then
+		bad "HOTCOLD_V8=0: a vacuous control: $tot samples of the JS thread, $unk with [unknown]_[j]"
+	else
+		ok "HOTCOLD_V8=0: no hotAlpha/hotBeta name; $unk of the JS thread's $tot samples have [unknown]_[j]"
+	fi
+	grep -q "$FRAMES_NAMED" "$TMP/control.err" &&
+		grep -Eq "^  session +work +[1-9][0-9]* $FRAMES_NAMED\$" "$TMP/control.err" &&
+		bad "HOTCOLD_V8=0: frames were named: $(grep -m1 "$FRAMES_NAMED" "$TMP/control.err")"
+fi
+finish

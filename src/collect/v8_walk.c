@@ -35,7 +35,7 @@ enum vw_state {
 struct vw_proc {
 	uint32_t tgid;
 	enum vw_state state;
-	uint64_t start, inode;	/* the binary's mapping */
+	uint64_t start, inode;	/* the first candidate's mapping: a new one is an exec */
 };
 
 struct v8_walk {
@@ -156,6 +156,15 @@ static int layout_read(struct v8_walk *vw, uint32_t tgid, const struct procmap *
 	if (l.blob_size && !load_bias(&ll, m, (uint64_t)sysconf(_SC_PAGESIZE), &bias)) {
 		out->blob_lo = l.blob_vaddr + bias;
 		out->blob_hi = out->blob_lo + l.blob_size;
+	} else {
+		/*
+		 * A stripped binary (Debian's libnode.so) does not say where its
+		 * builtins are: its whole code, then. The walk only looks where it
+		 * steps by frame pointer, which in a binary with CFI is where there
+		 * is none: the builtins, and little else.
+		 */
+		out->blob_lo = m->start;
+		out->blob_hi = m->end;
 	}
 	out->fp_function = (__s16)l.v[V8_FP_FUNCTION];
 	out->fp_context = (__s16)l.v[V8_FP_CONTEXT];
@@ -188,16 +197,16 @@ static int publish(struct v8_walk *vw, struct vw_proc *p, const struct hc_v8_pro
 	return 0;
 }
 
-/* @pm's V8 binary: the first executable file mapping of a candidate name */
-static const struct procmap *find_binary(const struct procmaps *pm)
+/* @pm's executable file mappings of a candidate name from @i on: the next one's index, or -1 */
+static ssize_t next_candidate(const struct procmaps *pm, size_t i)
 {
-	for (size_t i = 0; i < procmaps__nr(pm); i++) {
+	for (; i < procmaps__nr(pm); i++) {
 		const struct procmap *e = procmaps__entry(pm, i);
 
 		if (e->kind == PROCMAP_FILE && (e->perms & PROCMAP_X) && v8_elf_candidate(e->path))
-			return e;
+			return (ssize_t)i;
 	}
-	return NULL;
+	return -1;
 }
 
 /*
@@ -216,14 +225,16 @@ static bool has_perf_map(uint32_t tgid)
 
 int v8_walk__add_process(struct v8_walk *vw, uint32_t tgid, const struct procmaps *pm)
 {
-	const struct procmap *m = find_binary(pm);
+	ssize_t i = next_candidate(pm, 0);
+	const struct procmap *m;
 	struct hc_v8_proc v;
 	struct vw_proc *p;
 	char why[256];
 	int err;
 
-	if (!m)
+	if (i < 0)
 		return 0;
+	m = procmaps__entry(pm, (size_t)i);
 	p = proc_find(vw, tgid);
 	/* every re-read of the maps comes here: the same binary keeps what was read */
 	if (p && p->start == m->start && p->inode == m->inode)
@@ -246,7 +257,12 @@ int v8_walk__add_process(struct v8_walk *vw, uint32_t tgid, const struct procmap
 		return 0;
 	}
 	why[0] = '\0';
+	/* Debian's node is a launcher without V8 that maps libnode.so: the one with a table */
 	err = layout_read(vw, tgid, m, &v, why, sizeof(why));
+	while (err == -ENOENT && (i = next_candidate(pm, (size_t)i + 1)) >= 0) {
+		m = procmaps__entry(pm, (size_t)i);
+		err = layout_read(vw, tgid, m, &v, why, sizeof(why));
+	}
 	if (!err)
 		return publish(vw, p, &v);
 	/* a file named node that is no V8, or gone: nothing to say */

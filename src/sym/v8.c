@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,13 +95,26 @@ static struct v8_proc *proc_find(const struct v8 *v, uint32_t tgid)
 	return keymap__get(&v->procs, tgid, 0, &p) ? (struct v8_proc *)(uintptr_t)p : NULL;
 }
 
+static bool is_libnode(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return !strncmp(b ? b + 1 : path, "libnode.so", 10);
+}
+
 int v8__add_process(struct v8 *v, uint32_t tgid, const struct procmap *m)
 {
 	struct v8_proc *p = proc_find(v, tgid);
 
 	if (p && p->bin.start == m->start && p->bin.inode == m->inode)
 		return 0;
-	v8__forget(v, tgid);	/* another image (exec) */
+	/*
+	 * Debian's node is a launcher that maps libnode.so, where V8 is: that
+	 * one, whichever comes first (an exec forgets the process first)
+	 */
+	if (p && is_libnode(p->bin.path) && !is_libnode(m->path))
+		return 0;
+	v8__forget(v, tgid);
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;

@@ -29,6 +29,7 @@
 #include "record/reason.h"
 #include "record/session_int.h"
 #include "record/wakers.h"
+#include "sym/procmaps.h"
 #include "unwind/tables.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -361,6 +362,25 @@ static void session_drop_unwind_if_refused(struct session *s)
 	pr_debug("record: no collector walks CFI: no unwind tables built\n");
 }
 
+/*
+ * A -p target's V8 layout before the start: its first samples name their
+ * JavaScript frames (else those before the loader saw it do not).
+ */
+static void session_v8_targets(struct session *s)
+{
+	char path[64];
+
+	for (size_t i = 0; s->vw && i < s->o->nr_pids; i++) {
+		struct procmaps *pm;
+
+		snprintf(path, sizeof(path), "/proc/%u/maps", s->o->pids[i]);
+		pm = procmaps__load(path, PROCMAPS_EXEC_ONLY);
+		if (pm)
+			v8_walk__add_process(s->vw, s->o->pids[i], pm);
+		procmaps__free(pm);
+	}
+}
+
 static void session_open_targets(struct session *s)
 {
 	uint64_t t0 = clock_mono_ns();
@@ -368,6 +388,7 @@ static void session_open_targets(struct session *s)
 
 	session_unwind_preload_join(s);
 	session_drop_unwind_if_refused(s);
+	session_v8_targets(s);
 	for (size_t i = 0; s->ut && i < s->o->nr_pids; i++) {
 		if (!stop_signal && clock_mono_ns() - t0 < SESSION_TARGETS_INLINE_NS) {
 			unwind_tables__add_process_now(s->ut, s->o->pids[i]);

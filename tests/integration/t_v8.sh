@@ -12,6 +12,12 @@
 # hotAlpha/hotBeta name may appear, and most of the thread's samples have
 # [unknown]_[j] frames.
 #
+# Off-CPU: the workload's worker thread blocks in awaitOrders
+# (Atomics.wait(20 ms), never notified). Of its off-CPU time, at least 95%
+# must be under stacks that name awaitOrders; none in the control. What may
+# miss it: the block still open at the stop, walked from another task,
+# which keeps its pcs (at most one 20 ms wait of the record).
+#
 # usage: t_v8.sh [-d SECONDS]   (each record's length; default 5)
 . "$(dirname "$0")/lib.sh"
 command -v node >/dev/null || skip "no node"
@@ -72,12 +78,14 @@ run_wl() {
 	env "$@" "$HOTCOLD" record -v -F 499 -p $pid -d "$DUR" --per-thread -o "$out.folded" \
 		2>"$out.err"
 	rc=$?
+	env "$@" "$HOTCOLD" record -v --off-cpu -p $pid -d "$DUR" --per-thread \
+		-o "$out.off.folded" 2>"$out.off.err" || rc=$?
 	# the names were read while it ran: now it may stop and write its truth
 	touch "$out.stop"
 	for _ in $(seq 1 100); do [ -s "$out.truth" ] && break; sleep 0.1; done
 	kill $pid 2>/dev/null
 	wait $pid 2>/dev/null
-	[ $rc -eq 0 ] || { bad "$what: record exit $rc: $(grep -v '^  ' "$out.err" | tail -3)"; return 1; }
+	[ $rc -eq 0 ] || { bad "$what: record exit $rc: $(grep -hv '^  ' "$out.err" "$out.off.err" | tail -3)"; return 1; }
 	[ -s "$out.truth" ] || { bad "$what: the workload wrote no truth"; return 1; }
 	return 0
 }
@@ -124,21 +132,50 @@ check_named() {
 		sed "s/^/[Note: $what: /; s/$/]/"
 }
 
+# Of the worker thread's off-CPU ns in $1 (the root whose stacks run
+# node::worker::Worker::Run()): "total named", named: under awaitOrders.
+waiter_counts() {
+	awk '$0 ~ /;node::worker::Worker::Run\(\);/ { split($1, r, ";"); w[r[1]] = 1 }
+	     { n = $NF; split($0, fr, ";"); root[NR] = fr[1]; v[NR] = n; nm[NR] = $0 ~ /;awaitOrders_\[j\];/ }
+	     END { for (i = 1; i <= NR; i++) if (root[i] in w) { t += v[i]; if (nm[i]) a += v[i] }
+		   printf "%d %d\n", t, a }' "$1"
+}
+
+check_offcpu() {
+	local what=$1 out="$TMP/$1" tot nm
+	read -r tot nm <<<"$(waiter_counts "$out.off.folded")"
+	if [ "$tot" -gt $((DUR * 500000000)) ] && awk -v a="$nm" -v t="$tot" 'BEGIN { exit !(a >= 0.95 * t) }'; then
+		ok "$what: off-CPU: $(pct "$nm" "$tot")% of the worker's $((tot / 1000000)) ms blocked name awaitOrders"
+	else
+		bad "$what: off-CPU: $nm of the worker's $tot ns blocked name awaitOrders (want >= 95% of > $((DUR / 2)) s)"
+		grep -E ';node::worker::Worker::Run\(\);' "$out.off.folded" | sort -t' ' -k2 -nr | head -3 | cut -c1-600
+	fi
+	grep -E 'JavaScript frames unnamed' "$out.off.err" | grep -v ' 0 JavaScript' |
+		sed "s/^/[Note: $what off-CPU: /; s/$/]/"
+}
+
 if run_wl node; then
 	check_named node
+	check_offcpu node
 fi
 
 # the control: V8 naming off names no JavaScript function
 if run_wl control HOTCOLD_V8=0; then
 	root=$(js_thread "$TMP/control.folded")
-	read -r tot _ _ wj _ _ <<<"$(js_counts "$TMP/control.folded" "$root")"
-	unk=$(folded_with_frame "$TMP/control.folded" "[unknown]_[j]")
+	read -r tot _ _ wj nj _ <<<"$(js_counts "$TMP/control.folded" "$root")"
+	unk=$((wj - nj))	# the JS thread's samples with an unnamed JIT frame
 	if grep -Eq 'hot(Alpha|Beta)_' "$TMP/control.folded"; then
 		bad "HOTCOLD_V8=0: hotAlpha/hotBeta names in the profile"
 	elif [ "$tot" -lt "$MIN_N" ] || [ "$unk" -lt $((tot / 2)) ]; then
 		bad "HOTCOLD_V8=0: a vacuous control: $tot samples of the JS thread, $unk with [unknown]_[j]"
 	else
 		ok "HOTCOLD_V8=0: no hotAlpha/hotBeta name; $unk of the JS thread's $tot samples have [unknown]_[j]"
+	fi
+	read -r tot nm <<<"$(waiter_counts "$TMP/control.off.folded")"
+	if [ "$tot" -gt $((DUR * 500000000)) ] && [ "$nm" -eq 0 ]; then
+		ok "HOTCOLD_V8=0: off-CPU: none of the worker's $((tot / 1000000)) ms blocked names awaitOrders"
+	else
+		bad "HOTCOLD_V8=0: off-CPU: the worker's $tot ns blocked, $nm ns under awaitOrders (want > $((DUR / 2)) s, none)"
 	fi
 	grep -q "$FRAMES_NAMED" "$TMP/control.err" &&
 		grep -Eq "^  session +work +[1-9][0-9]* $FRAMES_NAMED\$" "$TMP/control.err" &&

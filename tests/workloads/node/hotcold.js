@@ -8,6 +8,11 @@
 // (and inline the two into it), while the loops inside them are optimized
 // (on-stack replacement) in the first calls.
 //
+// A worker thread meanwhile blocks in awaitOrders(), in Atomics.wait() for
+// 20 ms on a word nobody notifies, over and over: the off-CPU profile must
+// name that function (another isolate of the same process). It takes next
+// to no CPU from the main thread.
+//
 // usage: node hotcold.js WARMUP_S RUN_S TRUTH_FILE [STOP_FILE]
 //   prints "ready" once WARMUP_S seconds have passed, then runs RUN_S more
 //   seconds, or until STOP_FILE exists, and writes to TRUTH_FILE
@@ -16,6 +21,14 @@
 //   when it writes its profile: the test stops us after that.
 'use strict';
 const fs = require('fs');
+const { Worker } = require('worker_threads');
+
+new Worker(`
+const orders = new Int32Array(new SharedArrayBuffer(4));
+function awaitOrders() { Atomics.wait(orders, 0, 0, 20); }
+function loop() { awaitOrders(); setImmediate(loop); }
+loop();
+`, { eval: true }).unref();
 
 const N = 1500000;
 let sink = 0;

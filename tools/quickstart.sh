@@ -29,7 +29,7 @@ TEST_PKGS=(
 	g++ binutils		# ELF fixtures built at test time (C++, objcopy, nm)
 	libc6-dbg		# libc's local symbols by build-id (symbolizer tests)
 	chromium		# headless browser: clicks and searches flame graphs (tests/browser)
-	nodejs			# drives Chromium over its DevTools pipe: the agent's timeline (tests/browser/timeline.sh)
+	nodejs			# t_v8: JavaScript frames named from its v8dbg_* table; drives Chromium over its DevTools pipe: the agent's timeline (tests/browser/timeline.sh)
 	golang-go		# `go tool pprof`, the reference pprof reader (tests/golden/pprof_check.sh)
 	linux-perf		# perf record --call-graph dwarf: t_unwind's independent reference
 	libclang-rt-14-dev	# libFuzzer + ASan/UBSan runtimes for `make fuzz` / `make fuzz-smoke`

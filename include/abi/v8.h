@@ -15,8 +15,8 @@ struct hc_v8_proc {
 	 * there, without CFI; 0, 0 if the binary does not say
 	 */
 	__u64 blob_lo, blob_hi;
-	__s16 fp_function;		/* v8dbg_off_fp_function: the JSFunction slot, from fp (-16) */
-	__s16 fp_context;		/* v8dbg_off_fp_context: context, or a typed frame's marker (-8) */
+	__s16 fp_function;		/* v8dbg_off_fp_function: the JSFunction, from fp (-16) */
+	__s16 fp_context;		/* v8dbg_off_fp_context: or a typed frame's marker (-8) */
 	__u16 fn_shared;		/* JSFunction::shared (SharedFunctionInfo) */
 	__u16 sfi_name;			/* SharedFunctionInfo::name_or_scope_info */
 };

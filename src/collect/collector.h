@@ -30,7 +30,7 @@ struct collector_env {
 	bool hotspot;		/* walk JVMs' Java frames with the maps below (collect/hotspot_walk.h) */
 	int hotspot_procs_fd;	/* owned by the session's struct hotspot_walk */
 	int hotspot_nprocs_fd;
-	bool v8;		/* name V8's JavaScript frames with the maps below (collect/v8_walk.h) */
+	bool v8;		/* find V8's JavaScript frames with these maps (collect/v8_walk.h) */
 	int v8_procs_fd;	/* owned by the session's struct v8_walk */
 	int v8_nprocs_fd;
 	struct locknames *locknames;	/* the session's lock registry (collect/locknames.h) */

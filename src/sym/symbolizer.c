@@ -608,8 +608,9 @@ int symbolizer__user_name_off(struct symbolizer *s, const struct sym_ufr *f, cha
 
 int symbolizer__object(struct symbolizer *s, const struct sym_ufr *f, struct objtab_info *out)
 {
-	return f->obj && f->obj != SYM_OBJ_PYTHON && f->obj != SYM_OBJ_JAVA && f->obj != SYM_OBJ_V8 ?
-		       objtab__info(s->objs, f->obj, f->addr, out) : -ENOENT;
+	if (!f->obj || f->obj == SYM_OBJ_PYTHON || f->obj == SYM_OBJ_JAVA || f->obj == SYM_OBJ_V8)
+		return -ENOENT;
+	return objtab__info(s->objs, f->obj, f->addr, out);
 }
 
 int symbolizer__srcline(struct symbolizer *s, const struct sym_ufr *f, struct srcline_frame *out,

@@ -33,7 +33,7 @@ struct symbolizer_opts {
 	size_t max_objects;	/* distinct objects held at once (ELF files, vdso images,
 				 * one JIT region per process); 0: 4096 */
 	bool no_debuginfod;	/* never ask debuginfod, even with DEBUGINFOD_URLS set */
-	bool no_v8;		/* never read V8 processes' memory for JavaScript names (sym/v8.h) */
+	bool no_v8;		/* never read V8 processes' memory for names (sym/v8.h) */
 	bool no_hotspot;	/* never read JVMs' memory for JIT frame names (sym/hotspot.h) */
 };
 

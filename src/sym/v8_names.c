@@ -156,8 +156,9 @@ static int str_part(const struct v8_layout *l, const struct v8_reader *r, uint64
 	if (rep == (uint32_t)v[V8_SEQ_STRING_TAG]) {
 		int two = (type & (uint32_t)v[V8_STRING_ENC_MASK]) == (uint32_t)v[V8_TWO_BYTE_TAG];
 
-		return seq_chars(r, a + (uint64_t)v[two ? V8_SEQ_TWO_BYTE_CHARS : V8_SEQ_ONE_BYTE_CHARS],
-				 off, n, two, o);
+		uint64_t chars = a + (uint64_t)v[two ? V8_SEQ_TWO_BYTE_CHARS : V8_SEQ_ONE_BYTE_CHARS];
+
+		return seq_chars(r, chars, off, n, two, o);
 	}
 	if (rep == (uint32_t)v[V8_THIN_STRING_TAG]) {
 		if (rd_u64(r, a + (uint64_t)v[V8_THIN_ACTUAL], &p))

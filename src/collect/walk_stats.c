@@ -47,4 +47,8 @@ void walk_stats_add(struct collector_stats *st, const uint64_t *v)
 		any |= v[jit[i].idx] != 0;
 	for (size_t i = 0; any && i < sizeof(jit) / sizeof(jit[0]) && st->nr < COLLECTOR_MAX_STATS; i++)
 		st->s[st->nr++] = (struct collector_stat){ jit[i].name, v[jit[i].idx], jit[i].loss };
+	/* V8's JavaScript frames (bpf/lib/unwind_v8.bpf.h): shown where there were some */
+	if (v[HC_STAT_UNWIND_V8_FRAMES] && st->nr < COLLECTOR_MAX_STATS)
+		st->s[st->nr++] = (struct collector_stat){ "JavaScript frames found by the walk",
+							   v[HC_STAT_UNWIND_V8_FRAMES], false };
 }

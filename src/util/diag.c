@@ -27,7 +27,9 @@ static const struct diag table[] = {
 	{ "Java frames named from the JVM", "hotspot_named", DIAG_WORK, "" },
 	/* ... and walked through in BPF (bpf/lib/unwind_hotspot.bpf.h) */
 	{ "Java frames walked", "java_frames_walked", DIAG_WORK, "" },
-	/* JavaScript frames the BPF walk found, named from the process (sym/v8.c) */
+	/* JavaScript frames the BPF walk found (bpf/lib/unwind_v8.bpf.h) ... */
+	{ "JavaScript frames found by the walk", "v8_frames_walked", DIAG_WORK, "" },
+	/* ... and named from the process (sym/v8.c) */
 	{ "JavaScript frames named from V8", "v8_named", DIAG_WORK, "" },
 	/* no time lost: the thread's time comes from the kernel's account (collect/oncpu.c) */
 	{ "ticks missed while a task ran", "ticks_unseen", DIAG_WORK, "" },

@@ -124,6 +124,9 @@ check_named() {
 	else
 		bad "$what: $th of the JS thread's $wj samples with JavaScript frames reach node::Start beneath them (want >= 95%)"
 	fi
+	grep -Eq '^  oncpu +work +[1-9][0-9]* JavaScript frames found by the walk$' "$out.err" &&
+		ok "$what: -v counts $(grep -Eo '[0-9]+ JavaScript frames found by the walk' "$out.err")" ||
+		bad "$what: no 'JavaScript frames found by the walk' count under -v"
 	grep -Eq "^  session +work +[1-9][0-9]* $FRAMES_NAMED\$" "$out.err" &&
 		ok "$what: -v counts $(grep -Eo "[0-9]+ $FRAMES_NAMED" "$out.err")" ||
 		bad "$what: no '$FRAMES_NAMED' count under -v"
@@ -177,6 +180,8 @@ if run_wl control HOTCOLD_V8=0; then
 	else
 		bad "HOTCOLD_V8=0: off-CPU: the worker's $tot ns blocked, $nm ns under awaitOrders (want > $((DUR / 2)) s, none)"
 	fi
+	grep -q 'JavaScript frames found by the walk' "$TMP/control.err" &&
+		bad "HOTCOLD_V8=0: the walk found JavaScript frames"
 	grep -q "$FRAMES_NAMED" "$TMP/control.err" &&
 		grep -Eq "^  session +work +[1-9][0-9]* $FRAMES_NAMED\$" "$TMP/control.err" &&
 		bad "HOTCOLD_V8=0: frames were named: $(grep -m1 "$FRAMES_NAMED" "$TMP/control.err")"

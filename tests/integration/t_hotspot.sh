@@ -17,9 +17,9 @@
 # off-CPU time, at least 95% must be under stacks that name
 # HotCold.awaitOrders and java.lang.Object.wait; none in the control. What
 # may miss them: the block still open at the stop, walked from another
-# task, which ends at its first Java frame (at most one 20 ms wait of 3 s,
-# 0.7%), and blocks walked before the VM's layout was read (the first
-# milliseconds of the recording). 95% leaves room for 7 such waits.
+# task, which ends at its first Java frame (at most one 20 ms wait of 5 s,
+# 0.4%), and blocks walked before the VM's layout was read (the first
+# milliseconds of the recording). 95% leaves room for 12 such waits.
 . "$(dirname "$0")/lib.sh"
 command -v java >/dev/null && command -v javac >/dev/null || skip "no java/javac"
 [ "$(uname -m)" = x86_64 ] || skip "x86-64 only"
@@ -31,8 +31,10 @@ javac -d "$TMP" "$SRC" 2>"$TMP/javac.err" || { bad "javac: $(head -3 "$TMP/javac
 # frame is alpha or beta is a binomial proportion at worst (dithered
 # sampling is stratified, which only lowers its variance): 4 sigma is
 # 400 sqrt(p (1 - p) / n) pp around the workload's measured p (about 2/3:
-# 4.9 pp at n = 1500). Below MIN_N samples (a starved run) the check would
-# not mean much: it fails and says so.
+# 4.9 pp at n = 1500). The issue asks for 3 pp: 4 sigma is that at
+# n = 3950, so the recording is 5 s at 999 Hz (~5000 samples, 2.7 pp; the
+# note says when a starved run's 4 sigma is wider than 3 pp). Below MIN_N
+# samples the check would not mean much: it fails and says so.
 MIN_N=500
 
 # Samples of the Java thread: the "java-TID" root (--per-thread) with the
@@ -76,10 +78,12 @@ run_wl() {
 		bad "$what: the workload never got ready: $(head -3 "$out.wl")"
 		return 1
 	fi
-	env "$@" "$HOTCOLD" record -v -F 499 -p $pid -d 5 --per-thread -o "$out.folded" 2>"$out.err"
-	local rc=$?
-	env "$@" "$HOTCOLD" record -v --off-cpu -p $pid -d 3 --per-thread -o "$out.off.folded" \
+	# on- and off-CPU side by side, each its own recorder (the test's time)
+	env "$@" "$HOTCOLD" record -v -F 999 -p $pid -d 5 --per-thread -o "$out.folded" 2>"$out.err" &
+	local on=$! rc=0
+	env "$@" "$HOTCOLD" record -v --off-cpu -p $pid -d 5 --per-thread -o "$out.off.folded" \
 		2>"$out.off.err" || rc=$?
+	wait $on || rc=$?
 	# the names were read while it ran: now it may stop and write its truth
 	touch "$out.stop"
 	for _ in $(seq 1 100); do [ -s "$out.truth" ] && break; sleep 0.1; done
@@ -109,6 +113,8 @@ check_named() {
 		bad "$what: only $n samples in alpha/beta (need $MIN_N; load: $(cut -d' ' -f1-3 /proc/loadavg))"
 	elif within "$got" "$want" "$tol"; then
 		ok "$what: alpha $got% of $n samples vs measured $want% (4 sigma: $tol pp)"
+		awk -v t="$tol" 'BEGIN { exit !(t > 3) }' &&
+			echo "[Note: $what: 4 sigma is $tol pp, wider than the issue's 3 pp: $n samples, load $(cut -d' ' -f1-3 /proc/loadavg)]"
 	else
 		bad "$what: alpha $got% of $n samples vs measured $want% (4 sigma: $tol pp)"
 	fi

@@ -75,11 +75,14 @@ run_wl() {
 		bad "$what: the workload never got ready: $(head -3 "$out.wl")"
 		return 1
 	fi
-	env "$@" "$HOTCOLD" record -v -F 499 -p $pid -d "$DUR" --per-thread -o "$out.folded" \
-		2>"$out.err"
-	rc=$?
+	# on- and off-CPU side by side, each its own recorder (the test's time)
+	env "$@" "$HOTCOLD" record -v -F 999 -p $pid -d "$DUR" --per-thread -o "$out.folded" \
+		2>"$out.err" &
+	local on=$!
+	rc=0
 	env "$@" "$HOTCOLD" record -v --off-cpu -p $pid -d "$DUR" --per-thread \
 		-o "$out.off.folded" 2>"$out.off.err" || rc=$?
+	wait $on || rc=$?
 	# the names were read while it ran: now it may stop and write its truth
 	touch "$out.stop"
 	for _ in $(seq 1 100); do [ -s "$out.truth" ] && break; sleep 0.1; done

@@ -145,16 +145,16 @@ check_named() {
 waiter_counts() {
 	awk '{ n = $NF; split($0, fr, ";"); if (fr[1] !~ /^hc-waiter-[0-9]+$/) next
 		tot += n; if ($0 ~ /;HotCold\.awaitOrders_\[j\];/ && $0 ~ /;java\.lang\.Object\.wait0?_\[j\];/) nm += n
-	} END { printf "%d %d\n", tot, nm }' "$1"
+	} END { printf "%.0f %.0f\n", tot, nm }' "$1"
 }
 
 check_offcpu() {
 	local what=$1 out="$TMP/$1" tot nm
 	read -r tot nm <<<"$(waiter_counts "$out.off.folded")"
-	if [ "$tot" -gt 1000000000 ] && awk -v a="$nm" -v t="$tot" 'BEGIN { exit !(a >= 0.95 * t) }'; then
+	if [ "$tot" -gt 2500000000 ] && awk -v a="$nm" -v t="$tot" 'BEGIN { exit !(a >= 0.95 * t) }'; then
 		ok "$what: off-CPU: $(pct "$nm" "$tot")% of the waiter's $((tot / 1000000)) ms blocked name HotCold.awaitOrders and Object.wait"
 	else
-		bad "$what: off-CPU: $nm of the waiter's $tot ns blocked name HotCold.awaitOrders and Object.wait (want >= 95% of > 1 s)"
+		bad "$what: off-CPU: $nm of the waiter's $tot ns blocked name HotCold.awaitOrders and Object.wait (want >= 95% of > 2.5 s, half the record)"
 		grep '^hc-waiter' "$out.off.folded" | sort -t' ' -k2 -nr | head -3 | cut -c1-600
 	fi
 	grep -E 'Java frames unnamed' "$out.off.err" | grep -v ' 0 Java' | sed "s/^/[Note: $what off-CPU: /; s/$/]/"
@@ -186,10 +186,10 @@ if run_wl control java HOTCOLD_HOTSPOT=0; then
 		bad "HOTCOLD_HOTSPOT=0: $th of $wj samples with Java frames reach JavaMain beneath them (want <= 5%: the walk off)"
 	fi
 	read -r tot nm <<<"$(waiter_counts "$TMP/control.off.folded")"
-	if [ "$tot" -gt 1000000000 ] && [ "$nm" -eq 0 ] && ! grep -q 'awaitOrders' "$TMP/control.off.folded"; then
+	if [ "$tot" -gt 2500000000 ] && [ "$nm" -eq 0 ] && ! grep -q 'awaitOrders' "$TMP/control.off.folded"; then
 		ok "HOTCOLD_HOTSPOT=0: off-CPU: none of the waiter's $((tot / 1000000)) ms blocked names awaitOrders"
 	else
-		bad "HOTCOLD_HOTSPOT=0: off-CPU: the waiter's $tot ns blocked, $nm ns under awaitOrders (want > 1 s, none)"
+		bad "HOTCOLD_HOTSPOT=0: off-CPU: the waiter's $tot ns blocked, $nm ns under awaitOrders (want > 2.5 s, none)"
 	fi
 fi
 

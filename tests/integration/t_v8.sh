@@ -144,7 +144,7 @@ waiter_counts() {
 	awk '$0 ~ /;node::worker::Worker::Run\(\);/ { split($1, r, ";"); w[r[1]] = 1 }
 	     { n = $NF; split($0, fr, ";"); root[NR] = fr[1]; v[NR] = n; nm[NR] = $0 ~ /;awaitOrders_\[j\];/ }
 	     END { for (i = 1; i <= NR; i++) if (root[i] in w) { t += v[i]; if (nm[i]) a += v[i] }
-		   printf "%d %d\n", t, a }' "$1"
+		   printf "%.0f %.0f\n", t, a }' "$1"
 }
 
 check_offcpu() {

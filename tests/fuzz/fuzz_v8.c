@@ -15,6 +15,7 @@
 #include "abi/v8.h"
 #include "sym/v8_layout.h"
 #include "sym/v8_names.h"
+#include "../fixtures/v8dbg_node20.h"
 
 #define FZ_BASE 0x10000ull
 
@@ -34,34 +35,6 @@ static int mem_read(void *arg, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	int64_t v;
-} node20[] = {
-	{ "v8dbg_off_fp_function", -16 }, { "v8dbg_off_fp_context", -8 },
-	{ "v8dbg_class_HeapObject__map__Map", 0 },
-	{ "v8dbg_class_Map__instance_type__uint16_t", 12 },
-	{ "v8dbg_class_JSFunction__shared__SharedFunctionInfo", 24 },
-	{ "v8dbg_class_SharedFunctionInfo__name_or_scope_info__Object", 16 },
-	{ "v8dbg_class_String__length__int32_t", 12 },
-	{ "v8dbg_class_SeqOneByteString__chars__char", 16 },
-	{ "v8dbg_class_SeqTwoByteString__chars__char", 16 },
-	{ "v8dbg_class_ConsString__first__String", 16 },
-	{ "v8dbg_class_ConsString__second__String", 24 },
-	{ "v8dbg_class_ThinString__actual__String", 16 },
-	{ "v8dbg_class_SlicedString__parent__String", 16 },
-	{ "v8dbg_class_SlicedString__offset__SMI", 24 },
-	{ "v8dbg_type_SharedFunctionInfo__SHARED_FUNCTION_INFO_TYPE", 262 },
-	{ "v8dbg_type_ScopeInfo__SCOPE_INFO_TYPE", 261 },
-	{ "v8dbg_FirstNonstringType", 128 }, { "v8dbg_StringRepresentationMask", 7 },
-	{ "v8dbg_StringEncodingMask", 8 }, { "v8dbg_SeqStringTag", 0 },
-	{ "v8dbg_ConsStringTag", 1 }, { "v8dbg_ThinStringTag", 5 },
-	{ "v8dbg_SlicedStringTag", 3 }, { "v8dbg_OneByteStringTag", 8 },
-	{ "v8dbg_TwoByteStringTag", 0 }, { "v8dbg_scopeinfo_idx_first_vars", 3 },
-	{ "v8dbg_scopeinfo_idx_ncontextlocals", 2 }, { "v8dbg_HeapObjectTag", 1 },
-	{ "v8dbg_HeapObjectTagMask", 3 }, { "v8dbg_SmiTagMask", 1 },
-	{ "v8dbg_SmiShiftSize", 31 }, { "v8dbg_TaggedSize", 8 },
-};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -76,8 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!ready) {
 		v8_layout_init(&l);
-		for (size_t i = 0; i < sizeof(node20) / sizeof(node20[0]); i++)
-			v8_layout_set(&l, node20[i].name, node20[i].v);
+		for (size_t i = 0; i < sizeof(v8dbg_node20) / sizeof(v8dbg_node20[0]); i++)
+			v8_layout_set(&l, v8dbg_node20[i].name, v8dbg_node20[i].v);
 		if (v8_layout_check(&l, name, sizeof(name)))
 			abort();
 		ready = 1;

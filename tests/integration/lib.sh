@@ -73,6 +73,13 @@ split_shares_check() {
 # the hypervisor's steal so far, all CPUs, in ms (/proc/stat)
 steal_ms() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.0f", $9 * 1000 / hz }' /proc/stat; }
 
+# the --per-thread root ("comm-TID") of folded file $2 whose comm is $1 with
+# the most samples (a VM's busy thread among its idle ones of the same name)
+busiest_root() {
+	awk -v c="$1" '{ split($1, r, ";"); if (r[1] !~ "^" c "-[0-9]+$") next; t[r[1]] += $NF }
+	     END { for (k in t) if (t[k] > best) { best = t[k]; b = k } print b }' "$2"
+}
+
 # samples whose root (first) frame is $2
 folded_with_root() {
 	awk -v f="$2" '{ n = $NF; split($0, fr, ";"); if (fr[1] == f) t += n } END { printf "%.0f\n", t }' "$1"

@@ -40,10 +40,7 @@ MIN_N=500
 # Samples of the Java thread: the "java-TID" root (--per-thread) with the
 # most samples (the launcher's first thread only waits; the VM's own
 # threads have their own names).
-java_thread() {
-	awk '$1 ~ /^java-[0-9]+;/ { split($1, r, ";"); t[r[1]] += $NF }
-	     END { for (k in t) if (t[k] > best) { best = t[k]; b = k } print b }' "$1"
-}
+java_thread() { busiest_root java "$1"; }
 
 # Of root $2's samples: "total innermost_alpha innermost_beta reach_javamain beyond_leaf
 # with_java through_java", innermost Java frame = the last "_[j]" frame of the

@@ -34,10 +34,7 @@ FRAMES_NAMED='JavaScript frames named from V8'
 
 # The JS thread: the "node-TID" root (--per-thread) with the most samples
 # (V8's and libuv's threads are named node too, and mostly wait).
-js_thread() {
-	awk '$1 ~ /^node-[0-9]+;/ { split($1, r, ";"); t[r[1]] += $NF }
-	     END { for (k in t) if (t[k] > best) { best = t[k]; b = k } print b }' "$1"
-}
+js_thread() { busiest_root node "$1"; }
 
 # Of root $2's samples: "total innermost_alpha innermost_beta with_js named_js through_js":
 # innermost JS frame = the last "_[j]" frame; with_js: samples with a "_[j]"

@@ -24,56 +24,16 @@
 #include "abi/python.h"
 #include "abi/v8.h"
 
-/* Node 20.20.2's values (readelf of /usr/bin/node, nodesource's build) */
-static const struct {
-	const char *name;
-	int64_t v;
-} node20[] = {
-	{ "v8dbg_off_fp_function", -16 },
-	{ "v8dbg_off_fp_context", -8 },
-	{ "v8dbg_class_HeapObject__map__Map", 0 },
-	{ "v8dbg_class_Map__instance_type__uint16_t", 12 },
-	{ "v8dbg_class_JSFunction__shared__SharedFunctionInfo", 24 },
-	{ "v8dbg_class_SharedFunctionInfo__name_or_scope_info__Object", 16 },
-	{ "v8dbg_class_String__length__int32_t", 12 },
-	{ "v8dbg_class_SeqOneByteString__chars__char", 16 },
-	{ "v8dbg_class_SeqTwoByteString__chars__char", 16 },
-	{ "v8dbg_class_ConsString__first__String", 16 },
-	{ "v8dbg_class_ConsString__second__String", 24 },
-	{ "v8dbg_class_ThinString__actual__String", 16 },
-	{ "v8dbg_class_SlicedString__parent__String", 16 },
-	{ "v8dbg_class_SlicedString__offset__SMI", 24 },
-	{ "v8dbg_type_SharedFunctionInfo__SHARED_FUNCTION_INFO_TYPE", 262 },
-	{ "v8dbg_type_ScopeInfo__SCOPE_INFO_TYPE", 261 },
-	{ "v8dbg_FirstNonstringType", 128 },
-	{ "v8dbg_StringRepresentationMask", 7 },
-	{ "v8dbg_StringEncodingMask", 8 },
-	{ "v8dbg_SeqStringTag", 0 },
-	{ "v8dbg_ConsStringTag", 1 },
-	{ "v8dbg_ThinStringTag", 5 },
-	{ "v8dbg_SlicedStringTag", 3 },
-	{ "v8dbg_OneByteStringTag", 8 },
-	{ "v8dbg_TwoByteStringTag", 0 },
-	{ "v8dbg_scopeinfo_idx_first_vars", 3 },
-	{ "v8dbg_scopeinfo_idx_ncontextlocals", 2 },
-	{ "v8dbg_HeapObjectTag", 1 },
-	{ "v8dbg_HeapObjectTagMask", 3 },
-	{ "v8dbg_SmiTagMask", 1 },
-	{ "v8dbg_SmiShiftSize", 31 },
-	{ "v8dbg_TaggedSize", 8 },
-	/* and some of the other 500 it exports: ignored */
-	{ "v8dbg_frametype_EntryFrame", 1 },
-	{ "v8dbg_class_Script__name__Object", 16 },
-};
+#include "fixtures/v8dbg_node20.h"
 
-#define N_NODE20 (sizeof(node20) / sizeof(node20[0]))
+#define N_NODE20 (sizeof(v8dbg_node20) / sizeof(v8dbg_node20[0]))
 
 static void load(struct v8_layout *l, const char *skip)
 {
 	v8_layout_init(l);
 	for (size_t i = 0; i < N_NODE20; i++)
-		if (!skip || strcmp(node20[i].name, skip))
-			v8_layout_set(l, node20[i].name, node20[i].v);
+		if (!skip || strcmp(v8dbg_node20[i].name, skip))
+			v8_layout_set(l, v8dbg_node20[i].name, v8dbg_node20[i].v);
 }
 
 static void node20s_table_is_complete(void **state)

@@ -1,9 +1,10 @@
 #!/bin/bash
 # JavaScript frames of a Node.js process named from V8's own v8dbg_* table
-# (issue 31), with a stock `node`, no flags and no perf map: a workload
-# with a known CPU split (tests/workloads/node/hotcold.js: round() calls
-# hotAlpha(2 N) then hotBeta(N), each call timed with process.cpuUsage())
-# recorded with `-p` after a warm-up. Of the JS thread's samples, at least
+# (issue 31), with a stock `node`, no flags and no perf map: an async HTTP
+# handler on loopback under wrk, with a known CPU split
+# (tests/workloads/node/hotcold.js --http: each request's handler, after an
+# await, calls hotAlpha(2 N) then hotBeta(N), each call timed with
+# process.cpuUsage()) recorded with `-p` after a warm-up. Of the JS thread's samples, at least
 # 95% must carry named JavaScript frames only (no [unknown]_[j] or
 # [javascript]_[j]), at least 90% have hotAlpha / hotBeta as their innermost
 # JavaScript frame, in the workload's own split, and at least 95% of those
@@ -21,6 +22,7 @@
 # usage: t_v8.sh [-d SECONDS]   (each record's length; default 5)
 . "$(dirname "$0")/lib.sh"
 command -v node >/dev/null || skip "no node"
+command -v wrk >/dev/null || skip "no wrk"
 [ "$(uname -m)" = x86_64 ] || skip "x86-64 only"
 DUR=5
 [ "${1:-}" = -d ] && DUR=${2:?-d SECONDS}
@@ -65,9 +67,18 @@ run_wl() {
 	local what=$1 out="$TMP/$1" pid rc
 	shift
 	: >"$out.wl"
-	node "$WL" 2 60 "$out.truth" "$out.stop" >"$out.wl" 2>&1 &
+	node "$WL" --http 2 60 "$out.truth" "$out.stop" >"$out.wl" 2>&1 &
 	pid=$!
 	cleanup_hooks+=("kill $pid 2>/dev/null")
+	if ! wait_log '^port [0-9]' 10 "$out.wl"; then
+		bad "$what: the server never listened: $(head -3 "$out.wl")"
+		return 1
+	fi
+	# one connection: a request at a time, as the truth is kept
+	wrk -t1 -c1 -d $((DUR + 20))s "http://127.0.0.1:$(sed -n 's/^port //p' "$out.wl")/" \
+		>"$out.wrk" 2>&1 &
+	local wrk=$!
+	cleanup_hooks+=("kill $wrk 2>/dev/null")
 	if ! wait_log '^ready' 30 "$out.wl"; then
 		bad "$what: the workload never got ready: $(head -3 "$out.wl")"
 		return 1
@@ -83,8 +94,8 @@ run_wl() {
 	# the names were read while it ran: now it may stop and write its truth
 	touch "$out.stop"
 	for _ in $(seq 1 100); do [ -s "$out.truth" ] && break; sleep 0.1; done
-	kill $pid 2>/dev/null
-	wait $pid 2>/dev/null
+	kill $pid $wrk 2>/dev/null
+	wait $pid $wrk 2>/dev/null
 	[ $rc -eq 0 ] || { bad "$what: record exit $rc: $(grep -hv '^  ' "$out.err" "$out.off.err" | tail -3)"; return 1; }
 	[ -s "$out.truth" ] || { bad "$what: the workload wrote no truth"; return 1; }
 	return 0

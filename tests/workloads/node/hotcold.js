@@ -13,7 +13,12 @@
 // name that function (another isolate of the same process). It takes next
 // to no CPU from the main thread.
 //
-// usage: node hotcold.js WARMUP_S RUN_S TRUTH_FILE [STOP_FILE]
+// With --http: the same work is an async HTTP handler instead. A server on
+// 127.0.0.1 (its port printed as "port N") runs one round() per request,
+// after an await, and answers; a load generator (wrk) drives it. Warm-up
+// and the run count from the first request.
+//
+// usage: node hotcold.js [--http] WARMUP_S RUN_S TRUTH_FILE [STOP_FILE]
 //   prints "ready" once WARMUP_S seconds have passed, then runs RUN_S more
 //   seconds, or until STOP_FILE exists, and writes to TRUTH_FILE
 //   "alpha_us beta_us alpha_calls beta_calls" (measured after "ready"
@@ -21,6 +26,7 @@
 //   when it writes its profile: the test stops us after that.
 'use strict';
 const fs = require('fs');
+const http = require('http');
 const { Worker } = require('worker_threads');
 
 new Worker(`
@@ -52,7 +58,8 @@ function hotBeta(n) {
 	return s;
 }
 
-const [warmupS, runS, truthFile, stopFile] = process.argv.slice(2);
+const httpMode = process.argv[2] === '--http';
+const [warmupS, runS, truthFile, stopFile] = process.argv.slice(httpMode ? 3 : 2);
 const warmupMs = Number(warmupS) * 1000, runMs = Number(runS) * 1000;
 let start = Date.now(), measuring = false;
 let aUs = 0, bUs = 0, aCalls = 0, bCalls = 0;
@@ -63,6 +70,7 @@ function cpuUs() {
 	return u.user + u.system;
 }
 
+// one unit of work, timed; false once the run is over (the truth is written)
 function round() {
 	let t0 = cpuUs();
 
@@ -86,9 +94,35 @@ function round() {
 		process.stdout.write('ready\n');
 	} else if (measuring && (now - start >= runMs || (stopFile && fs.existsSync(stopFile)))) {
 		fs.writeFileSync(truthFile, `${aUs} ${bUs} ${aCalls} ${bCalls}\n`);
-		return;
+		return false;
 	}
-	setImmediate(round);
+	return true;
 }
 
-setImmediate(round);
+async function handle(req, res) {
+	await null;	// the handler goes on from a microtask, as real ones after their I/O
+	if (!round()) {
+		res.end('done\n');
+		server.close();
+		process.exit(0);
+	}
+	res.end('ok\n');
+}
+
+let server = null;
+
+if (httpMode) {
+	server = http.createServer((req, res) => {
+		if (start === 0)
+			start = Date.now();
+		handle(req, res);
+	});
+	start = 0;
+	server.listen(0, '127.0.0.1', () => process.stdout.write(`port ${server.address().port}\n`));
+} else {
+	const loop = () => {
+		if (round())
+			setImmediate(loop);
+	};
+	setImmediate(loop);
+}

@@ -3,7 +3,7 @@
 # Lives in tests/unit/ because the top Makefile includes tests/unit/*.mk.
 #   make fuzz              each target FUZZ_SECONDS (default 20) in turn
 #   make fuzz-smoke        each target 5 s, corpus kept between runs
-#   make check-fuzz        CI (make test): each target FUZZ_CHECK_SECONDS (5)
+#   make check-fuzz        CI (make test): each target FUZZ_CHECK_SECONDS (3)
 #                          from the committed seeds alone, side by side: ~30 s for 9
 #   make fuzz-build        only build $(OUT)/fuzz/fuzz_*
 # Seeds: tests/fuzz/corpus/<target>/ (text); the ELF seeds are compiled from
@@ -11,7 +11,7 @@
 # a fresh $(OUT)/fuzz/check/<target>/); a failing input is copied to
 # $(OUT)/fuzz/crashes/ and printed in base64 and hex (tests/fuzz/run.sh).
 FUZZ_SECONDS ?= 20
-FUZZ_CHECK_SECONDS ?= 5
+FUZZ_CHECK_SECONDS ?= 3
 FUZZ_DIR     := $(OUT)/fuzz
 FUZZ_TARGETS := folded procmaps perfmap kallsyms elf_syms pprof config http_args hotspot v8
 FUZZ_BINS    := $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_TARGETS))

@@ -79,7 +79,8 @@ test)
 	# Every test runs the binary as a distribution builds it: Debian's
 	# hardening flags (stack protector, relro/now, PIE) with
 	# _FORTIFY_SOURCE=3, so an overflow the fortified libc catches fails the
-	# tests instead of a user's restart (make check-hardened adds -O1).
+	# tests instead of a user's restart (make check-asan adds -O1 with dpkg's
+	# _FORTIFY_SOURCE=2, under ASan + UBSan).
 	eval "$(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --export=sh)"
 	export CPPFLAGS="$CPPFLAGS -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=3"
 	make -j"$jobs" all workloads >&2

@@ -175,12 +175,17 @@ void session_report_stats(struct session *s, bool final)
 	}
 	report_group(s, "session", &st, final);
 	if (final && s->fp_cut) {
-		/* with the walker refused, --unwind cfi is no way out: not a hint */
+		/*
+		 * with the walker refused, --unwind cfi is no way out: not a hint;
+		 * with it on, these walks came before their process's table
+		 */
 		log_printf(log_get_level() >= LOG_DEBUG ? LOG_DEBUG : LOG_INFO,
 			   "user: %llu frame-pointer stacks cut at an address in no mapping: code "
 			   "without frame pointers; %s\n", (unsigned long long)s->fp_cut,
 			   s->cfi_refused ? "this kernel refused the CFI walker (said at the start)" :
-					    "try --unwind cfi");
+			   s->ut ? "walked before their process's CFI table was built: record longer, "
+				   "or start before the workload" :
+				   "try --unwind cfi");
 		problems++;
 	}
 	if (final && ls.late)

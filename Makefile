@@ -127,19 +127,27 @@ check-browser: $(BIN) $(OUT)/workloads/hotloop $(OUT)/workloads/threads
 check-golden: $(BIN)
 	$(Q)tests/golden/run.sh $(BIN)
 
-# make test: first the checks that time nothing, side by side (-j; each
-# target's output held until it ends): builds, unit and golden tests, the
-# kernel matrix's guests, the fuzzers. Then, alone on the machine, the ones
-# that measure workloads (sample shares, CPU and wall times): integration and
-# browser. One after another, the first part took ~260 s of the test
-# command's ~900 (CI: 914 s), its single-threaded stretches (unit runs, make
-# without -j, a guest's boot) leaving a CPU idle.
-# The unit tests run once, in the ASan tree (Debian's flags at -O1, below):
-# the -O2 objects they test are those every integration test runs.
-TEST_SIDE_BY_SIDE := check-style check-golden check-bpf check-asan check-kernels check-fuzz
+# make test, in three steps:
+#  1. builds and the checks that time nothing, side by side (-j; each target's
+#     output held until it ends): headers, golden, BPF verifier, the ASan tree
+#     with the unit tests (Debian's flags at -O1, below), the fuzzers' build;
+#  2. the kernel matrix, with the fuzzers (fixed time, 2 at a time) beside
+#     its guests' first ~15 s: not beside the builds, which slowed the guests
+#     2x and left a 5 s `record -a` in one without a single CFI walk;
+#  3. alone on the machine, the tests that measure workloads (sample shares,
+#     CPU and wall times): integration and browser.
+# One after another, as before, steps 1-2 took ~260 s of the test command's
+# ~900 (CI: 914 s), leaving a CPU idle in their single-threaded stretches
+# (unit runs, make without -j, one guest's boot). The unit tests run once,
+# in the ASan tree: the -O2 objects they test are those every integration
+# test runs.
+TEST_BUILD_SIDE   := check-style check-golden check-bpf check-asan fuzz-build \
+		     $(OUT)/tests/load_all $(OUT)/workloads/mutex
+TEST_GUESTS       := check-kernels check-fuzz
 TEST_ALONE        := check-hardened check-integration check-browser
 test:
-	$(Q)$(SUBMAKE) -Otarget $(TEST_SIDE_BY_SIDE)
+	$(Q)$(SUBMAKE) -Otarget $(TEST_BUILD_SIDE)
+	$(Q)$(SUBMAKE) -Otarget $(TEST_GUESTS)
 	$(Q)$(MAKE) --no-print-directory $(TEST_ALONE)
 
 # ---- distribution flags and sanitizers ----------------------------------------

@@ -217,6 +217,8 @@ bool session_unwind_lock(struct session *s);
 void session_unwind_unlock(struct session *s);
 /* @tgid exited or exec'd: drop its tables entry now, or at the next lock. */
 void session_unwind_remove(struct session *s, uint32_t tgid);
+/* A sample of @tgid walked while some of its tables were being built: those first. */
+void session_unwind_demand(struct session *s, uint32_t tgid);
 /* Build @tgid's tables on the builder thread (started on first use). false: not queued. */
 bool session_unwind_queue(struct session *s, uint32_t tgid);
 /*

@@ -37,6 +37,14 @@ static int on_sample(const struct sample_view *v, void *arg)
 	if (v->unwind_unmapped && s->ut && !v->new_tgid && !v->kthread &&
 	    symbolizer__knows(s->sym, v->tgid))
 		session_refresh_unwind(s, v->tgid, v->uips, v->nr_uips, v->time_ns);
+	/*
+	 * A walk that met a table still being built (cut there, or by frame
+	 * pointer before the process had any): the process runs, so its
+	 * tables go before those of processes that do not
+	 */
+	if (s->ut && !v->kthread && !v->new_tgid && v->nr_uips &&
+	    (v->unwind_pending || !v->unwind_cfi))
+		session_unwind_demand(s, v->tgid);
 	return proclife__sample(s->life, v);
 }
 

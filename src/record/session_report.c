@@ -107,11 +107,12 @@ static void report_unwind(const struct session *s, const struct unwind_tables *u
 		 (unsigned long long)us.maps_dropped, (unsigned long long)us.procs_failed);
 	if (us.objects_queued)
 		pr_debug("unwind: %llu tables built on the builder thread (%.0f ms in line), %llu "
-			 "mappings walked by frame pointer until theirs came, %llu builds still "
-			 "pending at the end, %llu discarded (object gone)\n",
+			 "mappings walked by frame pointer until theirs came (%llu samples meanwhile, "
+			 "each putting its tables first), %llu builds still pending at the end, %llu "
+			 "discarded (object gone)\n",
 			 (unsigned long long)us.objects_queued, us.build_loop_ns / 1e6,
-			 (unsigned long long)us.maps_waiting, (unsigned long long)us.objects_pending,
-			 (unsigned long long)us.builds_discarded);
+			 (unsigned long long)us.maps_waiting, (unsigned long long)us.demand_samples,
+			 (unsigned long long)us.objects_pending, (unsigned long long)us.builds_discarded);
 	if (us.refreshes || us.refresh_stale || us.refresh_backoff)
 		pr_debug("unwind: walks ended in unmapped code: %llu mappings re-read (%llu did not "
 			 "find the pc; at most %.1f ms after the walk), %llu not needed (read "

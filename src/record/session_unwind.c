@@ -28,6 +28,8 @@
 #define BUILD_QUEUE 256
 /* how long the builder thread waits for a process's tables to load them itself */
 #define BUILD_WAIT_NS (2 * 1000000000ull)
+/* ... in slices, each ended early by the last table */
+#define BUILD_SLICE_NS (50 * 1000000ull)
 
 struct session_builder {
 	pthread_t th;
@@ -77,6 +79,26 @@ void session_unwind_remove(struct session *s, uint32_t tgid)
 	keymap__put(&s->ut_rm, tgid, 0, tgid);
 }
 
+/* A process queued or a stop asked: the builder thread has better to do than wait. */
+static bool builder_has_work(struct session_builder *b)
+{
+	bool any;
+
+	pthread_mutex_lock(&b->qlock);
+	any = b->nr || b->stop;
+	pthread_mutex_unlock(&b->qlock);
+	return any;
+}
+
+void session_unwind_demand(struct session *s, uint32_t tgid)
+{
+	/* a try-lock, as every use of the tables by the loop: one sample less is no loss */
+	if (!session_unwind_lock(s))
+		return;
+	unwind_tables__demand(s->ut, tgid, 1);
+	session_unwind_unlock(s);
+}
+
 static void *builder_main(void *arg)
 {
 	struct session *s = arg;
@@ -107,11 +129,22 @@ static void *builder_main(void *arg)
 		pthread_mutex_lock(&s->ut_lock);
 		err = unwind_tables__add_process_async(s->ut, tgid);
 		pthread_mutex_unlock(&s->ut_lock);
-		/* and loaded as soon as built, not at the loop's next turn (up to 100 ms) */
-		if (!err && unwind_tables__wait_builds(s->ut, BUILD_WAIT_NS)) {
+		/*
+		 * And loaded as soon as built, not at the loop's next turn (up
+		 * to 100 ms). Not while another process waits here: the wait is
+		 * for every queued table, and with the tables' builder busy (a
+		 * system-wide start, a slow machine) each ran its whole 2 s, so
+		 * the processes queued behind were published one per 2 s. The
+		 * loop loads what comes meanwhile.
+		 */
+		for (uint64_t w = 0; !err && w < BUILD_WAIT_NS && !builder_has_work(b);
+		     w += BUILD_SLICE_NS) {
+			if (!unwind_tables__wait_builds(s->ut, BUILD_SLICE_NS))
+				continue;
 			pthread_mutex_lock(&s->ut_lock);
 			unwind_tables__poll(s->ut);
 			pthread_mutex_unlock(&s->ut_lock);
+			break;
 		}
 		__atomic_add_fetch(err == -ESRCH ? &s->deferred_gone : &s->deferred_built, 1,
 				   __ATOMIC_RELAXED);

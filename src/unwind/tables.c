@@ -245,6 +245,28 @@ void uproc_table_ready(struct unwind_tables *ut, struct uobj *ob)
 	free(v);
 }
 
+size_t unwind_tables__demand(struct unwind_tables *ut, uint32_t tgid, uint32_t n)
+{
+	struct uproc *p;
+	uint64_t v;
+
+	if (!n || !keymap__get(&ut->procs, tgid, 0, &v))
+		return 0;
+	p = (struct uproc *)(uintptr_t)v;
+	if (!p->nr_pending)
+		return 0;
+	ut->st.demand_samples += n;
+	/*
+	 * A mapping per pending entry: an object mapped twice is raised twice,
+	 * which orders it no worse. One taken by the builder already is not in
+	 * its queue any more: the bump finds nothing (ubuild_bump()).
+	 */
+	for (size_t i = 0; i < p->nr_pending; i++)
+		if (ut->bld && p->pending[i].ob->building)
+			ubuild_bump(ut->bld, p->pending[i].ob->key_a, p->pending[i].ob->inode, n);
+	return p->nr_pending;
+}
+
 size_t unwind_tables__poll(struct unwind_tables *ut)
 {
 	return uobj_collect_built(ut);

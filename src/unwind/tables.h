@@ -58,6 +58,8 @@ struct unwind_tables_stats {
 	uint64_t objects_pending;	/* ... not back yet (now) */
 	uint64_t builds_discarded;	/* built for an object evicted meanwhile */
 	uint64_t maps_waiting;	/* mappings published before their table: FP meanwhile */
+	uint64_t demand_samples;	/* samples walked while their tables were built, each
+					 * raising those tables in the builder's queue */
 	uint64_t reread_builds_late;	/* re-reads whose new tables took over
 					 * UT_REREAD_WAIT_NS (20 ms): published without */
 };
@@ -134,6 +136,18 @@ int unwind_tables__refresh(struct unwind_tables *ut, uint32_t tgid, uint64_t pc,
  * number of tables taken.
  */
 size_t unwind_tables__poll(struct unwind_tables *ut);
+
+/*
+ * @n samples of @tgid were walked while some of its tables were still being
+ * built (by frame pointer, or cut where the walk met such a mapping): raise
+ * those tables' places in the builder thread's queue by @n. The queue puts
+ * first the objects the most processes map; a process that barely runs
+ * (one of many at a system-wide start) then came before the one that burns
+ * the CPU, which waited seconds for its own binary's table on a slow
+ * machine. Returns the number of its tables still being built (0 for a
+ * process not registered); never waits for a build.
+ */
+size_t unwind_tables__demand(struct unwind_tables *ut, uint32_t tgid, uint32_t n);
 
 /* Unpublish @tgid and release objects nobody maps any more. */
 void unwind_tables__remove_process(struct unwind_tables *ut, uint32_t tgid);

@@ -181,7 +181,7 @@ void ubuild_bump(struct ubuilder *bld, uint64_t key_a, uint64_t inode, uint32_t 
 	pthread_mutex_lock(&bld->lock);
 	for (struct ubuild_job *job = bld->queue; job; job = job->next) {
 		if (job->key_a == key_a && job->inode == inode) {
-			job->prio += n;
+			job->prio = job->prio > UINT32_MAX - n ? UINT32_MAX : job->prio + n;
 			break;
 		}
 	}

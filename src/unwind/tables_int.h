@@ -140,7 +140,8 @@ struct ubuild_job {
 	int fd;
 	uint32_t tgid;
 	char *path;
-	uint32_t prio;		/* processes seen mapping it since it was queued */
+	uint32_t prio;		/* processes seen mapping it since it was queued, plus
+				 * samples walked while it was awaited (demand) */
 	bool urgent;		/* a re-read's: taken before any other, waited for */
 	struct ubuilt b;
 	struct ubuild_job *next;

@@ -353,6 +353,33 @@ static void an_async_add_builds_no_table_in_line(void **state)
 	assert_int_not_equal(published_at(ut, 0).obj, 0);
 }
 
+/*
+ * Demand (unwind_tables__demand()): samples of a process walked while its
+ * table is being built raise that table in the builder's queue (the order
+ * itself: test_tables_build). Counted per process's tables still awaited,
+ * whether or not the builder took the job yet; nothing for a process not
+ * registered, nor once the table is in.
+ */
+static void demand_counts_the_tables_a_process_awaits(void **state)
+{
+	struct unwind_tables *ut = *state;
+	int i;
+
+	write_maps(exe_line);
+	assert_int_equal(unwind_tables__add_process_async(ut, TGID), 0);
+	assert_int_equal(unwind_tables__demand(ut, TGID, 7), 1);
+	assert_int_equal(unwind_tables__demand(ut, TGID + 1, 7), 0);	/* not registered */
+	assert_int_equal(unwind_tables__demand(ut, TGID, 0), 0);	/* no sample: nothing */
+	assert_int_equal(stats(ut).demand_samples, 7);
+	for (i = 0; i < 200 && !published_at(ut, 0).obj; i++) {
+		sleep_ms(10);
+		unwind_tables__poll(ut);
+	}
+	assert_int_not_equal(published_at(ut, 0).obj, 0);
+	assert_int_equal(unwind_tables__demand(ut, TGID, 3), 0);
+	assert_int_equal(stats(ut).demand_samples, 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +389,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(an_async_add_builds_no_table_in_line, setup_builder,
 						teardown),
+		cmocka_unit_test_setup_teardown(demand_counts_the_tables_a_process_awaits,
+						setup_builder, teardown),
 		cmocka_unit_test_setup_teardown(a_reused_id_never_comes_with_an_old_stamp,
 						setup_one_object, teardown),
 	};

@@ -131,11 +131,13 @@ check-golden: $(BIN)
 #  1. builds and the checks that time nothing, side by side (-j; each target's
 #     output held until it ends): headers, golden, BPF verifier, the ASan tree
 #     with the unit tests (Debian's flags at -O1, below), the fuzzers' build;
-#  2. the kernel matrix, with the fuzzers (fixed time, 2 at a time) beside
-#     its guests' first ~15 s: not beside the builds, which slowed the guests
-#     2x and left a 5 s `record -a` in one without a single CFI walk;
+#  2. the kernel matrix, beside the fuzzers (a fixed time each, 2 at a time)
+#     and the integration tests that time nothing (TEST_SIDE_TESTS: exact
+#     totals, formats, exit codes, install): not beside the builds, which
+#     slowed the guests 2x and left a 5 s `record -a` in one without a single
+#     CFI walk;
 #  3. alone on the machine, the tests that measure workloads (sample shares,
-#     CPU and wall times): integration and browser.
+#     CPU and wall times): the other integration tests, browser.
 # One after another, as before, steps 1-2 took ~260 s of the test command's
 # ~900 (CI: 914 s), leaving a CPU idle in their single-threaded stretches
 # (unit runs, make without -j, one guest's boot). The unit tests run once,
@@ -143,12 +145,19 @@ check-golden: $(BIN)
 # test runs.
 TEST_BUILD_SIDE   := check-style check-golden check-bpf check-asan fuzz-build \
 		     $(OUT)/tests/load_all $(OUT)/workloads/mutex
-TEST_GUESTS       := check-kernels check-fuzz
-TEST_ALONE        := check-hardened check-integration check-browser
+TEST_SIDE_TESTS   := t_units t_install t_errors t_formats t_pprof_lines
+TEST_ALONE_TESTS   = $(filter-out $(TEST_SIDE_TESTS),$(patsubst tests/integration/%.sh,%,\
+		     $(wildcard tests/integration/t_*.sh)))
+.PHONY: check-integration-side check-integration-alone
+# MAKEFLAGS emptied: t_install runs make itself, not as part of this one
+check-integration-side: $(BIN) workloads
+	$(Q)MAKEFLAGS= tests/integration/run.sh $(BIN) $(TEST_SIDE_TESTS)
+check-integration-alone: $(BIN) workloads
+	$(Q)MAKEFLAGS= tests/integration/run.sh $(BIN) $(TEST_ALONE_TESTS)
 test:
 	$(Q)$(SUBMAKE) -Otarget $(TEST_BUILD_SIDE)
-	$(Q)$(SUBMAKE) -Otarget $(TEST_GUESTS)
-	$(Q)$(MAKE) --no-print-directory $(TEST_ALONE)
+	$(Q)$(SUBMAKE) -Otarget check-kernels check-fuzz check-integration-side
+	$(Q)$(MAKE) --no-print-directory check-hardened check-integration-alone check-browser
 
 # ---- distribution flags and sanitizers ----------------------------------------
 # check-hardened: Debian's flags (dpkg-buildflags, hardening=+all) with

@@ -130,8 +130,8 @@ check-golden: $(BIN)
 # make test, in three steps:
 #  1. builds and the checks that time nothing, side by side (-j; each target's
 #     output held until it ends): headers, golden, BPF verifier, the ASan tree
-#     with the unit tests (Debian's flags at -O1, below), the fuzzers' build;
-#  2. the kernel matrix, beside the fuzzers (a fixed time each, 2 at a time)
+#     with the unit tests (Debian's flags at -O1, below);
+#  2. the kernel matrix, beside the fuzzers (built, then a fixed time each, 2 at a time)
 #     and the integration tests that time nothing (TEST_SIDE_TESTS: exact
 #     totals, formats, exit codes, install): not beside the builds, which
 #     slowed the guests 2x and left a 5 s `record -a` in one without a single
@@ -143,7 +143,7 @@ check-golden: $(BIN)
 # (unit runs, make without -j, one guest's boot). The unit tests run once,
 # in the ASan tree: the -O2 objects they test are those every integration
 # test runs.
-TEST_BUILD_SIDE   := check-style check-golden check-bpf check-asan fuzz-build \
+TEST_BUILD_SIDE   := check-style check-golden check-bpf check-asan \
 		     $(OUT)/tests/load_all $(OUT)/workloads/mutex
 TEST_SIDE_TESTS   := t_units t_install t_errors t_formats t_pprof_lines
 TEST_ALONE_TESTS   = $(filter-out $(TEST_SIDE_TESTS),$(patsubst tests/integration/%.sh,%,\

@@ -30,6 +30,7 @@ struct uw_state {
 	__u64 pc;
 	__u64 sp;
 	__u64 bp;
+	__u64 bx;		/* %rbx, for a CFA defined by it (HC_CFA_RBX); 0: unknown */
 	__u32 tgid;
 	__u32 base;		/* index in rec.ips of the first user frame */
 	__u32 n;		/* user frames written */

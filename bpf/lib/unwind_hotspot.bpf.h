@@ -268,6 +268,7 @@ __noinline int uw_hotspot_step(struct uw_scratch *s, __u64 pc)
 	st->bp = w[1];
 	st->pc = w[2];
 	st->sp = sp;
+	st->bx = 0;	/* compiled and interpreted Java code uses %rbx as its own */
 	st->jit_frames++;
 	/* a zero return address ends the chain, as in the walker's native steps */
 	return st->pc ? 0 : UNWIND_DONE;

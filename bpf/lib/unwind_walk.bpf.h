@@ -242,6 +242,7 @@ static __always_inline __u32 unwind_fp_step(struct uw_scratch *s)
 	st->sp = bp + 16;
 	st->bp = uw_load(s, bp);
 	st->pc = uw_load(s, bp + 8);
+	st->bx = 0;	/* the frame may have saved and reused %rbx: nothing says where */
 	st->fp_frames++;
 	return 0;
 }
@@ -252,14 +253,20 @@ static __always_inline __u32 unwind_fp_step(struct uw_scratch *s)
 static __always_inline __u32 unwind_cfi_step(struct uw_scratch *s, struct hc_cfi_rule *row)
 {
 	struct uw_state *st = &s->st;
-	__u64 cfa, lo, bp_addr;
+	__u64 cfa, lo, bp_addr, bx_addr;
 
-	switch (row->cfa) {
+	switch (HC_CFI_CFA(row)) {
 	case HC_CFA_RSP:
 		cfa = st->sp + row->cfa_off;
 		break;
 	case HC_CFA_RBP:
 		cfa = st->bp + row->cfa_off;
+		break;
+	case HC_CFA_RBX:
+		/* glibc's _dl_runtime_resolve: %rbx holds the stack pointer it realigned */
+		if (!st->bx)
+			return HC_STAT_UNWIND_UNSUP;
+		cfa = st->bx + row->cfa_off;
 		break;
 	case HC_CFA_PLT:
 		/* glibc/binutils PLT: after the pushq in the stub, CFA is 8 further */
@@ -275,18 +282,27 @@ static __always_inline __u32 unwind_cfi_step(struct uw_scratch *s, struct hc_cfi
 		return HC_STAT_UNWIND_BAD_SP;
 	lo = cfa - 8;
 	/* the saved %rbp just below the return address (CFA-16 after push %rbp): one window */
-	if (row->rbp == HC_RBP_AT_CFA && row->rbp_off < 0 && row->rbp_off >= -UW_SPAN_BYTES)
+	if (HC_CFI_RBP(row) == HC_RBP_AT_CFA && row->rbp_off < 0 && row->rbp_off >= -UW_SPAN_BYTES)
 		lo = cfa + row->rbp_off;
 	if (uw_window(s, lo, cfa))
 		return HC_STAT_UNWIND_READ_ERR;
 	st->pc = uw_load(s, cfa - 8);
-	if (row->rbp == HC_RBP_AT_CFA) {
+	if (HC_CFI_RBP(row) == HC_RBP_AT_CFA) {
 		bp_addr = cfa + row->rbp_off;
 		if (uw_window(s, bp_addr, bp_addr + 8))	/* already there but for odd offsets */
 			return HC_STAT_UNWIND_READ_ERR;
 		st->bp = uw_load(s, bp_addr);
-	} else if (row->rbp == HC_RBP_UNSUP) {
+	} else if (HC_CFI_RBP(row) == HC_RBP_UNSUP) {
 		st->bp = 0;	/* unknown from here: a later FP step will stop cleanly */
+	}
+	/* the caller's %rbx, kept only for a CFA defined by it further out */
+	if (HC_CFI_RBX(row) == HC_RBP_AT_CFA) {
+		bx_addr = cfa + HC_CFI_RBX_OFF(row);
+		if (uw_window(s, bx_addr, bx_addr + 8))
+			return HC_STAT_UNWIND_READ_ERR;
+		st->bx = uw_load(s, bx_addr);
+	} else if (HC_CFI_RBX(row) == HC_RBP_UNSUP) {
+		st->bx = 0;
 	}
 	st->sp = cfa;
 	return 0;
@@ -303,6 +319,7 @@ static __always_inline __u32 unwind_cfi_step(struct uw_scratch *s, struct hc_cfi
 /* struct ucontext: uc_flags, uc_link, uc_stack (24 bytes), then uc_mcontext (struct sigcontext) */
 #define UW_UC_MCONTEXT 40
 #define UW_SC_RBP (UW_UC_MCONTEXT + 10 * 8)	/* sigcontext: r8..r15, rdi, rsi, rbp, */
+#define UW_SC_RBX (UW_UC_MCONTEXT + 11 * 8)
 #define UW_SC_RSP (UW_UC_MCONTEXT + 15 * 8)	/* rbx, rdx, rax, rcx, rsp, rip */
 #define UW_SC_RIP (UW_UC_MCONTEXT + 16 * 8)
 
@@ -334,6 +351,7 @@ static __always_inline __u32 unwind_sig_step(struct uw_scratch *s)
 	if (!sp)
 		return HC_STAT_UNWIND_BAD_SP;
 	st->bp = uw_load(s, uc + UW_SC_RBP);
+	st->bx = uw_load(s, uc + UW_SC_RBX);
 	st->pc = uw_load(s, uc + UW_SC_RIP);
 	st->sp = sp;
 	st->exact_pc = 1;
@@ -399,10 +417,11 @@ static long unwind_step(__u32 i, void *ctx)
 	}
 	row = st->m_obj ? unwind_rule(s, (__u32)(lookup_pc - st->m_bias)) : NULL;
 	/* a handler's return address into the sigreturn trampoline (not the leaf: a syscall) */
-	if (st->n > 1 && !st->remote && (!row || row->cfa == HC_CFA_NONE || row->cfa == HC_CFA_UNSUP) &&
+	if (st->n > 1 && !st->remote &&
+	    (!row || HC_CFI_CFA(row) == HC_CFA_NONE || HC_CFI_CFA(row) == HC_CFA_UNSUP) &&
 	    unwind_at_sigreturn(st->pc))
 		reason = unwind_sig_step(s);
-	else if (!row || row->cfa == HC_CFA_NONE) {
+	else if (!row || HC_CFI_CFA(row) == HC_CFA_NONE) {
 		/* V8's code: a JavaScript frame's function in place of its pc (not another task's) */
 		if (st->v8 && !st->remote)
 			uw_v8_frame(s, lookup_pc,
@@ -464,6 +483,7 @@ static __always_inline void unwind_user_init(struct uw_scratch *s, struct pt_reg
 	st->pc = regs->ip;
 	st->sp = regs->sp;
 	st->bp = regs->bp;
+	st->bx = regs->bx;
 	st->tgid = tgid;
 	st->base = base;
 	st->n = 0;

@@ -2,7 +2,7 @@
 /*
  * CFI unwind tables shared by the BPF unwinder (bpf/lib/unwind.bpf.h) and the
  * loader (src/unwind/tables.c). x86-64 only: the return address is always at
- * CFA - 8, so a row says how to find the CFA and the caller's %rbp.
+ * CFA - 8, so a row says how to find the CFA and the caller's %rbp and %rbx.
  */
 #ifndef HC_ABI_UNWIND_H
 #define HC_ABI_UNWIND_H
@@ -22,6 +22,8 @@ enum hc_cfa_rule {
 	HC_CFA_PLT = 3,		/* PLT stub: CFA = %rsp + cfa_off + ((pc & 15) >= rbp_off ? 8 : 0) */
 	HC_CFA_END = 4,		/* return address undefined: outermost frame (_start, clone) */
 	HC_CFA_UNSUP = 5,	/* a CFA expression we cannot evaluate: stop, counted */
+	HC_CFA_RBX = 6,		/* CFA = %rbx + cfa_off: code that realigns its stack
+				 * (glibc's lazy-binding trampoline _dl_runtime_resolve) */
 };
 
 /* hc_cfi_rule::rbp */
@@ -31,13 +33,26 @@ enum hc_rbp_rule {
 	HC_RBP_UNSUP = 2,	/* some other rule: the caller's %rbp is unknown */
 };
 
-/* How to find the caller's frame from a pc on (the row's pc is in its leaf). */
+/*
+ * How to find the caller's frame from a pc on (the row's pc is in its leaf).
+ * Eight bytes a row: the rule for %rbx (the caller's, enum hc_rbp_rule's
+ * values) shares the bytes of the CFA's and %rbp's rules, its offset in
+ * words: a saved %rbx lies within 16 words below the CFA (pushed in the
+ * prologue), and further is HC_RBP_UNSUP (unknown, as any other rule).
+ */
 struct hc_cfi_rule {
-	__u8 cfa;		/* enum hc_cfa_rule */
-	__u8 rbp;		/* enum hc_rbp_rule */
+	__u8 cfa;		/* bits 0-2: enum hc_cfa_rule; 3-7: %rbx's offset / 8 (signed) */
+	__u8 rbp;		/* bits 0-1: enum hc_rbp_rule for %rbp; 2-3: for %rbx */
 	__s16 rbp_off;		/* HC_RBP_AT_CFA: offset; HC_CFA_PLT: threshold */
 	__s32 cfa_off;
 };
+
+#define HC_CFI_CFA(r)		((r)->cfa & 7)
+#define HC_CFI_RBP(r)		((r)->rbp & 3)
+#define HC_CFI_RBX(r)		(((r)->rbp >> 2) & 3)
+#define HC_CFI_RBX_OFF(r)	(((__s32)(__s8)(r)->cfa >> 3) * 8)	/* bytes */
+#define HC_CFI_RBX_OFF_MIN	(-128)
+#define HC_CFI_RBX_OFF_MAX	120
 
 /*
  * An object's rows (sorted by pc; a row holds from its pc up to the next

@@ -22,6 +22,7 @@
 
 #include "sym/ehframe.h"
 
+#define X86_64_RBX	3
 #define X86_64_RBP	6
 #define X86_64_RSP	7
 #define X86_64_RA	16	/* DWARF register number of the return address */
@@ -53,7 +54,7 @@ static int push_row(struct row_buf *b, const struct cfi_row *r)
 
 	/* same rule as the row before: the range simply extends */
 	if (last && last->cfa == r->cfa && last->rbp == r->rbp && last->rbp_off == r->rbp_off &&
-	    last->cfa_off == r->cfa_off)
+	    last->cfa_off == r->cfa_off && last->rbx == r->rbx && last->rbx_off == r->rbx_off)
 		return 0;
 	if (last && last->pc == r->pc) {
 		*last = *r;
@@ -151,9 +152,11 @@ static void decode_cfa(Dwarf_Frame *fr, struct cfi_row *r, struct cfi_stats *st)
 		goto unsup;
 	/* libdw hands a register rule as one DW_OP_bregx */
 	if (n == 1 && ops[0].atom == DW_OP_bregx &&
-	    (ops[0].number == X86_64_RSP || ops[0].number == X86_64_RBP) &&
+	    (ops[0].number == X86_64_RSP || ops[0].number == X86_64_RBP ||
+	     ops[0].number == X86_64_RBX) &&
 	    (int64_t)ops[0].number2 >= INT32_MIN && (int64_t)ops[0].number2 <= INT32_MAX) {
-		r->cfa = ops[0].number == X86_64_RSP ? CFI_CFA_RSP : CFI_CFA_RBP;
+		r->cfa = ops[0].number == X86_64_RSP ? CFI_CFA_RSP :
+			 ops[0].number == X86_64_RBP ? CFI_CFA_RBP : CFI_CFA_RBX;
 		r->cfa_off = (int32_t)ops[0].number2;
 		return;
 	}
@@ -172,6 +175,34 @@ static bool at_cfa(const Dwarf_Op *ops, size_t n, int64_t *off)
 		return false;
 	*off = (int64_t)ops[1].number;
 	return true;
+}
+
+/*
+ * The caller's %rbx: only a CFA defined by it (CFI_CFA_RBX) needs it, and
+ * then through every frame below, which may have saved and reused it.
+ */
+static void decode_rbx(Dwarf_Frame *fr, struct cfi_row *r, struct cfi_stats *st)
+{
+	Dwarf_Op mem[3], *ops;
+	int64_t off;
+	size_t n;
+
+	r->rbx = CFI_RBP_SAME;
+	r->rbx_off = 0;
+	/*
+	 * No rule: libdw's x86-64 defaults call %rbx "undefined" (n 0), %rbp
+	 * "same value" (ops NULL); both are callee-saved (psABI): kept.
+	 */
+	if (dwarf_frame_register(fr, X86_64_RBX, mem, &ops, &n) || !ops || !n)
+		return;
+	if (at_cfa(ops, n, &off) && off % 8 == 0 && off >= CFI_RBX_OFF_MIN &&
+	    off <= CFI_RBX_OFF_MAX) {
+		r->rbx = CFI_RBP_AT_CFA;
+		r->rbx_off = (int16_t)off;
+		return;
+	}
+	r->rbx = CFI_RBP_UNSUP;
+	st->unsup_rbx++;
 }
 
 static void decode_regs(Dwarf_Frame *fr, struct cfi_row *r, struct cfi_stats *st)
@@ -195,6 +226,7 @@ static void decode_regs(Dwarf_Frame *fr, struct cfi_row *r, struct cfi_stats *st
 			return;
 		}
 	}
+	decode_rbx(fr, r, st);
 	r->rbp = CFI_RBP_SAME;
 	r->rbp_off = r->cfa == CFI_CFA_PLT ? r->rbp_off : 0;
 	if (dwarf_frame_register(fr, X86_64_RBP, mem, &ops, &n))

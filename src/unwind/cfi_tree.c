@@ -16,10 +16,13 @@ _Static_assert(sizeof(struct hc_cfi_leaf) == sizeof(struct hc_cfi_inner),
 /* cfi.h's rules are copied as they are (ints: the two enums are distinct types) */
 _Static_assert((int)CFI_CFA_NONE == HC_CFA_NONE && (int)CFI_CFA_RSP == HC_CFA_RSP &&
 	       (int)CFI_CFA_RBP == HC_CFA_RBP && (int)CFI_CFA_PLT == HC_CFA_PLT &&
-	       (int)CFI_CFA_END == HC_CFA_END && (int)CFI_CFA_UNSUP == HC_CFA_UNSUP,
+	       (int)CFI_CFA_END == HC_CFA_END && (int)CFI_CFA_UNSUP == HC_CFA_UNSUP &&
+	       (int)CFI_CFA_RBX == HC_CFA_RBX,
 	       "cfa rules differ");
 _Static_assert((int)CFI_RBP_SAME == HC_RBP_SAME && (int)CFI_RBP_AT_CFA == HC_RBP_AT_CFA &&
 	       (int)CFI_RBP_UNSUP == HC_RBP_UNSUP, "rbp rules differ");
+_Static_assert(CFI_RBX_OFF_MIN == HC_CFI_RBX_OFF_MIN && CFI_RBX_OFF_MAX == HC_CFI_RBX_OFF_MAX,
+	       "rbx offsets differ");
 
 #define DIV_UP(a, b) (((a) + (b) - 1) / (b))
 
@@ -36,9 +39,12 @@ static void fill_leaves(struct hc_cfi_node *leaves, const struct cfi_row *rows, 
 		size_t k = i % HC_CFI_LEAF_ROWS;
 
 		lf->pc[k] = (uint32_t)rows[i].pc;
-		lf->rule[k] = (struct hc_cfi_rule){ .cfa = rows[i].cfa, .rbp = rows[i].rbp,
-						    .rbp_off = rows[i].rbp_off,
-						    .cfa_off = rows[i].cfa_off };
+		/* the %rbx rule in the spare bits (abi/unwind.h: offsets checked by cfi.c) */
+		lf->rule[k] = (struct hc_cfi_rule){
+			.cfa = (uint8_t)(rows[i].cfa | (uint8_t)(rows[i].rbx_off / 8) << 3),
+			.rbp = (uint8_t)(rows[i].rbp | rows[i].rbx << 2),
+			.rbp_off = rows[i].rbp_off,
+			.cfa_off = rows[i].cfa_off };
 	}
 }
 

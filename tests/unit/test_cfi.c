@@ -66,7 +66,77 @@ static const char fixture_src[] =
 
 static const char *const fixture_funcs[] = {"pad_me", "big_frame", "callee", "main"};
 
+/*
+ * glibc's lazy-binding trampoline (_dl_runtime_resolve_xsavec) in small:
+ * %rbx keeps the stack pointer while the stack is realigned, and the CFA is
+ * defined by %rbx; its callee saves %rbx within the row's reach, another
+ * function too far below the CFA for a row to hold.
+ */
+static const char realign_src[] =
+	"	.text\n"
+	"	.globl saves_rbx\n"
+	"	.type saves_rbx,@function\n"
+	"saves_rbx:\n"
+	"	.cfi_startproc\n"
+	"	push %rbx\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	.cfi_offset %rbx, -16\n"
+	"	mov $7, %ebx\n"
+	"	mov %ebx, %eax\n"
+	"	pop %rbx\n"
+	"	.cfi_def_cfa_offset 8\n"
+	"	.cfi_restore %rbx\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size saves_rbx, .-saves_rbx\n"
+	"	.globl realign\n"
+	"	.type realign,@function\n"
+	"realign:\n"
+	"	.cfi_startproc\n"
+	"	push %rbx\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	.cfi_offset %rbx, -16\n"
+	"	mov %rsp, %rbx\n"
+	"	.cfi_def_cfa_register %rbx\n"
+	"	and $-64, %rsp\n"
+	"	call saves_rbx\n"
+	"	mov %rbx, %rsp\n"
+	"	.cfi_def_cfa_register %rsp\n"
+	"	pop %rbx\n"
+	"	.cfi_def_cfa_offset 8\n"
+	"	.cfi_restore %rbx\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size realign, .-realign\n"
+	"	.globl far_rbx\n"
+	"	.type far_rbx,@function\n"
+	"far_rbx:\n"
+	"	.cfi_startproc\n"
+	"	sub $200, %rsp\n"
+	"	.cfi_def_cfa_offset 208\n"
+	"	mov %rbx, (%rsp)\n"
+	"	.cfi_offset %rbx, -208\n"
+	"	mov (%rsp), %rbx\n"
+	"	add $200, %rsp\n"
+	"	.cfi_def_cfa_offset 8\n"
+	"	.cfi_restore %rbx\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size far_rbx, .-far_rbx\n"
+	"	.section .note.GNU-stack,\"\",@progbits\n";
+
 static char tmp[64]; /* fixtures are built here once per run */
+
+/* tmp/@name with @text; 0 or -1 */
+static int write_fixture(const char *name, const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	f = fopen(path, "w");
+	return f && fputs(text, f) >= 0 && !fclose(f) ? 0 : -1;
+}
 
 static int build_fixtures(void **state)
 {
@@ -97,6 +167,8 @@ static int build_fixtures(void **state)
 	       fx_sh("cd %s && objcopy --only-keep-debug dbgframe dbgframe.debug && "
 		     "objcopy --strip-debug dbgframe dbgframe.stripped",
 		     tmp) ||
+	       write_fixture("realign.S", realign_src) ||
+	       fx_sh("cd %s && cc -shared -nostdlib -o realign.so realign.S", tmp) ||
 	       /* e_machine (offset 18, little-endian u16) = EM_AARCH64 (183) */
 	       fx_sh("cd %s && cp nofp aarch64 && printf '\\267\\000' | dd of=aarch64 bs=1 "
 		     "seek=18 conv=notrunc status=none",
@@ -205,7 +277,7 @@ static void func(const char *path, const char *name, uint64_t *vaddr, uint64_t *
 
 static const char *cfa_name(int cfa)
 {
-	static const char *const n[] = {"NONE", "RSP", "RBP", "PLT", "END", "UNSUP"};
+	static const char *const n[] = {"NONE", "RSP", "RBP", "PLT", "END", "UNSUP", "RBX"};
 
 	return cfa >= 0 && cfa < (int)(sizeof(n) / sizeof(n[0])) ? n[cfa] : "?";
 }
@@ -262,6 +334,52 @@ static void rows_are_sorted_and_strictly_increasing_in_every_table(void **state)
 	}
 }
 
+/* The row covering @what+@off in @path, whose %rbx rule must be (@rbx, @rbx_off). */
+static const struct cfi_row *expect_rbx(const struct cfi_table *t, const char *path,
+					const char *what, uint64_t off, int rbx, int16_t rbx_off)
+{
+	const struct cfi_row *r;
+	uint64_t vaddr = 0, size = 0;
+
+	func(path, what, &vaddr, &size, NULL, 0);
+	r = cfi_table_find(t, vaddr + off);
+	if (!r || r->rbx != rbx || r->rbx_off != rbx_off)
+		fail_msg("%s+%llu: rbx rule %d%+d, expected %d%+d", what, (unsigned long long)off,
+			 r ? r->rbx : -1, r ? r->rbx_off : 0, rbx, rbx_off);
+	return r;
+}
+
+/*
+ * A CFA defined by %rbx (glibc's _dl_runtime_resolve realigns its stack so)
+ * and %rbx's own rules: unchanged, saved at CFA-16, restored; a save further
+ * below the CFA than a row holds is "unsupported" (counted), not a wrong
+ * offset. realign: push %rbx (1 byte), mov %rsp,%rbx (3), and (4), call (5).
+ */
+static void a_cfa_defined_by_rbx_and_the_rbx_rules(void **state)
+{
+	const char *so = fixture("realign.so");
+	const struct cfi_row *r;
+	struct cfi_table t;
+
+	(void)state;
+	build_ok(so, &t);
+	r = expect_rbx(&t, so, "realign", 0, CFI_RBP_SAME, 0);
+	assert_int_equal(r->cfa, CFI_CFA_RSP);
+	r = expect_rbx(&t, so, "realign", 1, CFI_RBP_AT_CFA, -16);
+	assert_int_equal(r->cfa, CFI_CFA_RSP);
+	assert_int_equal(r->cfa_off, 16);
+	r = expect_rbx(&t, so, "realign", 4 + 4, CFI_RBP_AT_CFA, -16);	/* at the call */
+	assert_int_equal(r->cfa, CFI_CFA_RBX);
+	assert_int_equal(r->cfa_off, 16);
+	expect_rbx(&t, so, "saves_rbx", 0, CFI_RBP_SAME, 0);
+	expect_rbx(&t, so, "saves_rbx", 1, CFI_RBP_AT_CFA, -16);
+	r = expect_rbx(&t, so, "far_rbx", 7 + 4, CFI_RBP_UNSUP, 0);
+	assert_int_equal(r->cfa_off, 208);
+	assert_true(t.st.unsup_rbx >= 1);
+	assert_int_equal(t.st.unsup_cfa, 0);
+	cfi_table_release(&t);
+}
+
 static void neighbouring_rows_never_repeat_the_same_rule(void **state)
 {
 	struct cfi_table t;
@@ -272,7 +390,7 @@ static void neighbouring_rows_never_repeat_the_same_rule(void **state)
 		const struct cfi_row *a = &t.rows[i - 1], *b = &t.rows[i];
 
 		if (a->cfa == b->cfa && a->cfa_off == b->cfa_off && a->rbp == b->rbp &&
-		    a->rbp_off == b->rbp_off)
+		    a->rbp_off == b->rbp_off && a->rbx == b->rbx && a->rbx_off == b->rbx_off)
 			fail_msg("rows %zu and %zu (pc 0x%llx, 0x%llx) have the same rule", i - 1,
 				 i, (unsigned long long)a->pc, (unsigned long long)b->pc);
 	}
@@ -698,6 +816,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(rows_are_sorted_and_strictly_increasing_in_every_table),
 	    cmocka_unit_test(neighbouring_rows_never_repeat_the_same_rule),
+	    cmocka_unit_test(a_cfa_defined_by_rbx_and_the_rbx_rules),
 	    cmocka_unit_test(every_function_entry_has_the_cfa_at_rsp_plus_8),
 	    cmocka_unit_test(after_sub_rsp_the_cfa_offset_grows_by_the_frame_size),
 	    cmocka_unit_test(after_push_rbp_mov_rsp_rbp_the_cfa_is_rbp_plus_16),

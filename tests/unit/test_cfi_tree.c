@@ -53,10 +53,47 @@ static void check_lookup(const struct cfi_tree *tr, const struct cfi_row *rows, 
 	}
 	assert_non_null(got);
 	assert_int_equal(pc, want->pc);
-	assert_int_equal(got->cfa, want->cfa);
-	assert_int_equal(got->rbp, want->rbp);
+	assert_int_equal(HC_CFI_CFA(got), want->cfa);
+	assert_int_equal(HC_CFI_RBP(got), want->rbp);
 	assert_int_equal(got->rbp_off, want->rbp_off);
 	assert_int_equal(got->cfa_off, want->cfa_off);
+	assert_int_equal(HC_CFI_RBX(got), want->rbx);
+	assert_int_equal(HC_CFI_RBX_OFF(got), want->rbx_off);
+}
+
+/*
+ * The %rbx rule shares the CFA's and %rbp's bytes (abi/unwind.h): every
+ * CFA rule with every %rbx rule and offset the row can hold comes back as
+ * it went in, the other fields untouched.
+ */
+static void the_rbx_rule_packs_beside_the_cfa_and_rbp_rules(void **state)
+{
+	const int cfas[] = { CFI_CFA_NONE, CFI_CFA_RSP, CFI_CFA_RBP, CFI_CFA_PLT, CFI_CFA_END,
+			     CFI_CFA_UNSUP, CFI_CFA_RBX };
+	const int rbps[] = { CFI_RBP_SAME, CFI_RBP_AT_CFA, CFI_RBP_UNSUP };
+	size_t nr = 0, cap = 7 * 3 * 3 * 32;
+	struct cfi_row *rows = calloc(cap, sizeof(*rows));
+	struct cfi_tree tr;
+
+	(void)state;
+	assert_non_null(rows);
+	for (size_t c = 0; c < 7; c++)
+		for (size_t b = 0; b < 3; b++)
+			for (size_t x = 0; x < 3; x++)
+				for (int off = CFI_RBX_OFF_MIN; off <= CFI_RBX_OFF_MAX; off += 8) {
+					rows[nr] = (struct cfi_row){
+						.pc = 0x1000 + 16 * nr, .cfa = (uint8_t)cfas[c],
+						.rbp = (uint8_t)rbps[b], .rbp_off = -24,
+						.cfa_off = -7 - (int32_t)nr, .rbx = (uint8_t)rbps[x],
+						.rbx_off = (int16_t)(rbps[x] == CFI_RBP_AT_CFA ? off : 0) };
+					nr++;
+				}
+	assert_int_equal(nr, cap);
+	assert_int_equal(cfi_tree_build(rows, nr, &tr), 0);
+	for (size_t i = 0; i < nr; i++)
+		check_lookup(&tr, rows, nr, (uint32_t)rows[i].pc);
+	cfi_tree_release(&tr);
+	free(rows);
 }
 
 static uint32_t height_for(size_t nr)
@@ -189,6 +226,7 @@ static void libc_lookups_agree_with_a_binary_search_over_its_rows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(the_rbx_rule_packs_beside_the_cfa_and_rbp_rules),
 	    cmocka_unit_test(every_row_is_found_at_its_pc_and_up_to_the_next_one),
 	    cmocka_unit_test(nodes_are_leaves_plus_one_inner_node_per_95_children),
 	    cmocka_unit_test(tables_the_nodes_cannot_hold_are_refused),

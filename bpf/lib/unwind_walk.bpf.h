@@ -185,7 +185,8 @@ static __always_inline struct hc_cfi_rule *unwind_rule(struct uw_scratch *s, __u
 #define UW_PAGE_SIZE 4096
 
 /*
- * Make the window hold user bytes [lo, hi) (hi - lo <= UW_SPAN_BYTES + 8).
+ * Make the window hold user bytes [lo, hi) (hi - lo <= 136: a frame's saved %rbx, at
+ * most 128 bytes below the CFA).
  * A refill reads from lo up to the end of lo's page, at most UW_WIN_BYTES:
  * the frames above lo are what the walk needs next, and the next page may
  * be unmapped (above the top of the stack) and fail the whole read. A
@@ -284,6 +285,16 @@ static __always_inline __u32 unwind_cfi_step(struct uw_scratch *s, struct hc_cfi
 	/* the saved %rbp just below the return address (CFA-16 after push %rbp): one window */
 	if (HC_CFI_RBP(row) == HC_RBP_AT_CFA && row->rbp_off < 0 && row->rbp_off >= -UW_SPAN_BYTES)
 		lo = cfa + row->rbp_off;
+	/*
+	 * and a saved %rbx (at most 128 bytes down): nearly every function
+	 * without frame pointers pushes it, so a read of its own would cost a
+	 * frame a second one, and a walk of another task (st->remote), whose
+	 * bytes the caller reads before the frame is redone, would redo it
+	 * with the pc already stepped
+	 */
+	if (HC_CFI_RBX(row) == HC_RBP_AT_CFA && HC_CFI_RBX_OFF(row) < 0 &&
+	    cfa + HC_CFI_RBX_OFF(row) < lo)
+		lo = cfa + HC_CFI_RBX_OFF(row);
 	if (uw_window(s, lo, cfa))
 		return HC_STAT_UNWIND_READ_ERR;
 	st->pc = uw_load(s, cfa - 8);
@@ -295,7 +306,7 @@ static __always_inline __u32 unwind_cfi_step(struct uw_scratch *s, struct hc_cfi
 	} else if (HC_CFI_RBP(row) == HC_RBP_UNSUP) {
 		st->bp = 0;	/* unknown from here: a later FP step will stop cleanly */
 	}
-	/* the caller's %rbx, kept only for a CFA defined by it further out */
+	/* the caller's %rbx, kept only for a CFA defined by it further out (in the window) */
 	if (HC_CFI_RBX(row) == HC_RBP_AT_CFA) {
 		bx_addr = cfa + HC_CFI_RBX_OFF(row);
 		if (uw_window(s, bx_addr, bx_addr + 8))

@@ -1,30 +1,51 @@
 #!/bin/bash
 # agent --counters: every interval gets <start>-counters.json, one object with
 # each process's counters over that interval (cpu-clock and page-faults here,
-# without a PMU). Summed over the intervals, a spinning process's cpu-clock
-# agrees with the CPU time the kernel charged it over the agent's run (±5%
-# + 30 ms for the edges); the web view serves the file.
+# without a PMU); the web view serves the file.
+#
+# Summed over the intervals, a process's cpu-clock is its CPU time. The
+# process (split, 2 s of CPU on one thread) starts after the agent's first
+# interval is written and exits an interval before the agent stops, so its
+# whole life lies inside what the files cover, and the truth is its own
+# getrusage at its end (split's cpu_seconds). What may differ:
+#  - its life after that getrusage (writing the stats file, exit: < 1 ms)
+#    and before its exec (fork to exec of the copied binary under its own
+#    name, which --comm cannot see yet: ~1 ms): 1% + 10 ms either way;
+#  - the hypervisor's steal: cpu-clock runs on while the CPU is stolen from
+#    a scheduled task, as perf's task-clock does (docs/stat.md), getrusage
+#    does not: above, at most the machine's steal over the run (/proc/stat,
+#    all CPUs), as t_stat allows. Measured: +3.4 ms with none stolen, +106
+#    ms in a run with the host busy.
+# Before (session 14, run 5), the truth was /proc's CPU time between two
+# reads 3.2 s apart while the process ran on, and the files covered the
+# agent's whole run: the window edges alone made 19-72 ms of 3.2 s, and a
+# run with the machine busy 208 ms, past the old 5% + 30 ms.
 . "$(dirname "$0")/lib.sh"
 
 # a name of its own: --comm split also counted other tests' and benches'
 # split processes running on the machine (4 rows in run 6 of session 11)
 comm=hcsplit$$
 cp "$WL/split" "$TMP/$comm"
-"$TMP/$comm" 8 "$TMP/truth" &
-wl=$!
-cleanup_hooks+=("kill $wl 2>/dev/null")
 port=$((20000 + $$ % 10000))
 "$HOTCOLD" agent --counters --comm "$comm" --interval 1s -o "$TMP/hist" --http 127.0.0.1:$port \
 	2>"$TMP/err" &
 agent=$!
 cleanup_hooks+=("kill $agent 2>/dev/null")
-for _ in $(seq 100); do grep -q 'writing every' "$TMP/err" && break; sleep 0.05; done
-cpu_ticks() { awk '{ print $14 + $15 }' /proc/$wl/stat; }
-t0=$(cpu_ticks)
-sleep 3.2
+intervals() { grep -c . "$TMP/hist/index.jsonl" 2>/dev/null || echo 0; }
+# counting for an interval already: the workload's first span is seen
+for _ in $(seq 200); do [ "$(intervals)" -ge 1 ] && break; sleep 0.05; done
+[ "$(intervals)" -ge 1 ] || bad "no interval written in 10 s"
+st0=$(steal_ms)
+"$TMP/$comm" 2 "$TMP/truth" &
+wl=$!
+cleanup_hooks+=("kill $wl 2>/dev/null")
+wait $wl
+stolen=$(( $(steal_ms) - st0 ))
+# the interval it exited in, written
+n0=$(intervals)
+for _ in $(seq 100); do [ "$(intervals)" -gt "$n0" ] && break; sleep 0.05; done
 served=$(curl -s "http://127.0.0.1:$port/" | grep -o 'counters?t=[^"]*' | head -1)
 body=$(curl -s "http://127.0.0.1:$port/$served")
-t1=$(cpu_ticks)
 kill -TERM $agent
 wait $agent
 rc=$?
@@ -45,10 +66,11 @@ for path in sys.argv[2:]:
 print(f"{ms:.1f} {others}")
 PY
 read -r ms others < "$TMP/sum"
-want=$(awk -v a=$t0 -v b=$t1 -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", (b - a) * 1000 / hz }')
-awk -v g="$ms" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 1000 && d <= 0.05 * w + 30) }' &&
-	ok "split: $ms ms cpu-clock in the counters files vs $want ms charged by the kernel" ||
-	bad "split: $ms ms cpu-clock in the counters files vs $want ms charged by the kernel"
+want=$(awk '$1 == "cpu_seconds" { printf "%.1f", $2 * 1000 }' "$TMP/truth")
+awk -v g="$ms" -v w="${want:-0}" -v st="$stolen" 'BEGIN { d = g - w; e = 0.01 * w + 10
+	exit !(w > 1000 && d >= -e && d <= e + st) }' &&
+	ok "split: $ms ms cpu-clock in the counters files vs $want ms of its own getrusage ($stolen ms stolen meanwhile)" ||
+	bad "split: $ms ms cpu-clock in the counters files vs ${want:-?} ms of its own getrusage (1% + 10 ms, + $stolen ms stolen above)"
 [ "$others" -eq 0 ] && ok "only the --comm target is counted" || bad "$others rows of other processes"
 grep -q '"processes"' <<<"$body" && ok "web view serves $served" || bad "web view: '$served' gave '${body:0:80}'"
 finish

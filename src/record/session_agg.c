@@ -81,6 +81,16 @@ static size_t stack_words(struct session *s, uint32_t tgid, const struct sample_
 		*cut = EMIT_AUX2_CUT_TABLE;
 	else if (!np && v->unwind_cfi && v->unwind_unmapped)
 		*cut = EMIT_AUX2_CUT_UNMAPPED;
+	/*
+	 * Any other CFI walk that stopped short of the outermost frame (a rule
+	 * it cannot evaluate, a frame below its callee's, unreadable stack, JIT
+	 * code it cannot walk): its outermost frame is no root, and without a
+	 * mark the flame graph shows it as one. "[walk cut]" above it; the
+	 * cause is counted in the summary. (The depth limit has "[truncated]".)
+	 */
+	else if (!np && nu && nu < SESSION_MAX_UFRAMES && v->unwind_cfi && v->unwind_partial &&
+		 !v->ustack_truncated)
+		f[nu++] = (struct sym_ufr){ .obj = SYM_OBJ_MARK, .addr = SYM_MARK_WALK_CUT };
 	if (np && s->py) {
 		/* a frame-pointer walk cut above (nu < nn) is partial too */
 		nu = python__user_frames(s->py, tgid, v->uips, nu, v->uips + nn, np,

@@ -106,6 +106,10 @@ int symbolizer__user_name(struct symbolizer *s, const struct sym_ufr *f, char *b
 		return java_method_frame(s, f, buf, len, flags);
 	if (f->obj == SYM_OBJ_V8)
 		return v8_frame(s, f, buf, len, flags);
+	if (f->obj == SYM_OBJ_MARK) {
+		snprintf(buf, len, "%s", f->addr == SYM_MARK_WALK_CUT ? SYM_MARK_WALK_CUT_NAME : "[mark]");
+		return 0;
+	}
 	err = objtab__name(s->objs, f->obj, f->addr, buf, len, flags);
 	hotspot_frame(s, f, buf, len, flags);
 	return err;
@@ -117,7 +121,8 @@ int symbolizer__user_name_off(struct symbolizer *s, const struct sym_ufr *f, cha
 	int err;
 
 	*sym_off = UINT64_MAX;
-	if (f->obj == SYM_OBJ_PYTHON || f->obj == SYM_OBJ_JAVA || f->obj == SYM_OBJ_V8)
+	if (f->obj == SYM_OBJ_PYTHON || f->obj == SYM_OBJ_JAVA || f->obj == SYM_OBJ_V8 ||
+	    f->obj == SYM_OBJ_MARK)
 		return symbolizer__user_name(s, f, buf, len, flags);
 	*flags = 0;
 	err = objtab__name_off(s->objs, f->obj, f->addr, buf, len, flags, sym_off);
@@ -127,7 +132,8 @@ int symbolizer__user_name_off(struct symbolizer *s, const struct sym_ufr *f, cha
 
 int symbolizer__object(struct symbolizer *s, const struct sym_ufr *f, struct objtab_info *out)
 {
-	if (!f->obj || f->obj == SYM_OBJ_PYTHON || f->obj == SYM_OBJ_JAVA || f->obj == SYM_OBJ_V8)
+	if (!f->obj || f->obj == SYM_OBJ_PYTHON || f->obj == SYM_OBJ_JAVA || f->obj == SYM_OBJ_V8 ||
+	    f->obj == SYM_OBJ_MARK)
 		return -ENOENT;
 	return objtab__info(s->objs, f->obj, f->addr, out);
 }
@@ -136,7 +142,7 @@ int symbolizer__srcline(struct symbolizer *s, const struct sym_ufr *f, struct sr
 			size_t max)
 {
 	/* a JIT or vdso object has no DWARF; objtab tells them apart */
-	return f->obj && f->obj != SYM_OBJ_JAVA && f->obj != SYM_OBJ_V8 ?
+	return f->obj && f->obj != SYM_OBJ_JAVA && f->obj != SYM_OBJ_V8 && f->obj != SYM_OBJ_MARK ?
 		       objtab__srcline(s->objs, f->obj, f->addr, out, max) : 0;
 }
 

@@ -56,6 +56,10 @@ struct symbolizer_opts {
  * SharedFunctionInfo (abi/v8.h hc_v8_sfi_frame()), named from the process
  */
 #define SYM_OBJ_V8	0xfffffffdu
+/* sym_ufr::obj of a mark among the frames: addr says which (SYM_MARK_*) */
+#define SYM_OBJ_MARK	0xfffffffcu
+#define SYM_MARK_WALK_CUT	1	/* a CFI walk stopped short of the outermost frame */
+#define SYM_MARK_WALK_CUT_NAME	"[walk cut]"
 
 struct sym_ufr {
 	uint32_t obj;		/* 0: no mapping (addr is the raw ip); else object id */

@@ -31,4 +31,24 @@ elif [ $((full * 100)) -ge $((leaf * 99)) ]; then
 else
 	bad "$full of $leaf spin_leaf samples walked to main; e.g. $(grep -v ';main;' "$TMP/r.folded" | sort -t' ' -k2 -nr | head -2 | tr '\n' '|')"
 fi
+
+# A walk that stops short says so: through expr_call, whose CFA is a DWARF
+# expression the tables do not hold, every walk from spin_leaf stops there
+# (counted as an unsupported rule) and the stack gets "[walk cut]" right
+# after its root, where an unmarked one looked complete (expr_call its
+# outermost frame). All of them: the mark is set for every partial CFI
+# walk; 99% allows the leaf's samples walked before the hold (none
+# expected, as above).
+"$HOTCOLD" record --unwind cfi -F 999 -o "$TMP/e.folded" -- "$TMP/realign" 1 expr 2>"$TMP/e.err" ||
+	{ bad "record failed: $(tail -3 "$TMP/e.err")"; finish; }
+read -r leaf marked < <(awk '{ n = $NF; if ($0 ~ /;spin_leaf( |;)/) { l += n
+		if ($0 ~ /^[^;]*;\[walk cut\];expr_call;keeps_rbx;spin_leaf( |;)/) c += n } }
+	END { print l + 0, c + 0 }' "$TMP/e.folded")
+if [ "$leaf" -lt 250 ]; then
+	bad "expr: only $leaf samples in spin_leaf"
+elif [ $((marked * 100)) -ge $((leaf * 99)) ]; then
+	ok "expr: $marked of $leaf spin_leaf walks stopped at the DWARF-expression CFA, marked [walk cut]"
+else
+	bad "expr: $marked of $leaf spin_leaf walks marked; e.g. $(sort -t' ' -k2 -nr "$TMP/e.folded" | head -2 | tr '\n' '|')"
+fi
 finish

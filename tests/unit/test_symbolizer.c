@@ -22,6 +22,8 @@
 
 #include "fixtures/sym/fixture_elf.h"
 #include "sym/keymap.h"
+#include "sym/objtab.h"
+#include "sym/srcline.h"
 
 #define FAKE_PID 4242
 #define CT_PID 4343		/* fake containerized process: pid 7 in its namespace */
@@ -555,6 +557,26 @@ static void names_kernel_ips_from_kallsyms(void **state)
 	symbolizer__free(s);
 }
 
+/*
+ * A walk that stopped short is marked by a frame of its own (record/
+ * session_agg.c): named "[walk cut]", flags none (not unknown: the mark
+ * says what is missing), no object, no source line.
+ */
+static void a_cut_mark_is_named_and_has_no_object(void **state)
+{
+	struct symbolizer *s = symbolizer__new(NULL);
+	struct sym_ufr f = { .obj = SYM_OBJ_MARK, .addr = SYM_MARK_WALK_CUT };
+	struct objtab_info oi;
+	struct srcline_frame lf[2];
+
+	(void)state;
+	assert_non_null(s);
+	assert_user(s, &f, SYM_MARK_WALK_CUT_NAME, 0, 0);
+	assert_int_equal(symbolizer__object(s, &f, &oi), -ENOENT);
+	assert_true(symbolizer__srcline(s, &f, lf, 2) <= 0);
+	symbolizer__free(s);
+}
+
 static void no_demangle_keeps_mangled_names(void **state)
 {
 	struct symbolizer_opts o = { .kallsyms = FX_DIR "/kallsyms.txt", .no_demangle = true };
@@ -750,6 +772,7 @@ int main(void)
 		cmocka_unit_test(objects_beyond_the_limit_are_counted_and_unknown),
 		cmocka_unit_test(ip_outside_every_mapping_is_unknown_and_counted),
 		cmocka_unit_test(names_kernel_ips_from_kallsyms),
+		cmocka_unit_test(a_cut_mark_is_named_and_has_no_object),
 		cmocka_unit_test(no_demangle_keeps_mangled_names),
 		cmocka_unit_test(missing_kallsyms_gives_unknown_and_the_error),
 		cmocka_unit_test(names_are_truncated_to_the_buffer),

@@ -7,7 +7,8 @@
  *   main -> stage -> realign_call (asm: %rbx-defined CFA) -> keeps_rbx
  *   (saves %rbx and uses it) -> spin_leaf (burns the CPU)
  * so a walk from spin_leaf needs %rbx as realign_call's callee saved it.
- * usage: realign SECONDS
+ * "expr": through expr_call instead, whose CFA is a DWARF expression.
+ * usage: realign SECONDS [expr]
  */
 #include <stdlib.h>
 #include <time.h>
@@ -39,7 +40,34 @@ __asm__(".text\n"
 	".cfi_endproc\n"
 	".size realign_call, .-realign_call\n");
 
+void expr_call(void (*fn)(void));
+
+/*
+ * A CFA given by a DWARF expression (DW_CFA_def_cfa_expression: *(%rsp + 8)
+ * deref'd, a shape hotcold's tables do not hold): the walk must stop here
+ * and say so ("expr" mode, t_unwind_rbx's cut check)
+ */
+__asm__(".text\n"
+	".globl expr_call\n"
+	".type expr_call,@function\n"
+	"expr_call:\n"
+	".cfi_startproc\n"
+	"	push %rbx\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbx, -16\n"
+	/* DW_CFA_def_cfa_expression, 3 bytes: DW_OP_breg7 (rsp) 8, DW_OP_deref */
+	".cfi_escape 0x0f, 0x03, 0x77, 0x08, 0x06\n"
+	"	call *%rdi\n"
+	".cfi_def_cfa %rsp, 16\n"
+	"	pop %rbx\n"
+	".cfi_def_cfa_offset 8\n"
+	".cfi_restore %rbx\n"
+	"	ret\n"
+	".cfi_endproc\n"
+	".size expr_call, .-expr_call\n");
+
 static volatile unsigned long sink;
+static int expr_mode;
 static double deadline;
 
 static double now(void)
@@ -66,13 +94,18 @@ NOINLINE void keeps_rbx(void)
 
 NOINLINE void stage(void)
 {
-	while (now() < deadline)
-		realign_call(keeps_rbx);
+	while (now() < deadline) {
+		if (expr_mode)
+			expr_call(keeps_rbx);
+		else
+			realign_call(keeps_rbx);
+	}
 }
 
 int main(int argc, char **argv)
 {
 	deadline = now() + (argc > 1 ? atof(argv[1]) : 2);
+	expr_mode = argc > 2 && argv[2][0] == 'e';
 	stage();
 	return 0;
 }

@@ -52,7 +52,14 @@ p=$(pct "$with" "$((all - unseen))")
 # at most T/Q + 1 sampled records, plus the two long blocks (sigsuspend,
 # pause) and one whose stack was still pending; at least half of T/Q (a
 # block ending while the previous sample waits for its stack at sys_exit
-# adds its time to that one: 0-3 % of samples here).
+# adds its time to that one: 0-3 % of samples here). A nanosleep that took
+# 1 ms or more (the host stealing the CPU: CI run 8 of session 14, 81
+# records for T/Q = 74, the same test's fsync part measuring 19 % of its
+# time stolen) is a long block under --min-block 1ms, with a stack of its
+# own and its time out of T's short part: the workload counts those calls
+# (L, their time TL), so at most (T - TL)/Q + L + 4. It times a call on the
+# wall (the block and its wait for a CPU after it), so L counts at least
+# every long block: the bound can only loosen by it, never tighten.
 quantum_run() {	# Q (ms)
 	"$WL/shortblocks" 10000 "$TMP/qtruth.$1" &
 	local pid=$! hc
@@ -69,14 +76,16 @@ quantum_run() {	# Q (ms)
 for q in 1 10; do
 	quantum_run $q
 	read -r qn qns < "$TMP/qtruth.$q" || { bad "Q=$q ms: the workload did not finish its blocks"; continue; }
+	read -r nl tl < <(awk '$1 == "long" { print $2, $3 }' "$TMP/qtruth.$q")
+	nl=${nl:-0} tl=${tl:-0}
 	recs=$(awk '/^  sched .* blocks with stacks$/ { print $3 }' "$TMP/q$q.err")
 	# its short blocks' time: every line but the two long blocks' and the stop's
 	got=$(awk '!/sigsuspend|pause/ { t += $NF } END { printf "%.0f", t }' "$TMP/q$q.folded")
-	want=$((qns / (q * 1000000)))
+	want=$(((qns - tl) / (q * 1000000)))
 	dev=$(awk -v a="$got" -v b="$qns" 'BEGIN { printf "%.2f", b ? 100 * (a - b) / b : 100 }')
-	[ "${recs:-0}" -le $((want + 4)) ] && [ "${recs:-0}" -ge $((want / 2)) ] &&
-		ok "Q=$q ms: ${recs:-0} blocks with stacks for T/Q = $want ($qn blocks, $qns ns)" ||
-		bad "Q=$q ms: ${recs:-0} blocks with stacks, T/Q = $want ($qn blocks, $qns ns)"
+	[ "${recs:-0}" -le $((want + nl + 4)) ] && [ "${recs:-0}" -ge $((want / 2)) ] &&
+		ok "Q=$q ms: ${recs:-0} blocks with stacks for (T - TL)/Q = $want + L = $nl ($qn blocks, $qns ns, $nl of them >= 1 ms)" ||
+		bad "Q=$q ms: ${recs:-0} blocks with stacks, (T - TL)/Q = $want, L = $nl ($qn blocks, $qns ns, $nl of them >= 1 ms: $tl ns)"
 	# the time is kept whatever Q: t_offcpu's bound (2 %; the CPU wait is in the truth too)
 	awk -v d="$dev" 'BEGIN { exit !(d >= -2 && d <= 2) }' &&
 		ok "Q=$q ms: $got ns off-CPU vs $qns ns measured ($dev%)" ||

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * shortblocks N TRUTH: on SIGUSR1, call nanosleep(20 us) N times, write
- * "<blocks> <ns blocked>" to TRUTH, then sleep in pause() until killed (a block
+ * "<blocks> <ns blocked>" to TRUTH and a second line "long <calls> <ns>":
+ * the calls that took 1 ms or more (on a host that steals the CPU, a 20 us
+ * sleep can last that long: a block a profiler's --min-block 1ms then counts
+ * as long, with a stack of its own), then sleep in pause() until killed (a block
  * that never ends, so nothing flushes on its switch-in). A recording of it
  * that stops meanwhile holds its short blocks and run-queue waits only in
  * per-task state (fewer than the BPF side's batch): they reach the output
@@ -34,7 +37,8 @@ static unsigned long long ns_of(clockid_t c)
 int main(int argc, char **argv)
 {
 	struct timespec d = { 0, 20000 };
-	unsigned long long w0, c0, w1, c1;
+	unsigned long long w0, c0, w1, c1, t, long_ns = 0;
+	int nlong = 0;
 	struct rusage r0, r1;
 	sigset_t none;
 	FILE *f;
@@ -51,8 +55,15 @@ int main(int argc, char **argv)
 	w0 = ns_of(CLOCK_MONOTONIC);
 	c0 = ns_of(CLOCK_THREAD_CPUTIME_ID);
 	getrusage(RUSAGE_THREAD, &r0);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		t = ns_of(CLOCK_MONOTONIC);	/* the vDSO: no block of its own */
 		nanosleep(&d, NULL);
+		t = ns_of(CLOCK_MONOTONIC) - t;
+		if (t >= 1000000) {
+			nlong++;
+			long_ns += t;
+		}
+	}
 	getrusage(RUSAGE_THREAD, &r1);
 	w1 = ns_of(CLOCK_MONOTONIC);
 	c1 = ns_of(CLOCK_THREAD_CPUTIME_ID);
@@ -65,7 +76,7 @@ int main(int argc, char **argv)
 	f = fopen(argv[2], "w");
 	if (!f)
 		return 1;
-	fprintf(f, "%d %llu\n", n, (w1 - w0) - (c1 - c0));
+	fprintf(f, "%d %llu\nlong %d %llu\n", n, (w1 - w0) - (c1 - c0), nlong, long_ns);
 	fclose(f);
 	for (;;)
 		pause();

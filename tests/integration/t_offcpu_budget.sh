@@ -14,12 +14,22 @@
 
 mkdir -p /var/tmp/hotcold-it && fsdir=$(mktemp -d /var/tmp/hotcold-it/fsync.XXXXXX)
 cleanup_hooks+=("rm -rf '$fsdir'")
-HOTCOLD_OFFCPU_SAMPLE_RATE=50 "$HOTCOLD" record -v --off-cpu --per-thread -o "$TMP/out.folded" -- \
-	"$WL/blockers" 2 "$fsdir" "$TMP/truth" 2>"$TMP/err"
-rc=$?
+# The budget bites only if the fsync thread's blocks are short: on a host
+# stealing the CPU they last past --min-block and each gets a stack of its
+# own (CI run 9 of session 14: 189 short blocks, 7,368 long, 53% of the
+# thread's time stolen; run 8: 6,810 short). Then this run tests nothing:
+# it is said and repeated, at most 3 times, as t_quiet does with a lossy run.
+for try in 1 2 3; do
+	st0=$(steal_ms)
+	HOTCOLD_OFFCPU_SAMPLE_RATE=50 "$HOTCOLD" record -v --off-cpu --per-thread -o "$TMP/out.folded" -- \
+		"$WL/blockers" 2 "$fsdir" "$TMP/truth" 2>"$TMP/err"
+	rc=$?
+	n=$(awk '/^  sched .* short-block samples put off/ { print $3 }' "$TMP/err")
+	[ $rc -ne 0 ] || [ "${n:-0}" -gt 0 ] && break
+	echo "[Note: try $try: no short-block sample put off, $(( $(steal_ms) - st0 )) ms stolen meanwhile: $(grep -o '[0-9]* short blocks' "$TMP/err" | head -1); again]"
+done
 grep -E '^(hotcold|sched|lost):' "$TMP/err" | tail -n 4
 [ $rc -eq 0 ] && ok "exit 0" || { bad "exit $rc"; finish; }
-n=$(awk '/^  sched .* short-block samples put off/ { print $3 }' "$TMP/err")
 [ "${n:-0}" -gt 0 ] && ok "the budget bit: $n short-block samples put off" ||
 	bad "the budget never bit: '${n:-}' samples put off"
 

@@ -124,16 +124,29 @@ static __always_inline __u64 interval_instant(__u64 k)
 /*
  * Time since this CPU's previous tick, capped at cfg_max_late_ns: a cycles
  * event does not tick while the CPU halts, and that time is no task's.
- * Every tick calls this, idle and filtered ones too.
+ * Every tick calls this, idle and filtered ones too. *@lead_out: how far
+ * the running task's charge may lead its kernel account (hc_dither_charge()).
  */
 static __always_inline __u64 tick_elapsed(struct oncpu_dither_cpu *c, __u64 now, __u32 pid,
-					  __u64 *sum_out)
+					  __u64 *sum_out, __u64 *lead_out, bool *own_out)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 dt = c->last_tick_ns ? now - c->last_tick_ns : 0;
-	/* a direct load (a BTF pointer): a probe read cost ~40 ns on every tick */
+	/* direct loads (a BTF pointer): a probe read cost ~40 ns on every tick */
 	__u64 sum = task->se.sum_exec_runtime, ran = sum - c->last_sum_ns;
+	__u64 nsw = task->nvcsw + task->nivcsw;
+	bool same = pid && pid == c->last_pid && c->last_tick_ns;
 
+	/* the task ran alone since this CPU's previous tick: no switch since */
+	*own_out = same && nsw == c->last_nsw;
+	/*
+	 * The account moved since this CPU's previous tick of the same task:
+	 * it was right at some instant since, so the task can have run at
+	 * most the time since that tick beyond it.
+	 */
+	*lead_out = cfg_max_ahead_ns;
+	if (same && sum != c->last_sum_ns && dt < cfg_max_ahead_ns)
+		*lead_out = dt;
 	if (dt > cfg_max_late_ns) {
 		/*
 		 * Ticks missed: only if one task ran on through the gap and its
@@ -151,19 +164,25 @@ static __always_inline __u64 tick_elapsed(struct oncpu_dither_cpu *c, __u64 now,
 	c->last_tick_ns = now;
 	c->last_pid = pid;
 	c->last_sum_ns = sum;
+	c->last_nsw = nsw;
 	*sum_out = sum;
 	return dt;
 }
 
-/* cpu_ns advanced by a tick of @dt, kept within the kernel's account (see below) */
-static __always_inline __u64 dither_charge(__u64 cpu_ns, __u64 dt, __u64 kern, __u64 *clamped)
+/* hc_dither_charge(), its give-backs and keeps counted */
+static __always_inline __u64 dither_charge(struct oncpu_dither_cpu *c, __u64 cpu_ns, __u64 dt,
+					   __u64 kern, __u64 *steal, __u64 lead, bool own)
 {
-	cpu_ns += dt;
-	if (cpu_ns < kern)
-		return kern;
-	if (cpu_ns > kern + cfg_max_ahead_ns) {
-		(*clamped)++;
-		return kern + cfg_max_ahead_ns;
+	__u64 given, kept;
+
+	cpu_ns = hc_dither_charge(cpu_ns, dt, kern, steal, lead, own, &given, &kept);
+	if (given) {
+		c->pulled++;
+		c->pulled_ns += given;
+	}
+	if (kept) {
+		c->kept++;
+		c->kept_ns += kept;
 	}
 	return cpu_ns;
 }
@@ -185,10 +204,10 @@ static __always_inline __u64 dither_charge(__u64 cpu_ns, __u64 dt, __u64 kern, _
  * tick of the thread takes the other, so every sample weighs one interval.
  */
 static __always_inline bool dither_take(struct oncpu_dither_cpu *c, struct task_struct *task,
-					__u32 pid, __u64 dt, __u64 sum)
+					__u32 pid, __u64 dt, __u64 sum, __u64 lead, bool own)
 {
 	struct oncpu_dither_task *t;
-	__u64 kern, copied = 0;
+	__u64 copied = 0;
 	bool mine = c->c_pid == pid && c->c_task == (__u64)task;
 
 	/*
@@ -202,9 +221,8 @@ static __always_inline bool dither_take(struct oncpu_dither_cpu *c, struct task_
 	 * from the copy is checked against the stored state.
 	 */
 	if (mine && sum >= c->c_base_ns) {
-		__u64 ahead = 0;
-
-		c->c_cpu_ns = dither_charge(c->c_cpu_ns, dt, sum - c->c_base_ns, &ahead);
+		c->c_cpu_ns = dither_charge(c, c->c_cpu_ns, dt, sum - c->c_base_ns, &c->c_steal_ns,
+					    lead, own);
 		if (c->c_target_ns > c->c_cpu_ns) {
 			c->copied++;
 			return false;
@@ -229,18 +247,25 @@ static __always_inline bool dither_take(struct oncpu_dither_cpu *c, struct task_
 	 * slack coalesces them) runs and sleeps between two ticks: its time
 	 * goes to the thread running at the next one. Kept within the kernel's
 	 * own account (sum_exec_runtime, updated at switches and scheduler
-	 * ticks, so behind by at most a jiffy), a thread's samples are its CPU
-	 * time; between the kernel's updates the ticks place the instants.
+	 * ticks, so behind by at most a jiffy) plus the steal its ticks saw
+	 * (hc_dither_charge()), a thread's samples are its CPU time as perf's
+	 * cpu-clock counts it; between the kernel's updates the ticks place
+	 * the instants.
 	 */
-	kern = sum > t->base_ns ? sum - t->base_ns : 0;
-	if (copied > t->cpu_ns)
-		t->cpu_ns = copied;	/* the ticks charged here since the last look */
-	t->cpu_ns = dither_charge(t->cpu_ns, dt, kern, &t->clamped);
+	if (copied) {
+		if (copied > t->cpu_ns)
+			t->cpu_ns = copied;	/* the ticks charged here since the last look */
+		if (c->c_steal_ns > t->steal_ns)
+			t->steal_ns = c->c_steal_ns;	/* and the steal they kept */
+	}
+	t->cpu_ns = dither_charge(c, t->cpu_ns, dt, sum > t->base_ns ? sum - t->base_ns : 0,
+				  &t->steal_ns, lead, own);
 	/* this CPU's copy is now of this thread, from here */
 	c->c_pid = pid;
 	c->c_task = (__u64)task;
 	c->c_cpu_ns = t->cpu_ns;
 	c->c_base_ns = t->base_ns;
+	c->c_steal_ns = t->steal_ns;
 	c->c_target_ns = t->target_ns;
 	if (t->target_ns > t->cpu_ns)
 		return false;
@@ -328,7 +353,8 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 	__u64 wakeup;
 	struct oncpu_dither_cpu *c = NULL;
 	__u32 zero = 0;
-	__u64 dt = 0, sum = 0, now = bpf_ktime_get_ns();	/* sum: the task's sum_exec_runtime */
+	__u64 dt = 0, sum = 0, lead = 0, now = bpf_ktime_get_ns();	/* sum: the task's sum_exec_runtime */
+	bool own = false;
 	long n;
 	TIMING_START;
 
@@ -337,7 +363,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 		c = bpf_map_lookup_elem(&oncpu_dither_cpu, &zero);
 		if (!c)
 			return 0;
-		dt = tick_elapsed(c, now, pid, &sum);
+		dt = tick_elapsed(c, now, pid, &sum, &lead, &own);
 	}
 	if ((pid == 0 && !cfg_idle) || (cfg_filter && !target_match(&proc_targets, tgid, pid))) {
 		if (c)
@@ -346,7 +372,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	task = bpf_get_current_task_btf();
-	if (c && !dither_take(c, task, pid, dt, sum)) {
+	if (c && !dither_take(c, task, pid, dt, sum, lead, own)) {
 		TIMING_MARK(TM_NOT_TAKEN);
 		return 0;
 	}

@@ -46,15 +46,79 @@ struct oncpu_dither_cpu {	/* oncpu_dither_cpu: PERCPU_ARRAY, one slot */
 	 * on here do not look up its task storage until its instant comes.
 	 */
 	__u64 c_task;		/* its task_struct's address, with c_pid its identity */
-	__u64 c_cpu_ns, c_target_ns, c_base_ns;
+	__u64 c_cpu_ns, c_target_ns, c_base_ns, c_steal_ns;
 	__u64 copied;		/* ticks decided on the copy (no task storage lookup) */
+	/*
+	 * Ticks that found a thread's charged time past what it can have run
+	 * (hc_dither_charge()): after a switch, given back (another task's
+	 * time); with none, kept (steal), and the time in each case.
+	 */
+	__u64 pulled, pulled_ns;
+	__u64 kept, kept_ns;
+	__u64 last_nsw;		/* the previous tick's task's context switches */
 };
 
 struct oncpu_dither_task {	/* oncpu_dither_task: TASK_STORAGE */
 	__u64 cpu_ns;		/* CPU time charged by ticks, kept near the kernel's */
 	__u64 target_ns;	/* the random instant of the next interval, in cpu_ns */
 	__u64 base_ns;		/* the task's sum_exec_runtime where cpu_ns is 0 */
-	__u64 clamped;		/* times cpu_ns was pulled back to the kernel's + max ahead */
+	__u64 steal_ns;		/* steal its ticks saw, kept in cpu_ns (hc_dither_charge()) */
 };
+
+/*
+ * A tick's charge: a thread's charged time @cpu_ns advanced by the tick's
+ * spacing @dt and kept near its account: the kernel's (@kern, its
+ * sum_exec_runtime since the base) plus the steal kept so far (*@steal).
+ * Not behind the account (a thread whose time the ticks missed catches
+ * up), and at most @lead ahead of it: what it can have run since the
+ * kernel last updated its account.
+ *
+ * Time past that bound is one of two things. If another task ran between
+ * this tick and the CPU's previous one (@own false: a switch since), it is
+ * that task's time the tick found this one running after: given back, the
+ * charge pulled down to the bound. If this thread ran alone between the
+ * two (@own), it is wall time it spent on the CPU that the kernel's
+ * account leaves out: time the hypervisor stole from the vCPU
+ * (CONFIG_PARAVIRT_TIME_ACCOUNTING; interrupt time too, with
+ * CONFIG_IRQ_TIME_ACCOUNTING). That is kept and added to *@steal: a
+ * thread's time is then its CPU time plus the steal its ticks saw, as
+ * perf's cpu-clock and task-clock count it.
+ *
+ * Giving steal back was the defect this replaces. The ticks charged it
+ * where it happened (anywhere), and the give-back came at the first tick
+ * after the account moved: right after the thread's syscalls (a clock
+ * read updates it) and the scheduler's ticks. Instants there had been
+ * taken already, so that code lost samples; and with the bound fixed at a
+ * jiffy the steal piled up to it, after which instants were crossed only
+ * when the account moved, the samples of a long function going to the
+ * code after its next syscall (CI: 56.3 % for a 59.8 % function under
+ * heavy steal). tests/unit/test_dither.c shows both.
+ *
+ * *@given gets the time given back, *@kept the time kept (one is 0).
+ */
+static inline __attribute__((always_inline)) __u64 hc_dither_charge(__u64 cpu_ns, __u64 dt,
+								  __u64 kern, __u64 *steal,
+								  __u64 lead, int own,
+								  __u64 *given, __u64 *kept)
+{
+	__u64 over;
+
+	*given = 0;
+	*kept = 0;
+	kern += *steal;
+	cpu_ns += dt;
+	if (cpu_ns < kern)
+		return kern;
+	if (cpu_ns <= kern + lead)
+		return cpu_ns;
+	over = cpu_ns - (kern + lead);
+	if (!own) {
+		*given = over;
+		return kern + lead;
+	}
+	*kept = over;
+	*steal += over;
+	return cpu_ns;
+}
 
 #endif /* HC_ABI_ONCPU_H */

@@ -260,6 +260,10 @@ static void oncpu_dither_read(const struct oncpu *oc, struct oncpu_dither_cpu *s
 		sum->late_ns += d[i].late_ns;
 		sum->gaps += d[i].gaps;
 		sum->copied += d[i].copied;
+		sum->pulled += d[i].pulled;
+		sum->pulled_ns += d[i].pulled_ns;
+		sum->kept += d[i].kept;
+		sum->kept_ns += d[i].kept_ns;
 	}
 }
 
@@ -329,6 +333,14 @@ static void oncpu_stats(const struct collector *c, struct collector_stats *st)
 			"ticks decided on the CPU's copy (no task storage lookup)", d.copied, false };
 		st->s[st->nr++] = (struct collector_stat){ "tick re-draws failed",
 							   oc->redraw_errs, true };
+		/* hc_dither_charge(): another task's time given back, steal kept */
+		st->s[st->nr++] = (struct collector_stat){
+			"ticks past a thread's account after a switch (time given back)", d.pulled,
+			false };
+		st->s[st->nr++] = (struct collector_stat){
+			"ticks past a thread's account with no switch (steal kept)", d.kept, false };
+		st->s[st->nr++] = (struct collector_stat){ "ms of steal kept in threads' time",
+							   d.kept_ns / 1000000, false };
 	}
 	if (!oc->skel->rodata->cfg_unwind)
 		return;

@@ -70,6 +70,10 @@ split_shares_check() {
 	done
 }
 
+# the steal that on-CPU ticks kept in threads' time (ms), from a -v record's stderr $1
+# (docs/record.md: samples x interval is CPU time plus the steal the ticks saw)
+steal_kept_ms() { awk '/ms of steal kept in threads/ { v = $3 } END { print v + 0 }' "$1"; }
+
 # the hypervisor's steal so far, all CPUs, in ms (/proc/stat)
 steal_ms() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.0f", $9 * 1000 / hz }' /proc/stat; }
 

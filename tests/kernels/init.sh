@@ -34,10 +34,16 @@ sed 's/^/KM:LA /' /tmp/la.out
 # 1. record --unwind cfi -- CMD: the command is held at its entry point until
 #    its tables are published: every sample is walked by CFI.
 # 2. record -a --unwind cfi on it already running: -a cannot hold a command;
-#    its table is built when first seen, queued behind those of the other
-#    processes sampled (hotcold's own libraries: 2-3.5 s under TCG, hence
-#    5 s); samples meanwhile are walked by frame pointer and labelled so by
-#    hotcold ("[frame-pointer walk: no CFI table yet]"): counted apart.
+#    its table is built when first seen, its samples putting it first in
+#    the builder's queue; samples meanwhile are walked by frame pointer and
+#    labelled so by hotcold ("[frame-pointer walk: no CFI table yet]"):
+#    counted apart. Under TCG a table costs 10-20x its native time (libc's
+#    2.8 s), and the guest's share of the host falls with the host's load:
+#    with two busy loops on the host, the tables the workload needed came
+#    3.9 s in, and the workload ran 0.33 s of CPU in 5 s (163 samples, 44
+#    by CFI, run 1 of session 15 none in 5 s). 10 s leaves it >= 6 s after
+#    such a wait, ~190 samples at that share against the 50 asked. -v: the
+#    table build times, printed with the check.
 cfi_count() {	# FOLDED TAG
 	awk -v tag="$2" -F';' '$1 ~ /^glibc_calls-[0-9]+$/ {
 		tid = substr($1, 13) + 0; if (!min || tid < min) min = tid
@@ -63,15 +69,16 @@ km cfi_held_rc $? secs "$(awk -v a="$t" -v b="$(up)" 'BEGIN { printf "%.1f", b -
 cfi_count /tmp/held.folded held
 grep -i 'stacks by FP\|unmapped\|error\|warn\|has no\|refused' /tmp/held.err | head -5 | sed 's/^/KM:ERR /'
 t=$(up)
-glibc_calls 7000 /tmp 40 &
+glibc_calls 12000 /tmp 40 &
 wl=$!
 sleep 0.5
-hotcold record -a --unwind cfi --per-thread -F 499 -d 5 -o /tmp/cfi.folded 2>/tmp/cfi.err
+hotcold record -v -a --unwind cfi --per-thread -F 499 -d 10 -o /tmp/cfi.folded 2>/tmp/cfi.err
 rc=$?
 kill $wl 2>/dev/null
 wait $wl
 km cfi_all_rc $rc secs "$(awk -v a="$t" -v b="$(up)" 'BEGIN { printf "%.1f", b - a }')"
 cfi_count /tmp/cfi.folded all
+grep '^unwind:\|^record:' /tmp/cfi.err | sed 's/^/KM:ERR /'
 
 # (c) off-CPU and lock waits produce stacks
 t=$(up)

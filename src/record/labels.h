@@ -4,12 +4,14 @@
  * /proc/PID/cmdline as a one-line title (PostgreSQL's "postgres: walwriter",
  * "postgres: user db [local] COMMIT"), so processes that share a comm are
  * told apart. Read when the process is first read (the lifecycle's read)
- * or, if no path of the lifecycle read it, at its first sample, read once more at the first drain at least LABELS_SETTLE_NS later (a
- * forked server process sets its title just after the fork, often after the
- * first read), re-read for live processes at most once per labels__refresh()
- * (an agent interval, the end of a recording), each with a bounded count,
- * and kept after the exit until the profile that needs it was written
- * (labels__purge()).
+ * or, if no path of the lifecycle read it, at its first sample; read once
+ * more at the loop's first look at least LABELS_SETTLE_NS later (it looks
+ * every LABELS_SETTLE_NS / 2 and at drains: a forked server process sets
+ * its title just after the fork, often after the first read, and a short
+ * one may be gone by the next drain); re-read for live processes at most
+ * once per labels__refresh() (an agent interval, the end of a recording),
+ * each with a bounded count, and kept after the exit until the profile
+ * that needs it was written (labels__purge()).
  *
  * A label is looked up by tgid when the root frame is named, so a process
  * whose title changed within one interval is shown under its latest title

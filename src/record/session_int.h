@@ -131,6 +131,7 @@ struct session {
 	uint64_t end_ns;		/* monotonic: -d DUR ends the run here */
 	uint64_t start_ns, start_unix_ns;	/* monotonic and wall clock at the start */
 	uint64_t next_drain_ns;		/* monotonic: next drain of in-kernel aggregates */
+	uint64_t next_settle_ns;	/* monotonic: next look for titles to settle (labels.h) */
 	uint64_t next_report_ns;	/* monotonic: next -v loss report */
 	bool ring_more;			/* the last read left records: no wait on the next */
 	bool drain_more;		/* the last drain left entries: again on the next turn */

@@ -189,6 +189,18 @@ static int session_periodic(struct session *s)
 	uint64_t t = clock_mono_ns(), t0, c0;
 	int err;
 
+	/*
+	 * New processes' titles, set after the fork (labels.h), looked at every
+	 * LABELS_SETTLE_NS / 2, not only at drains (1 s): a process read before
+	 * its title and gone before the next drain kept its parent's command
+	 * line for its whole life (t_labels' beta, 0.75 s of CPU: fresh-clone
+	 * run 2 of session 15, its 75 samples under the parent's argv). A look
+	 * walks the labels (<= LABELS_MAX) and reads only the due ones.
+	 */
+	if (s->labels && t >= s->next_settle_ns) {
+		labels__settle(s->labels, t);
+		s->next_settle_ns = t + LABELS_SETTLE_NS / 2;
+	}
 	/* a drain its budget cut goes on at once, the next one when due */
 	if (t < s->next_drain_ns && !s->drain_more)
 		return 0;

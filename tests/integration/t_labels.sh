@@ -32,7 +32,7 @@ run_record() {
 	local out=$1
 	shift
 	rm -f "$TMP/alpha" "$TMP/beta"
-	"$HOTCOLD" record -v -F $F -o "$out" "$@" -- "$WL/titles" 1.5 "$TMP" $PAD 2>"$TMP/err"
+	"$HOTCOLD" record -v -F $F -o "$out" "$@" -- "$WL/titles" 1.5 "$TMP" $PAD ${LATE:-} 2>"$TMP/err"
 	local rc=$?
 	[ $rc -eq 0 ] || { bad "record $*: exit $rc: $(tail -3 "$TMP/err")"; return 1; }
 	[ -s "$TMP/alpha" ] && [ -s "$TMP/beta" ] || { bad "workload wrote no truth"; return 1; }
@@ -46,6 +46,17 @@ if run_record "$TMP/cmd.folded" --label cmdline; then
 	[ "$n" -le 2 ] && ok "$n samples left under the comm 'titlework'" || bad "$n samples rooted at the comm"
 	n=$(folded_with_frame "$TMP/cmd.folded" spin_titled)
 	[ "$n" -gt 0 ] && ok "stacks below the label named (spin_titled: $n)" || bad "no spin_titled frame"
+fi
+
+# ---- a title set after the first read: each child spins 50 ms of CPU under
+# its parent's command line first, so the read at its first sample (at ~10 ms
+# of its CPU, 99 Hz) sees that; the title must be read again while beta
+# lives (~0.8 s). Before session 15 the second read came at the first drain
+# (every 1 s from the start), after beta was gone: 0 of its samples under its
+# title in 12 runs of 12 of a program built like it.
+if LATE=0.05 run_record "$TMP/late.folded" --label cmdline; then
+	check_root "$TMP/late.folded" "titlework: beta" "$(cat "$TMP/beta")" "record --label cmdline, title set late (exited first)"
+	check_root "$TMP/late.folded" "titlework: alpha" "$(cat "$TMP/alpha")" "record --label cmdline, title set late"
 fi
 
 # ---- --per-pid keeps the -PID suffix after the label

@@ -8,7 +8,12 @@
  * first (its label must outlive it). Each writes the CPU time it measured,
  * the ground truth, to STATS_DIR/<role>.
  *
- * usage: titles SECONDS STATS_DIR PADDING (PADDING: room for the title)
+ * LATE (seconds, default 0): each child first spins that much CPU under its
+ * parent's command line, then sets its title, as a PostgreSQL backend sets
+ * it only after authenticating its client. A profiler that read the title
+ * at the child's first sample must read it again before the child is gone.
+ *
+ * usage: titles SECONDS STATS_DIR PADDING [LATE] (PADDING: room for the title)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +43,7 @@ static __attribute__((noinline)) void spin_titled(double secs)
 			sink += i;
 }
 
-static int child(int argc, char **argv, const char *role, double secs)
+static int child(int argc, char **argv, const char *role, double secs, double late)
 {
 	char *start = argv[0], *end = argv[argc - 1] + strlen(argv[argc - 1]) + 1;
 	char title[64], path[4096];
@@ -46,6 +51,8 @@ static int child(int argc, char **argv, const char *role, double secs)
 
 	/* before the title overwrites it */
 	snprintf(path, sizeof(path), "%s/%s", argv[2], role);
+	if (late > 0)
+		spin_titled(late);	/* still under the parent's command line */
 
 	prctl(PR_SET_NAME, "titlework");
 	snprintf(title, sizeof(title), "titlework: %s", role);
@@ -67,11 +74,13 @@ static int child(int argc, char **argv, const char *role, double secs)
 int main(int argc, char **argv)
 {
 	static const char *roles[] = { "alpha", "beta" };
-	double secs;
+	double secs, late = 0;
 	int rc = 0, st;
 
-	if (argc != 4 || (secs = atof(argv[1])) <= 0) {
-		fprintf(stderr, "usage: titles SECONDS STATS_DIR PADDING\n");
+	if (argc == 5)
+		late = atof(argv[4]);
+	if ((argc != 4 && argc != 5) || (secs = atof(argv[1])) <= 0 || late < 0) {
+		fprintf(stderr, "usage: titles SECONDS STATS_DIR PADDING [LATE]\n");
 		return 2;
 	}
 	for (int i = 0; i < 2; i++) {
@@ -80,7 +89,7 @@ int main(int argc, char **argv)
 		if (p < 0)
 			return 1;
 		if (!p)
-			_exit(child(argc, argv, roles[i], i ? secs / 2 : secs));
+			_exit(child(argc, argv, roles[i], i ? secs / 2 : secs, late));
 	}
 	for (int i = 0; i < 2; i++)
 		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))

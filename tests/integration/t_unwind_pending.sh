@@ -36,6 +36,14 @@ echo "  python: ${pending:-?} walks ended before its table was published, ${corr
 	bad "python: no pending-table walks counted: $(grep -E '^ +oncpu .*(walk|table|FP)' "$TMP/py.err" | grep -v ' 0 ' | tr -s ' ' | paste -sd';')"
 [ "${corrupt:-x}" = 0 ] && ok "python: no walk counted as a corrupt frame" ||
 	bad "python: ${corrupt:-no} corrupt-frame walks; $(grep -E '^unwind: ' "$TMP/py.err" | paste -sd';')"
+# where such walks stopped (session 15's run 6 met one, not reproduced in 30
+# runs after): every partial CFI walk has the frame [walk cut] after its root
+if [ "${corrupt:-x}" != 0 ]; then
+	echo "  python: the stacks cut short (root first, innermost last), most samples first:"
+	grep -F '[walk cut]' "$TMP/py.folded" | awk '{ print $NF, $0 }' | sort -rn | head -8 |
+		cut -d' ' -f2- | sed 's/^/    /'
+	grep -E '^ +oncpu .*(walk|table|FP|CFI)' "$TMP/py.err" | grep -v ' 0 ' | sed 's/^/    /'
+fi
 
 # LD_DEBUG reaches hotcold's own ld.so too: its output goes to $TMP/ld.PID
 LD_DEBUG=all LD_DEBUG_OUTPUT="$TMP/ld" "$HOTCOLD" record -v -F 999 -o "$TMP/ld.folded" -- \

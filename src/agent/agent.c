@@ -32,6 +32,11 @@
 #define AGENT_STALL_NS (500 * 1000000ull)
 #define AGENT_STALL_KINDS 16
 /*
+ * An interval that ends more than a tenth of its length past its due time
+ * is late: said with what its last turn did, for the first few; counted.
+ */
+#define AGENT_LATE_LOGGED 3
+/*
  * Naming left for an interval's end (the stacks of its last turn; the rest
  * was named while it ran): at most 5% of the interval, at most this long.
  * Past it, stacks keep their weight unnamed, counted (session.h).
@@ -76,6 +81,8 @@ struct agent {
 	const char *slowest_what;	/* the agent's own longest step this interval */
 	uint64_t slowest_ns, slowest_cpu_ns;	/* its wall time, and the CPU it got */
 	const char *stalls_logged[AGENT_STALL_KINDS];	/* kinds of stall already logged */
+	/* the turn in progress: when it began, the thread's CPU then (agent_late) */
+	uint64_t turn_t0, turn_c0;
 };
 
 /* A step of the agent's own (encoding, writing) began at @t0 with the thread's CPU at @c0. */
@@ -110,8 +117,12 @@ static void agent_stall(struct agent *a, const char *what, uint64_t ns, uint64_t
 		what ? what : "in an unnamed step", cpu_ns / 1e9);
 }
 
-/* The session's longest step since the last call joins the agent's. */
-static void agent_merge_slowest(struct agent *a)
+/*
+ * The session's longest step since the last call joins the agent's; it is
+ * given in @what/@ns/@cpu when they are not NULL.
+ */
+static void agent_merge_slowest_of(struct agent *a, const char **what_out, uint64_t *ns_out,
+				   uint64_t *cpu_out)
 {
 	const char *what;
 	uint64_t ns, cpu;
@@ -122,6 +133,35 @@ static void agent_merge_slowest(struct agent *a)
 		a->slowest_cpu_ns = cpu;
 		a->slowest_what = what;
 	}
+	if (what_out)
+		*what_out = what, *ns_out = ns, *cpu_out = cpu;
+}
+
+static void agent_merge_slowest(struct agent *a)
+{
+	agent_merge_slowest_of(a, NULL, NULL, NULL);
+}
+
+/*
+ * The interval ends @late_ns past its due time, seen by a turn that began
+ * at a->turn_t0 to wait until then. Which of the two it was, the agent's
+ * work or the machine's, is in the turn: its slowest step with the CPU the
+ * agent got in it, and the whole turn's wall and CPU time (a turn that got
+ * little CPU waited for it: the machine's load, or the hypervisor's steal).
+ */
+static void agent_late(struct agent *a, uint64_t late_ns, const char *what, uint64_t ns,
+		       uint64_t cpu_ns)
+{
+	uint64_t wall = clock_mono_ns() - a->turn_t0, cpu = clock_thread_cpu_ns() - a->turn_c0;
+
+	a->m.intervals_late++;
+	if (a->m.intervals_late > AGENT_LATE_LOGGED)
+		return;
+	pr_warn("agent: interval %llu ended %.0f ms late (past a tenth of its length); its last "
+		"turn: %.0f ms, %.0f ms of CPU; its slowest step %.0f ms %s (%.0f ms of CPU); "
+		"the first %d are logged, hotcold_agent_intervals_late_total counts them\n",
+		(unsigned long long)a->m.intervals + 1, late_ns / 1e6, wall / 1e6, cpu / 1e6,
+		ns / 1e6, what ? what : "(no step)", cpu_ns / 1e6, AGENT_LATE_LOGGED);
 }
 
 /*
@@ -391,13 +431,16 @@ static void agent_reload(struct agent *a, agent_reload_fn reload, void *arg)
 static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 {
 	uint64_t until = a->start_ns + a->cfg.interval_ns, t0 = clock_mono_ns(), t, cpu;
-	const char *what;
+	uint64_t due = until, step_ns, step_cpu;
+	const char *what, *step;
 	int64_t end_ms;
 	bool done = false;
 	int err;
 
 	if (t0 + AGENT_SLICE_NS < until)
 		until = t0 + AGENT_SLICE_NS;
+	a->turn_t0 = t0;
+	a->turn_c0 = clock_thread_cpu_ns();
 	err = session__poll(a->s, until, &done);
 	if (!err && a->http)
 		http__poll(a->http);
@@ -412,6 +455,10 @@ static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 		 * flush and the naming below belong to the next one's time
 		 */
 		end_ms = clock_unix_ms();
+		/* this turn's steps, before the rotate's own join them */
+		agent_merge_slowest_of(a, &step, &step_ns, &step_cpu);
+		if (t > due && t - due > a->cfg.interval_ns / 10)
+			agent_late(a, t - due, step, step_ns, step_cpu);
 		/* blocks going on across the boundary: each interval gets its part */
 		session__cut(a->s);
 		err = session__flush(a->s);	/* its steps are the session's */

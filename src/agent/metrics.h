@@ -49,6 +49,7 @@ struct metrics {
 	uint64_t loop_lag_max_cur;	/* ... in the interval in progress */
 	uint64_t interval_late_ns;	/* the last interval's end past its due time */
 	uint64_t stalls;		/* steps longer than the stall threshold */
+	uint64_t intervals_late;	/* ended past a tenth of their length late */
 	uint64_t slowest_ns;		/* the longest step of the last interval ... */
 	const char *slowest_what;	/* ... and what it was (static string or NULL) */
 	uint64_t slowest_cpu_ns;	/* ... and the CPU time the agent got in it */

@@ -152,6 +152,9 @@ int metrics_write_prometheus(const struct metrics *m, FILE *out)
 	    "The loop's longest lateness in the last interval.", m->loop_lag_max_ns / 1e9);
 	one(out, "agent_interval_late_seconds", "gauge",
 	    "How long after its due time the last interval ended.", m->interval_late_ns / 1e9);
+	one(out, "agent_intervals_late_total", "counter",
+	    "Intervals that ended more than a tenth of their length past their due time.",
+	    m->intervals_late);
 	one(out, "agent_stalls_total", "counter",
 	    "Steps of the loop longer than the stall threshold (0.5 s), logged once per kind.",
 	    m->stalls);

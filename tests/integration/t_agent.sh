@@ -33,7 +33,11 @@ cleanup_hooks+=("kill $ag 2>/dev/null")
 wait_log 'agent: interval 4:' 40 "$TMP/agent.err"
 n=$(wc -l < "$D/index.jsonl")
 [ "$n" -eq 3 ] && ok "4 rotations, 3 kept (max_intervals)" || bad "index has $n lines: $(tail -5 "$TMP/agent.err")"
-first=$(ls "$D"/*-oncpu.pb.gz | head -1)
+# The newest interval, copied: the agent goes on rotating, and with 3 kept
+# the oldest is deleted at the next rotation, which can come while `go tool
+# pprof` starts (1-2 s here under load: seen once, "no such file").
+first=$TMP/newest-oncpu.pb.gz
+cp "$(ls "$D"/*-oncpu.pb.gz | tail -1)" "$first"
 gunzip -c "$(ls "$D"/*-oncpu.folded.gz | tail -1)" > "$TMP/last.folded"
 "$HOTCOLD" report "$TMP/last.folded" > "$TMP/rep" 2>&1 && grep -q spin_ "$TMP/rep" &&
 	ok "hotcold report reads an interval (spin_* named)" || bad "report: $(head -5 "$TMP/rep")"

@@ -76,6 +76,7 @@ read -r full late mx gaps part < <(index_check "$TMP/hist/index.jsonl" $IV)
 	ok "$full intervals, every one on time (longest $mx ms of $IV + 10%)" ||
 	{ bad "$full intervals, $late late (longest $mx ms; load $(cut -d' ' -f1 /proc/loadavg))"
 	  echo "[Info] steal during the run: $stolen ms; the agent's CPU: $agcpu ms; runnable tasks each second: ${runq[*]}"
+	  grep -E 'ended .* late' "$TMP/agent.err" | sed 's/^/[Info] /'
 	  tail -5 "$TMP/agent.err" | sed 's/^/[Info] agent: /'; }
 [ "$gaps" -eq 0 ] && ok "intervals back to back" || bad "$gaps gaps between intervals"
 [ "$t" != timeout ] && within "$t" 0 1 && ok "SIGTERM: exit in $t s" || bad "SIGTERM: exit $t"

@@ -10,6 +10,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "abi/common.h"
+#include "abi/unwind.h"
 #include "lib/stats.bpf.h"
 #include "lib/task.bpf.h"
 
@@ -19,6 +20,7 @@ const volatile bool cfg_filter = false;		/* false: system-wide */
 const volatile bool cfg_follow_children = false; /* `-- CMD`: new processes of a target are targets */
 const volatile bool cfg_exec_wakeup = false;	/* the loader reads maps at exec: wake it at once */
 const volatile bool cfg_exit_maps = false;	/* HC_REC_MAPS for young processes (user stacks) */
+const volatile bool cfg_unwind_procs = false;	/* unwind_procs is the CFI tables' (reused fd) */
 
 /*
  * Target rules (--cgroup, --comm): a process is a target when it is in one
@@ -36,6 +38,7 @@ const volatile char cfg_comms[HC_MAX_TARGET_RULES][HC_COMM_LEN] = {};
 const volatile __u8 cfg_comm_len[HC_MAX_TARGET_RULES] = {};	/* bytes compared; 16: exact */
 
 #include "proc_maps.bpf.h"
+#include "unwind_procs.bpf.h"
 #include "lib/vmas.bpf.h"
 
 struct {
@@ -182,6 +185,19 @@ static __always_inline int on_exec(struct task_struct *p)
 	}
 	if (cfg_filter && have_rules())
 		exec_rules(tgid);
+	/*
+	 * The old image's mappings go now, not when the loader reads this
+	 * record (up to a poll later): until then the CFI walker would step
+	 * the new image's code by the old one's tables, a pc outside them
+	 * ending the walk at the leaf, one inside them (a non-PIE program
+	 * execs another) walking it by the wrong rows. With no entry the walk
+	 * is by frame pointer, marked "no CFI table yet", until the loader
+	 * publishes the new image (its uproc_table_ready() updates only an
+	 * entry that exists). Whatever the filter: an entry outlives a target
+	 * that leaves it at exec.
+	 */
+	if (cfg_unwind_procs)
+		bpf_map_delete_elem(&unwind_procs, &tgid);
 	if (!tgid_interesting(tgid))
 		return 0;
 	if (cfg_exec_wakeup) {

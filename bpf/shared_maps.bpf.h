@@ -20,13 +20,7 @@
 #include "proc_maps.bpf.h"
 
 /* tgid -> executable mappings (src/unwind/tables.c owns it) */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);
-	__type(value, struct hc_unwind_proc);
-} unwind_procs SEC(".maps");
+#include "unwind_procs.bpf.h"
 
 struct unwind_rows {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -293,7 +293,8 @@ static size_t ring_size(int nr_cpus)
 	return sz;
 }
 
-static int configure(struct proc_tracker *pt, const struct record_opts *o, uint32_t child_pid)
+static int configure(struct proc_tracker *pt, const struct record_opts *o, uint32_t child_pid,
+		     const struct collector_env *env)
 {
 	struct proc_bpf *skel = pt->skel;
 	const struct target_rules *r = &o->rules;
@@ -317,7 +318,16 @@ static int configure(struct proc_tracker *pt, const struct record_opts *o, uint3
 		kfunc_check("proc", "bpf_iter_task_vma_new", "6.7+",
 			    "exit maps (symbols of processes that exit before their samples are read)");
 	choose_attach_flavour(skel);
-	err = bpf_map__set_max_entries(skel->maps.proc_targets, o->max_targets);
+	/*
+	 * At exec the old image's CFI mappings go (proc.bpf.c): the tables'
+	 * map, opened before this (session.c); without CFI, a copy of one
+	 * entry that nothing fills.
+	 */
+	skel->rodata->cfg_unwind_procs = env->unwind_cfi;
+	err = env->unwind_cfi ? bpf_map__reuse_fd(skel->maps.unwind_procs, env->unwind_procs_fd) :
+				bpf_map__set_max_entries(skel->maps.unwind_procs, 1);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.proc_targets, o->max_targets);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.proc_events,
 					       o->ring_bytes ? o->ring_bytes : ring_size(pt->nr_cpus));
@@ -344,7 +354,7 @@ int proc_tracker__open(struct proc_tracker **out, const struct record_opts *o,
 		pr_warn("proc: cannot open BPF skeleton: %s\n", strerror(-err));
 		goto err_free;
 	}
-	err = configure(pt, o, child_pid);
+	err = configure(pt, o, child_pid, env);
 	if (err)
 		goto err_destroy;
 	err = proc_bpf__load(pt->skel);

@@ -352,10 +352,11 @@ static int session_open(struct session *s)
 		}
 		child_pid = s->child.pid;
 	}
-	err = proc_tracker__open(&s->pt, o, child_pid, &s->env);
+	/* the CFI tables' maps first: the proc tracker's exec hook clears theirs */
+	err = session_open_unwind(s);
 	if (err)
 		return err;
-	err = session_open_unwind(s);
+	err = proc_tracker__open(&s->pt, o, child_pid, &s->env);
 	if (err)
 		return err;
 	session_open_python(s);

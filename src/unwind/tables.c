@@ -239,7 +239,9 @@ void uproc_table_ready(struct unwind_tables *ut, struct uobj *ob)
 		if (!v && !(v = malloc(sizeof(*v))))
 			return;
 		/* the walker reads each mapping entry whole: a swap, not a torn write */
-		if (uproc_fill(ut, p, ob, v) && bpf_map_update_elem(ut->procs_fd, &key, v, BPF_EXIST))
+		/* gone meanwhile (its exec cleared it, bpf/proc.bpf.c): the new image's comes */
+		if (uproc_fill(ut, p, ob, v) && bpf_map_update_elem(ut->procs_fd, &key, v, BPF_EXIST) &&
+		    errno != ENOENT)
 			ut->st.procs_failed++;
 	}
 	free(v);

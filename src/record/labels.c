@@ -15,7 +15,8 @@
 
 struct label {
 	uint32_t tgid;
-	uint64_t young_ns;	/* first read (CLOCK_MONOTONIC), 0 once settled */
+	uint64_t settle_ns;	/* the next settle read is due (CLOCK_MONOTONIC), 0: settled */
+	uint64_t gap_ns;	/* ... after this long since the last one (doubles) */
 	bool dead;		/* exited: kept for the profile still to be written */
 	char s[LABELS_LEN + 1];
 	char *cg;		/* cgroup v2 path, malloc'd; NULL: unknown */
@@ -173,6 +174,13 @@ static size_t read_cmdline(uint32_t tgid, char *buf, size_t size)
 	return n > 0 ? labels_format(raw, (size_t)n, buf, size) : 0;
 }
 
+/* First read: the settle reads are due LABELS_SETTLE_NS on, then with doubled gaps. */
+static void label_young(struct label *lb)
+{
+	lb->gap_ns = LABELS_SETTLE_NS;
+	lb->settle_ns = clock_mono_ns() + lb->gap_ns;
+}
+
 void labels__read(struct labels *l, uint32_t tgid)
 {
 	char buf[LABELS_LEN + 1];
@@ -198,7 +206,7 @@ void labels__read(struct labels *l, uint32_t tgid)
 			/* a new process under the tgid of one that exited */
 			lb->dead = false;
 			lb->s[0] = '\0';
-			lb->young_ns = clock_mono_ns();
+			label_young(lb);
 		}
 	} else {
 		if (l->m.nr >= LABELS_MAX) {
@@ -212,7 +220,7 @@ void labels__read(struct labels *l, uint32_t tgid)
 			return;
 		}
 		lb->tgid = tgid;
-		lb->young_ns = clock_mono_ns();
+		label_young(lb);
 	}
 	/* an empty entry says "tried": its records keep the comm, counted once */
 	if (ok)
@@ -253,10 +261,22 @@ void labels__exit(struct labels *l, uint32_t tgid)
 	label_free(lb);
 }
 
-/* Re-read live labels (young ones only, at least LABELS_SETTLE_NS old: @settle). */
+/*
+ * Re-read live labels: all of them, or (@settle) the young ones whose
+ * settle read is due at @now_ns. A settle read that finds the title
+ * changed settles the label: the program has set it. One that finds it
+ * as it was comes again after twice the gap, up to LABELS_SETTLE_LAST_NS:
+ * the time from a fork to its title is the program's, and on a loaded
+ * machine its first 50 ms of CPU took over 1 s (t_labels' alpha, at nice
+ * 19 beside a test run: read at +100 ms, titled later, never read again).
+ * A refresh (@settle false: an agent's interval, the end of a recording)
+ * that finds a title set settles it too; one that finds none keeps the
+ * settle reads coming (an interval may end just after a fork).
+ */
 static void reread(struct labels *l, bool settle, uint64_t now_ns)
 {
-	uint32_t due[256];
+	char was[LABELS_LEN + 1];
+	struct label *due[256];
 	size_t it = 0, done = 0;
 	uint64_t v;
 
@@ -267,24 +287,27 @@ static void reread(struct labels *l, bool settle, uint64_t now_ns)
 		while (nr < sizeof(due) / sizeof(due[0]) && keymap__next(&l->m, &it, &v)) {
 			struct label *lb = (struct label *)(uintptr_t)v;
 
-			if (lb->dead || (settle && (!lb->young_ns ||
-						    now_ns - lb->young_ns < LABELS_SETTLE_NS)))
+			if (lb->dead || (settle && (!lb->settle_ns || now_ns < lb->settle_ns)))
 				continue;
-			/*
-			 * Settled: once per process, by a read at least
-			 * LABELS_SETTLE_NS after the first. A refresh sooner (an
-			 * agent's interval ending just after the fork) may read
-			 * the title not set yet: the settle read still comes.
-			 */
-			if (now_ns - lb->young_ns >= LABELS_SETTLE_NS)
-				lb->young_ns = 0;
-			due[nr++] = lb->tgid;
+			due[nr++] = lb;
 		}
 		if (!nr)
 			break;
-		/* a re-read replaces in place: no slot moves, the walk goes on */
-		for (size_t i = 0; i < nr; i++)
-			labels__read(l, due[i]);
+		/* a re-read replaces in place: no slot moves, no label is freed, the walk goes on */
+		for (size_t i = 0; i < nr; i++) {
+			struct label *lb = due[i];
+
+			memcpy(was, lb->s, sizeof(was));
+			labels__read(l, lb->tgid);
+			if (!lb->settle_ns)
+				continue;
+			if (strcmp(was, lb->s) || (settle && lb->gap_ns >= LABELS_SETTLE_LAST_NS)) {
+				lb->settle_ns = 0;
+			} else if (settle) {
+				lb->gap_ns *= 2;
+				lb->settle_ns = now_ns + lb->gap_ns;
+			}
+		}
 		done += nr;
 	}
 }

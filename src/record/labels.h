@@ -4,11 +4,13 @@
  * /proc/PID/cmdline as a one-line title (PostgreSQL's "postgres: walwriter",
  * "postgres: user db [local] COMMIT"), so processes that share a comm are
  * told apart. Read when the process is first read (the lifecycle's read)
- * or, if no path of the lifecycle read it, at its first sample; read once
- * more at the loop's first look at least LABELS_SETTLE_NS later (it looks
- * every LABELS_SETTLE_NS / 2 and at drains: a forked server process sets
- * its title just after the fork, often after the first read, and a short
- * one may be gone by the next drain); re-read for live processes at most
+ * or, if no path of the lifecycle read it, at its first sample; read
+ * again at the loop's first look at least LABELS_SETTLE_NS later, and with
+ * doubled gaps until a read finds it changed (it looks every
+ * LABELS_SETTLE_NS / 2 and at drains: a forked server process sets its
+ * title just after the fork, often after the first read, "just after" is
+ * over a second on a loaded machine, and a short one may be gone by the
+ * next drain); re-read for live processes at most
  * once per labels__refresh() (an agent interval, the end of a recording),
  * each with a bounded count, and kept after the exit until the profile
  * that needs it was written (labels__purge()).
@@ -27,7 +29,13 @@
 #define LABELS_LEN 128			/* bytes of a label, without the NUL */
 #define LABELS_MAX 16384		/* processes with a label at once (about 2.3 MiB) */
 #define LABELS_REFRESH_MAX 4096		/* re-reads per call, ~10 us each */
-#define LABELS_SETTLE_NS 100000000ull	/* 100 ms: a new process's title is set by then */
+/*
+ * A new process's title is read again 100 ms after the first read, then
+ * with gaps doubled until one changed it or the last gap (1.6 s: reads at
+ * +0.1, 0.3, 0.7, 1.5 and 3.1 s) was read.
+ */
+#define LABELS_SETTLE_NS 100000000ull
+#define LABELS_SETTLE_LAST_NS 1600000000ull
 #define LABELS_CG_LEN 255		/* bytes of a cgroup path kept */
 
 /*
@@ -74,8 +82,8 @@ void labels__exit(struct labels *l, uint32_t tgid);
 /* Re-read up to LABELS_REFRESH_MAX live processes' labels (titles change). */
 void labels__refresh(struct labels *l);
 /*
- * A drain (CLOCK_MONOTONIC @now_ns): re-read, once, the labels first read at
- * least LABELS_SETTLE_NS ago (up to LABELS_REFRESH_MAX; the rest next time).
+ * A look (CLOCK_MONOTONIC @now_ns): re-read the young labels whose settle
+ * read is due (up to LABELS_REFRESH_MAX; the rest next time).
  */
 void labels__settle(struct labels *l, uint64_t now_ns);
 /* After a profile was written: drop the labels of processes that exited. */

@@ -201,7 +201,7 @@ static void a_live_process_under_an_exited_tgid_is_read_anew(void **state)
 	labels__free(l);
 }
 
-/* The settle state machine: a title set after the first read is read once, later. */
+/* The settle state machine: a title set after the first read is read again, later, and settles. */
 static void a_title_set_after_the_first_read_is_read_once_settled(void **state)
 {
 	struct labels *l = labels__new();
@@ -233,6 +233,59 @@ static void a_title_set_after_the_first_read_is_read_once_settled(void **state)
 	reap(pid);
 	close(p[0]);
 	close(p[1]);
+	labels__free(l);
+}
+
+/*
+ * A title set later than the first settle read (a loaded machine: the
+ * program's first 50 ms of CPU took over a second at nice 19): the read
+ * that found it unchanged comes again after twice the gap, until one finds
+ * it set or the last gap (LABELS_SETTLE_LAST_NS) was read.
+ */
+static void a_title_set_after_the_first_settle_read_is_read_later(void **state)
+{
+	struct labels *l = labels__new();
+	struct labels_stats st;
+	uint64_t t1, now;
+	int p[2];
+	pid_t pid;
+
+	(void)state;
+	pid = child_exec_on_byte(p);
+	labels__read(l, (uint32_t)pid);
+	t1 = clock_mono_ns();
+	now = t1 + LABELS_SETTLE_NS;
+	labels__settle(l, now);			/* due: read, still the parent's */
+	assert_non_null(strstr(labels__get(l, (uint32_t)pid), "test_labels"));
+	assert_int_equal(write(p[1], "x", 1), 1);
+	wait_exec_sleep(pid);
+	labels__settle(l, now + 2 * LABELS_SETTLE_NS - 1);	/* the doubled gap: not yet */
+	assert_non_null(strstr(labels__get(l, (uint32_t)pid), "test_labels"));
+	labels__settle(l, now + 2 * LABELS_SETTLE_NS);
+	assert_string_equal(labels__get(l, (uint32_t)pid), "sleep 30");
+	labels__settle(l, now + 1000 * LABELS_SETTLE_NS);	/* changed: settled, no more reads */
+	labels__stats(l, &st);
+	assert_int_equal(st.reads, 3);
+	reap(pid);
+	close(p[0]);
+	close(p[1]);
+	labels__free(l);
+}
+
+/* A title that never changes: read at +0.1, 0.3, 0.7, 1.5 and 3.1 s, then settled. */
+static void an_unchanged_title_is_read_five_more_times_then_settled(void **state)
+{
+	struct labels *l = labels__new();
+	struct labels_stats st;
+	uint64_t now = clock_mono_ns(), step = LABELS_SETTLE_NS / 2;
+
+	(void)state;
+	labels__read(l, (uint32_t)getpid());
+	/* a look every LABELS_SETTLE_NS / 2, as the loop does, for 10 s */
+	for (uint64_t t = now; t < now + 100 * step; t += step)
+		labels__settle(l, t);
+	labels__stats(l, &st);
+	assert_int_equal(st.reads, 1 + 5);
 	labels__free(l);
 }
 
@@ -310,6 +363,8 @@ int main(void)
 		cmocka_unit_test(a_live_process_under_an_exited_tgid_is_read_anew),
 		cmocka_unit_test(a_title_set_after_the_first_read_is_read_once_settled),
 		cmocka_unit_test(a_refresh_right_after_the_first_read_does_not_settle_it),
+		cmocka_unit_test(a_title_set_after_the_first_settle_read_is_read_later),
+		cmocka_unit_test(an_unchanged_title_is_read_five_more_times_then_settled),
 		cmocka_unit_test(the_cgroup_is_the_v2_path),
 		cmocka_unit_test(cgroups_are_read_when_asked),
 	};

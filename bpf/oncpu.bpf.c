@@ -118,7 +118,7 @@ struct {
 /* a uniformly random instant in the interval [k * period, (k + 1) * period) */
 static __always_inline __u64 interval_instant(__u64 k)
 {
-	return k * cfg_period_ns + (((__u64)bpf_get_prandom_u32() * cfg_period_ns) >> 32);
+	return hc_dither_instant(k, cfg_period_ns, bpf_get_prandom_u32());
 }
 
 /*
@@ -200,14 +200,17 @@ static __always_inline __u64 dither_charge(struct oncpu_dither_cpu *c, __u64 cpu
  * period is its CPU time to within one interval and the ticks' resolution.
  * The ticks come about 8 times per interval, their own period re-drawn by
  * the loader at every drain so their grid cannot lock. A tick that crosses
- * two instants (rare: both near an interval's edge) takes one; the next
- * tick of the thread takes the other, so every sample weighs one interval.
+ * several instants (two: rare, both near an interval's edge; many: the
+ * thread's account caught up after a gap without ticks) takes them all in
+ * one sample weighing that many intervals (hc_dither_next()). Returns the
+ * intervals sampled, 0 for none.
  */
-static __always_inline bool dither_take(struct oncpu_dither_cpu *c, struct task_struct *task,
-					__u32 pid, __u64 dt, __u64 sum, __u64 lead, bool own)
+static __always_inline __u32 dither_take(struct oncpu_dither_cpu *c, struct task_struct *task,
+					 __u32 pid, __u64 dt, __u64 sum, __u64 lead, bool own)
 {
 	struct oncpu_dither_task *t;
 	__u64 copied = 0;
+	__u32 n;
 	bool mine = c->c_pid == pid && c->c_task == (__u64)task;
 
 	/*
@@ -225,7 +228,7 @@ static __always_inline bool dither_take(struct oncpu_dither_cpu *c, struct task_
 					    lead, own);
 		if (c->c_target_ns > c->c_cpu_ns) {
 			c->copied++;
-			return false;
+			return 0;
 		}
 		copied = c->c_cpu_ns;
 		dt = 0;		/* in the copy already */
@@ -234,7 +237,7 @@ static __always_inline bool dither_take(struct oncpu_dither_cpu *c, struct task_
 	if (!t) {
 		c->no_storage++;
 		c->c_pid = 0;
-		return false;
+		return 0;
 	}
 	if (!t->target_ns) {
 		/* first tick of this thread: its first interval's instant; this tick's time counts */
@@ -268,11 +271,17 @@ static __always_inline bool dither_take(struct oncpu_dither_cpu *c, struct task_
 	c->c_steal_ns = t->steal_ns;
 	c->c_target_ns = t->target_ns;
 	if (t->target_ns > t->cpu_ns)
-		return false;
-	t->target_ns = interval_instant(t->target_ns / cfg_period_ns + 1);
+		return 0;
+	/* every instant up to the charge: a gap's are this tick's (hc_dither_next()) */
+	n = hc_dither_next(t->target_ns, t->cpu_ns, cfg_period_ns, bpf_get_prandom_u32(),
+			   bpf_get_prandom_u32(), &t->target_ns);
 	c->c_target_ns = t->target_ns;
-	c->intervals++;
-	return true;
+	c->intervals += n;
+	if (n > 1) {
+		c->multi++;
+		c->multi_extra += n - 1;
+	}
+	return n;
 }
 
 /*
@@ -354,6 +363,7 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 	struct oncpu_dither_cpu *c = NULL;
 	__u32 zero = 0;
 	__u64 dt = 0, sum = 0, lead = 0, now = bpf_ktime_get_ns();	/* sum: the task's sum_exec_runtime */
+	__u32 weight = 1;
 	bool own = false;
 	long n;
 	TIMING_START;
@@ -372,9 +382,12 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	task = bpf_get_current_task_btf();
-	if (c && !dither_take(c, task, pid, dt, sum, lead, own)) {
-		TIMING_MARK(TM_NOT_TAKEN);
-		return 0;
+	if (c) {
+		weight = dither_take(c, task, pid, dt, sum, lead, own);
+		if (!weight) {
+			TIMING_MARK(TM_NOT_TAKEN);
+			return 0;
+		}
 	}
 	TIMING_MARK(TM_DECIDE);
 	s = scratch_get();
@@ -384,6 +397,8 @@ int oncpu_sample(struct bpf_perf_event_data *ctx)
 	}
 	r = &s->rec;
 	oncpu_fill_header(r, task, tgid, pid, now);
+	r->weight = weight;	/* the intervals it stands for (dithered; else 1) */
+	r->count = weight;
 	TIMING_MARK(TM_HEADER);
 
 	if ((cfg_stacks & HC_ONCPU_KSTACK) && !sample_in_user_mode(ctx)) {

@@ -264,6 +264,8 @@ static void oncpu_dither_read(const struct oncpu *oc, struct oncpu_dither_cpu *s
 		sum->pulled_ns += d[i].pulled_ns;
 		sum->kept += d[i].kept;
 		sum->kept_ns += d[i].kept_ns;
+		sum->multi += d[i].multi;
+		sum->multi_extra += d[i].multi_extra;
 	}
 }
 
@@ -282,8 +284,9 @@ static int oncpu_stop(struct collector *c)
  * Ticks missed while one task ran on for over an interval (the BPF side
  * checks the task's own account, so an idle CPU's sparser ticks are not
  * counted here: docs/architecture.md, "Ticks unseen"). Nothing is lost: a
- * thread's time is re-based on the kernel's account at its next tick, but
- * the samples of the gap carry that tick's stack. Shown when that time
+ * thread's time is re-based on the kernel's account at its next tick, and
+ * the samples of the gap are that tick's: one sample weighing them all
+ * (hc_dither_next()). Shown when that time
  * exceeds 5% of the CPU time.
  */
 static const char *oncpu_unseen_name(const struct oncpu *oc, const struct oncpu_dither_cpu *d)
@@ -341,6 +344,11 @@ static void oncpu_stats(const struct collector *c, struct collector_stats *st)
 			"ticks past a thread's account with no switch (steal kept)", d.kept, false };
 		st->s[st->nr++] = (struct collector_stat){ "ms of steal kept in threads' time",
 							   d.kept_ns / 1000000, false };
+		/* hc_dither_next(): a catch-up's instants in one sample, not spread over later code */
+		st->s[st->nr++] = (struct collector_stat){
+			"samples standing for more than one interval", d.multi, false };
+		st->s[st->nr++] = (struct collector_stat){ "intervals in them beyond the first",
+							   d.multi_extra, false };
 	}
 	if (!oc->skel->rodata->cfg_unwind)
 		return;

@@ -210,7 +210,7 @@ int session_aggregate(const struct sample_view *v, void *arg)
 		key.aux2 |= EMIT_AUX2_TRUNC;
 	key.aux2 |= cut;
 	if (v->kind == SAMPLE_ONCPU)
-		s->samples++;
+		s->samples += v->weight;	/* a dithered sample may stand for several intervals */
 	int err = stack_agg__add(s->agg, &key, s->words, v->weight);
 	/* -ENOSPC is counted by the aggregator and reported at the end */
 	return err == -ENOSPC ? 0 : err;

@@ -32,8 +32,10 @@ kw=$(grep -o '"type": "rwsem:[RW]"[^}]*"waits": [0-9]*' "$TMP/k.json" | awk -F'"
 [ "$kw" -gt 0 ] && ok "kernel rwsem contention seen: $kw waits" || bad "no rwsem contention seen"
 grep -q '"lock": "rwsem:[RW] mmap_lock 0x' "$TMP/k.json" &&
 	ok "the storm's rwsem is named as the waiters' mmap_lock" || bad "rwsem not recognised as mmap_lock"
+# (what matched is printed: session 16's run 3 failed here once, unexplained)
 grep -q '"lock": "[a-z:-]* __start_\|__traceiter_' "$TMP/k.json" &&
-	bad "a linker marker names a lock, or tracepoint frames in stacks" || ok "no marker names, no tracepoint frames"
+	bad "a linker marker names a lock, or tracepoint frames in stacks: $(grep -o '"lock": "[a-z:-]* __start_[^"]*"\|"[^"]*__traceiter_[^"]*"' "$TMP/k.json" | head -3 | tr '\n' '|')" ||
+	ok "no marker names, no tracepoint frames"
 grep -q 'down_write_killable_\[k\]\|down_read_killable_\[k\]\|rwsem_down_[a-z_]*slowpath_\[k\]' "$TMP/k.json" &&
 	ok "kernel contention attributed to rwsem slow paths" || bad "no kernel stacks for rwsem waits"
 

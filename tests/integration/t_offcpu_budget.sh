@@ -69,7 +69,9 @@ p=$(pct "$with" "$((all - unseen))")
 # own and its time out of T's short part: the workload counts those calls
 # (L, their time TL), so at most (T - TL)/Q + L + 4. It times a call on the
 # wall (the block and its wait for a CPU after it), so L counts at least
-# every long block: the bound can only loosen by it, never tighten.
+# every long block: the bound can only loosen by it, never tighten. Such a
+# call may have blocked under 1 ms, the rest a wait for a CPU: its block is
+# then in the short blocks' time, up to 1 ms each: ceil(L x 1 ms / Q) more.
 quantum_run() {	# Q (ms)
 	"$WL/shortblocks" 10000 "$TMP/qtruth.$1" &
 	local pid=$! hc
@@ -87,18 +89,35 @@ for q in 1 10; do
 	quantum_run $q
 	read -r qn qns < "$TMP/qtruth.$q" || { bad "Q=$q ms: the workload did not finish its blocks"; continue; }
 	read -r nl tl < <(awk '$1 == "long" { print $2, $3 }' "$TMP/qtruth.$q")
-	nl=${nl:-0} tl=${tl:-0}
+	rd=$(awk '$1 == "run_delay" { print $2 }' "$TMP/qtruth.$q")
+	span=$(awk '$1 == "wall" { print $2 }' "$TMP/qtruth.$q")
+	nl=${nl:-0} tl=${tl:-0} rd=${rd:-0} span=${span:-0}
 	recs=$(awk '/^  sched .* blocks with stacks$/ { print $3 }' "$TMP/q$q.err")
 	# its short blocks' time: every line but the two long blocks' and the stop's
 	got=$(awk '!/sigsuspend|pause/ { t += $NF } END { printf "%.0f", t }' "$TMP/q$q.folded")
 	want=$(((qns - tl) / (q * 1000000)))
-	dev=$(awk -v a="$got" -v b="$qns" 'BEGIN { printf "%.2f", b ? 100 * (a - b) / b : 100 }')
-	[ "${recs:-0}" -le $((want + nl + 4)) ] && [ "${recs:-0}" -ge $((want / 2)) ] &&
+	# Compared as t_offcpu does: without the waits for a CPU on either
+	# side. The workload's wall - CPU holds every run-queue wait, after
+	# preemptions too, which are no block (the runq kind's, not recorded
+	# here); the profile's [cpu wait] after wakeups is in its run_delay.
+	# Session 16, fresh-clone run 3, beside a loaded machine: -7.58% (60 ms
+	# of 800) with the preemption waits in the truth.
+	cw=$(awk '/\[cpu wait\] [0-9]+$/ { t += $NF } END { printf "%.0f", t }' "$TMP/q$q.folded")
+	got=$((got - cw))
+	qoff=$((qns - rd))
+	dev=$(awk -v a="$got" -v b="$qoff" 'BEGIN { printf "%.2f", b ? 100 * (a - b) / b : 100 }')
+	# A call L counts (>= 1 ms on the wall) may have blocked under 1 ms and
+	# waited for a CPU the rest: a short block to the profile, its time out
+	# of T - TL here. Each adds at most 1 ms / Q to the short blocks' share
+	# (session 16, beside a test run: 82 long calls, 778 records against
+	# the old bound's 765).
+	lq=$(((nl * 1000000 + q * 1000000 - 1) / (q * 1000000)))
+	[ "${recs:-0}" -le $((want + nl + lq + 4)) ] && [ "${recs:-0}" -ge $((want / 2)) ] &&
 		ok "Q=$q ms: ${recs:-0} blocks with stacks for (T - TL)/Q = $want + L = $nl ($qn blocks, $qns ns, $nl of them >= 1 ms)" ||
 		bad "Q=$q ms: ${recs:-0} blocks with stacks, (T - TL)/Q = $want, L = $nl ($qn blocks, $qns ns, $nl of them >= 1 ms: $tl ns)"
 	# the time is kept whatever Q: t_offcpu's bound (2 %; the CPU wait is in the truth too)
 	awk -v d="$dev" 'BEGIN { exit !(d >= -2 && d <= 2) }' &&
-		ok "Q=$q ms: $got ns off-CPU vs $qns ns measured ($dev%)" ||
-		bad "Q=$q ms: $got ns off-CPU vs $qns ns measured ($dev%): $(grep -v 'sigsuspend\|pause' "$TMP/q$q.folded" | head -3)"
+		ok "Q=$q ms: $got ns off-CPU vs $qoff ns measured ($dev%; CPU waits out: $cw ns in the profile, $rd ns in the workload's run_delay)" ||
+		bad "Q=$q ms: $got ns off-CPU vs $qoff ns measured ($dev%; CPU waits out: $cw ns in the profile, $rd ns in the workload's run_delay; the loop took $span ns of the 3 s recording): $(grep -v 'sigsuspend\|pause' "$TMP/q$q.folded" | head -3)"
 done
 finish

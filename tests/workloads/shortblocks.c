@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * shortblocks N TRUTH: on SIGUSR1, call nanosleep(20 us) N times, write
- * "<blocks> <ns blocked>" to TRUTH and a second line "long <calls> <ns>":
+ * "<blocks> <ns off the CPU (wall - CPU)>" to TRUTH, a line "run_delay <ns>"
+ * (the part of it spent waiting for a CPU: after wakeups, and after
+ * preemptions, which are no block), a line "wall <ns>" (the loop's span)
+ * and a line "long <calls> <ns>":
  * the calls that took 1 ms or more (on a host that steals the CPU, a 20 us
  * sleep can last that long: a block a profiler's --min-block 1ms then counts
  * as long, with a stack of its own), then sleep in pause() until killed (a block
@@ -26,6 +29,23 @@ static void on_usr1(int sig)
 	go = 1;
 }
 
+/*
+ * This thread's run-queue wait so far (ns, /proc/thread-self/schedstat's
+ * second field): after its wakeups and after preemptions; 0 if unreadable.
+ */
+static unsigned long long run_delay(void)
+{
+	unsigned long long run = 0, delay = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu %llu", &run, &delay) != 2)
+		delay = 0;
+	fclose(f);
+	return delay;
+}
+
 static unsigned long long ns_of(clockid_t c)
 {
 	struct timespec ts;
@@ -37,7 +57,7 @@ static unsigned long long ns_of(clockid_t c)
 int main(int argc, char **argv)
 {
 	struct timespec d = { 0, 20000 };
-	unsigned long long w0, c0, w1, c1, t, long_ns = 0;
+	unsigned long long w0, c0, w1, c1, d0, d1, t, long_ns = 0;
 	int nlong = 0;
 	struct rusage r0, r1;
 	sigset_t none;
@@ -52,6 +72,7 @@ int main(int argc, char **argv)
 	sigemptyset(&none);
 	while (!go)
 		sigsuspend(&none);
+	d0 = run_delay();
 	w0 = ns_of(CLOCK_MONOTONIC);
 	c0 = ns_of(CLOCK_THREAD_CPUTIME_ID);
 	getrusage(RUSAGE_THREAD, &r0);
@@ -67,6 +88,7 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_THREAD, &r1);
 	w1 = ns_of(CLOCK_MONOTONIC);
 	c1 = ns_of(CLOCK_THREAD_CPUTIME_ID);
+	d1 = run_delay();
 	/*
 	 * Blocks, not calls: a 20 us timer that fires before the task gets to
 	 * schedule() (an interrupt in between, on a busy machine) returns
@@ -76,7 +98,8 @@ int main(int argc, char **argv)
 	f = fopen(argv[2], "w");
 	if (!f)
 		return 1;
-	fprintf(f, "%d %llu\nlong %d %llu\n", n, (w1 - w0) - (c1 - c0), nlong, long_ns);
+	fprintf(f, "%d %llu\nlong %d %llu\nrun_delay %llu\nwall %llu\n", n, (w1 - w0) - (c1 - c0),
+		nlong, long_ns, d1 - d0, w1 - w0);
 	fclose(f);
 	for (;;)
 		pause();

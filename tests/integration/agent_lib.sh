@@ -6,13 +6,33 @@
 # longest; starts not equal to the previous end; 1 if the last is partial).
 # An interval's length is end_ms - start_ms: the loop ends it when it sees
 # its timer, so a stalled loop shows as a long interval.
+#
+# With FREEZES (freeze_canary's output: "<realtime ms> <ms late> <cpu>" per
+# wakeup of a CPU's real-time thread over 20 ms late, i.e. that CPU stood
+# still), an interval is late only past 10% plus the time in it that some
+# CPU stood still (their union: the agent's loop may have been on either;
+# an upper bound): the loop cannot end an interval while its CPU is stopped.
 index_check() {
-	python3 - "$1" "$2" <<'PY'
+	python3 - "$1" "$2" "${3:-}" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 iv = int(sys.argv[2])
+frz = []
+if sys.argv[3]:
+    for l in open(sys.argv[3]):
+        t, ms = map(int, l.split()[:2])
+        frz.append((t - ms, t))
+frz.sort()
+union = []
+for a, b in frz:
+    if union and a <= union[-1][1]:
+        union[-1][1] = max(union[-1][1], b)
+    else:
+        union.append([a, b])
+def frozen(r):
+    return sum(max(0, min(b, r["end_ms"]) - max(a, r["start_ms"])) for a, b in union)
 full = [r for r in rows if not r.get("partial")]
-late = [r for r in full if r["end_ms"] - r["start_ms"] > iv * 1.1]
+late = [r for r in full if r["end_ms"] - r["start_ms"] > iv * 1.1 + frozen(r)]
 mx = max([r["end_ms"] - r["start_ms"] for r in full] or [0])
 gaps = sum(1 for a, b in zip(rows, rows[1:]) if b["start_ms"] != a["end_ms"])
 print(len(full), len(late), mx, gaps, int(bool(rows) and bool(rows[-1].get("partial"))))

@@ -31,7 +31,8 @@ port=$((20000 + $$ % 10000))
 	2>"$TMP/err" &
 agent=$!
 cleanup_hooks+=("kill $agent 2>/dev/null")
-intervals() { grep -c . "$TMP/hist/index.jsonl" 2>/dev/null || echo 0; }
+# (grep -c prints 0 and fails on an empty file: "|| echo 0" made it "0 0")
+intervals() { local n; n=$(grep -sc . "$TMP/hist/index.jsonl"); echo "${n:-0}"; }
 # counting for an interval already: the workload's first span is seen
 for _ in $(seq 200); do [ "$(intervals)" -ge 1 ] && break; sleep 0.05; done
 [ "$(intervals)" -ge 1 ] || bad "no interval written in 10 s"

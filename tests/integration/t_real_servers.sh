@@ -41,6 +41,11 @@ cleanup_hooks+=("kill -KILL $ag 2>/dev/null")
 # for a late interval's diagnosis: the hypervisor's steal over the run
 # (/proc/stat, all CPUs, ms) and the machine's run queue, sampled with RSS
 st0=$(steal_ms)
+# and when the machine stood still (the host stopping the vCPUs, not
+# reported as steal: a real-time thread woken over 20 ms late)
+"$WL/freeze_canary" $((RUN + 15)) "$TMP/freezes" 2>"$TMP/canary.err" &
+canary=$!
+cleanup_hooks+=("kill $canary 2>/dev/null")
 until [ -s "$TMP/hist/index.jsonl" ]; do sleep 0.1; kill -0 $ag 2>/dev/null || break; done
 "${PGRUN[@]}" /usr/bin/pgbench -c 4 -j 2 -T $RUN -h "$PG/sock" -p $PORT postgres >"$TMP/pgbench.log" 2>&1 &
 l1=$!
@@ -71,10 +76,15 @@ PY
 # The servers' CFI tables are built once they have lived 2 s, on the
 # agent's builder thread (session_unwind.c), not in its loop: no warm-up
 # is excused, every interval must end on time.
-read -r full late mx gaps part < <(index_check "$TMP/hist/index.jsonl" $IV)
+# An interval may take the time the machine stood still in it on top
+# (freeze_canary, agent_lib.sh): the agent cannot run then.
+kill $canary 2>/dev/null; wait $canary 2>/dev/null
+frz=$(awk '{ n++; t += $2; if ($2 > m) m = $2 } END { printf "the machine stood still %d times, %d ms in all, longest %d ms", n, t, m }' "$TMP/freezes")
+grep -q 'no SCHED_FIFO' "$TMP/canary.err" && frz="$frz (not real-time: $(head -1 "$TMP/canary.err"))"
+read -r full late mx gaps part < <(index_check "$TMP/hist/index.jsonl" $IV "$TMP/freezes")
 [ "$full" -ge $((RUN * 1000 / IV - 1)) ] && [ "$late" -eq 0 ] &&
-	ok "$full intervals, every one on time (longest $mx ms of $IV + 10%)" ||
-	{ bad "$full intervals, $late late (longest $mx ms; load $(cut -d' ' -f1 /proc/loadavg))"
+	ok "$full intervals, every one on time (longest $mx ms of $IV + 10% + the machine's stops in it; $frz)" ||
+	{ bad "$full intervals, $late late (longest $mx ms; load $(cut -d' ' -f1 /proc/loadavg); $frz)"
 	  echo "[Info] steal during the run: $stolen ms; the agent's CPU: $agcpu ms; runnable tasks each second: ${runq[*]}"
 	  grep -E 'ended .* late' "$TMP/agent.err" | sed 's/^/[Info] /'
 	  tail -5 "$TMP/agent.err" | sed 's/^/[Info] agent: /'; }

@@ -160,6 +160,16 @@ static int entry_text(struct report *r, const struct stack_entry *e)
 	return 0;
 }
 
+/* The weight of every stack in @rs, shown or not. */
+static uint64_t rs_total(const struct row_stacks *rs)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < rs->nr; i++)
+		t += rs->v[i].weight;
+	return t;
+}
+
 /* Every stack of a shown lock into its row's lists, identical texts merged. */
 static int collect(const struct stack_entry *e, void *arg)
 {
@@ -399,6 +409,7 @@ static void write_table(FILE *out, struct report *r, const struct locks_disp *d,
 			"avg(us)", "max(us)", "type", "class", "pid", "comm", "lock");
 	for (size_t i = 0; i < n; i++) {
 		struct row_stacks *rs = &r->rs[i];
+		uint64_t tot_w;
 
 		if (json)
 			write_row_json(out, r, &d[i], ln, i == 0);
@@ -407,14 +418,20 @@ static void write_table(FILE *out, struct report *r, const struct locks_disp *d,
 		qsort(rs->v, rs->nr, sizeof(*rs->v), cmp_rstack);
 		for (size_t k = 0; k < rs->nr && k < TOP_STACKS; k++)
 			write_stack(out, &rs->v[k], json, k == 0, false);
+		tot_w = rs_total(rs);
 		rs = &r->hs[i];
 		if (json)
 			fputs("], \"holders\": [", out);
 		qsort(rs->v, rs->nr, sizeof(*rs->v), cmp_rstack);
 		for (size_t k = 0; k < rs->nr && k < TOP_STACKS; k++)
 			write_stack(out, &rs->v[k], json, k == 0, true);
+		/*
+		 * the lists show the top TOP_STACKS only: their sums, with the
+		 * rest, so the two sides can be held against each other
+		 */
 		if (json)
-			fputs("]}", out);
+			fprintf(out, "], \"stacks_wait_ns\": %llu, \"holders_wait_ns\": %llu}",
+				(unsigned long long)tot_w, (unsigned long long)rs_total(rs));
 	}
 	if (json)
 		fputs("\n]\n", out);

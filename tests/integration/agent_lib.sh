@@ -1,7 +1,7 @@
 # Helpers for the agent's liveness tests (sourced after lib.sh, or by bench/):
 # on-time intervals from index.jsonl, SIGTERM timing, process churn.
 
-# index_check INDEX INTERVAL_MS: one line "complete late max_ms gaps partial"
+# index_check INDEX INTERVAL_MS [FREEZES [LAST]]: one line "complete late max_ms gaps partial"
 # (intervals not cut by a stop; of them longer than INTERVAL_MS + 10%; the
 # longest; starts not equal to the previous end; 1 if the last is partial).
 # An interval's length is end_ms - start_ms: the loop ends it when it sees
@@ -12,11 +12,14 @@
 # still), an interval is late only past 10% plus the time in it that some
 # CPU stood still (their union: the agent's loop may have been on either;
 # an upper bound): the loop cannot end an interval while its CPU is stopped.
+#
+# With LAST, only the last LAST complete intervals are judged (gaps: 0).
 index_check() {
-	python3 - "$1" "$2" "${3:-}" <<'PY'
+	python3 - "$1" "$2" "${3:-}" "${4:-0}" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 iv = int(sys.argv[2])
+last = int(sys.argv[4])
 frz = []
 if sys.argv[3]:
     for l in open(sys.argv[3]):
@@ -32,9 +35,11 @@ for a, b in frz:
 def frozen(r):
     return sum(max(0, min(b, r["end_ms"]) - max(a, r["start_ms"])) for a, b in union)
 full = [r for r in rows if not r.get("partial")]
+if last:
+    full = full[-last:]
 late = [r for r in full if r["end_ms"] - r["start_ms"] > iv * 1.1 + frozen(r)]
 mx = max([r["end_ms"] - r["start_ms"] for r in full] or [0])
-gaps = sum(1 for a, b in zip(rows, rows[1:]) if b["start_ms"] != a["end_ms"])
+gaps = 0 if last else sum(1 for a, b in zip(rows, rows[1:]) if b["start_ms"] != a["end_ms"])
 print(len(full), len(late), mx, gaps, int(bool(rows) and bool(rows[-1].get("partial"))))
 PY
 }
@@ -87,6 +92,7 @@ churn_start() {
 churn_stop() {
 	local p
 	for p in "${CHURN_PIDS[@]+"${CHURN_PIDS[@]}"}"; do kill "$p" 2>/dev/null; done
-	wait "${CHURN_PIDS[@]+"${CHURN_PIDS[@]}"}" 2>/dev/null
+	# with none, a bare wait would wait for every child (a canary's 600 s)
+	[ ${#CHURN_PIDS[@]} -eq 0 ] || wait "${CHURN_PIDS[@]}" 2>/dev/null
 	CHURN_PIDS=()
 }

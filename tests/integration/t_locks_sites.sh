@@ -65,10 +65,10 @@ r=$(python3 - "$TMP/m.json" <<'PY'
 import json, sys
 rows = [x for x in json.load(open(sys.argv[1])) if x["lock"] == "g_queue_mutex"]
 h = rows[0]["holders"] if rows else []
-alls = sum(x["wait_ns"] for x in h)
+alls = rows[0]["holders_wait_ns"] if rows else 0	# all holders, shown or not
 mine = sum(x["wait_ns"] for x in h if ";hold_queue_lock;" in x["stack"])
 named = all(x["thread_names"] for x in h)
-waited = sum(x["wait_ns"] for x in rows[0]["stacks"]) if rows else 0
+waited = rows[0]["stacks_wait_ns"] if rows else 0
 print(mine, alls, int(named), waited)
 PY
 )

@@ -81,8 +81,6 @@ struct agent {
 	const char *slowest_what;	/* the agent's own longest step this interval */
 	uint64_t slowest_ns, slowest_cpu_ns;	/* its wall time, and the CPU it got */
 	const char *stalls_logged[AGENT_STALL_KINDS];	/* kinds of stall already logged */
-	/* the turn in progress: when it began, the thread's CPU then (agent_late) */
-	uint64_t turn_t0, turn_c0;
 };
 
 /* A step of the agent's own (encoding, writing) began at @t0 with the thread's CPU at @c0. */
@@ -144,15 +142,15 @@ static void agent_merge_slowest(struct agent *a)
 
 /*
  * The interval ends @late_ns past its due time, seen by a turn that began
- * at a->turn_t0 to wait until then. Which of the two it was, the agent's
+ * at @t0, the thread's CPU time then @c0, to wait until then. Which of the two it was, the agent's
  * work or the machine's, is in the turn: its slowest step with the CPU the
  * agent got in it, and the whole turn's wall and CPU time (a turn that got
  * little CPU waited for it: the machine's load, or the hypervisor's steal).
  */
-static void agent_late(struct agent *a, uint64_t late_ns, const char *what, uint64_t ns,
-		       uint64_t cpu_ns)
+static void agent_late(struct agent *a, uint64_t late_ns, uint64_t t0, uint64_t c0,
+		       const char *what, uint64_t ns, uint64_t cpu_ns)
 {
-	uint64_t wall = clock_mono_ns() - a->turn_t0, cpu = clock_thread_cpu_ns() - a->turn_c0;
+	uint64_t wall = clock_mono_ns() - t0, cpu = clock_thread_cpu_ns() - c0;
 
 	a->m.intervals_late++;
 	if (a->m.intervals_late > AGENT_LATE_LOGGED)
@@ -431,7 +429,7 @@ static void agent_reload(struct agent *a, agent_reload_fn reload, void *arg)
 static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 {
 	uint64_t until = a->start_ns + a->cfg.interval_ns, t0 = clock_mono_ns(), t, cpu;
-	uint64_t due = until, step_ns, step_cpu;
+	uint64_t due = until, c0 = clock_thread_cpu_ns(), step_ns, step_cpu;
 	const char *what, *step;
 	int64_t end_ms;
 	bool done = false;
@@ -439,8 +437,6 @@ static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 
 	if (t0 + AGENT_SLICE_NS < until)
 		until = t0 + AGENT_SLICE_NS;
-	a->turn_t0 = t0;
-	a->turn_c0 = clock_thread_cpu_ns();
 	err = session__poll(a->s, until, &done);
 	if (!err && a->http)
 		http__poll(a->http);
@@ -458,7 +454,7 @@ static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 		/* this turn's steps, before the rotate's own join them */
 		agent_merge_slowest_of(a, &step, &step_ns, &step_cpu);
 		if (t > due && t - due > a->cfg.interval_ns / 10)
-			agent_late(a, t - due, step, step_ns, step_cpu);
+			agent_late(a, t - due, t0, c0, step, step_ns, step_cpu);
 		/* blocks going on across the boundary: each interval gets its part */
 		session__cut(a->s);
 		err = session__flush(a->s);	/* its steps are the session's */

@@ -44,6 +44,12 @@ print(len(full), len(late), mx, gaps, int(bool(rows) and bool(rows[-1].get("part
 PY
 }
 
+# freeze_summary FREEZES: freeze_canary's output in one phrase for a check's message
+freeze_summary() {
+	awk '{ n++; t += $2; if ($2 > m) m = $2 } END {
+		printf "a CPU stood still %d times, %d ms in all, longest %d ms", n, t, m }' "$1"
+}
+
 # term_wait PID LIMIT_S: SIGTERM, wait up to LIMIT_S for the exit; prints
 # the seconds it took (3 decimals). Returns 1 (after SIGKILL) if it did not exit.
 term_wait() {

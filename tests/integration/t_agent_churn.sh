@@ -50,7 +50,7 @@ CHURN_PIDS+=($!)
 "$WL/freeze_canary" 600 "$TMP/freezes" 2>"$TMP/canary.err" &
 canary=$!
 cleanup_hooks+=("kill $canary 2>/dev/null")
-frz() { awk '{ n++; t += $2; if ($2 > m) m = $2 } END { printf "a CPU stood still %d times, %d ms in all, longest %d ms", n, t, m }' "$TMP/freezes"; }
+frz() { freeze_summary "$TMP/freezes"; }
 HOTCOLD_AGENT_RING_BYTES=16384 "$HOTCOLD" agent -o "$F/hist" --interval 2 --off-cpu --runq \
 	--locks --http 127.0.0.1:$PORT 2>"$TMP/a.err" &
 ag=$!

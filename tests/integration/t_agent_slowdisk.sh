@@ -63,7 +63,7 @@ said=$(grep -c 'not written: the writer is still busy' "$TMP/a.err")
 	ok "$skipped intervals skipped while the writer was blocked, each said and counted" ||
 	bad "skipped ${skipped:-?} (metric), $said said"
 read -r full late mx gaps part < <(index_check "$disk/hist/index.jsonl" 1000 "$TMP/freezes")
-frz=$(awk '{ n++; t += $2; if ($2 > m) m = $2 } END { printf "a CPU stood still %d times, %d ms in all, longest %d ms", n, t, m }' "$TMP/freezes")
+frz=$(freeze_summary "$TMP/freezes")
 [ "$full" -ge 5 ] && [ "$late" -eq 0 ] &&
 	ok "$full intervals written, every one on time (longest $mx ms of 1000 + 10% + stops; $frz)" ||
 	bad "$full intervals written, $late late (longest $mx ms; load $(cut -d' ' -f1 /proc/loadavg); $frz)"

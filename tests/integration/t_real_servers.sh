@@ -79,7 +79,7 @@ PY
 # An interval may take the time the machine stood still in it on top
 # (freeze_canary, agent_lib.sh): the agent cannot run then.
 kill $canary 2>/dev/null; wait $canary 2>/dev/null
-frz=$(awk '{ n++; t += $2; if ($2 > m) m = $2 } END { printf "the machine stood still %d times, %d ms in all, longest %d ms", n, t, m }' "$TMP/freezes")
+frz=$(freeze_summary "$TMP/freezes")
 grep -q 'no SCHED_FIFO' "$TMP/canary.err" && frz="$frz (not real-time: $(head -1 "$TMP/canary.err"))"
 read -r full late mx gaps part < <(index_check "$TMP/hist/index.jsonl" $IV "$TMP/freezes")
 [ "$full" -ge $((RUN * 1000 / IV - 1)) ] && [ "$late" -eq 0 ] &&

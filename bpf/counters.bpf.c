@@ -54,8 +54,9 @@ struct counters_cpu {
 	__u64 running[HC_COUNTERS_MAX_EVENTS];
 	__u32 valid;		/* bit i: slot i holds a read */
 	__u32 owner_pid;	/* the task running here since that read */
-	__u32 owner_ok;		/* it passed the filter when it switched in */
+	__u32 owner_ok;		/* it passed the filter when it switched in (or exec'd) */
 	__u32 owner_known;	/* owner_* are set */
+	__u32 in_exec_read;	/* counters_exec is reading here: a sync IPI waits its turn */
 	__u64 owner_sum;	/* the owner's sum_exec_runtime at that read */
 	__u64 read_ns;		/* when that read was: bpf_ktime_get_ns() */
 	__u64 read_clock;	/* and on this CPU's task clock; 0: unknown */
@@ -118,7 +119,7 @@ static __always_inline struct hc_counters_proc *proc_entry(struct task_struct *t
  * Does the span of task @pid (of @tgid) that ends now count? Decided when it
  * switched in: a target that exits leaves proc_targets at
  * sched_process_exit, before its last switch-out, and must still get its
- * last span.
+ * last span. Decided again at an exec (exec_account()).
  */
 static __always_inline bool span_wanted(struct counters_cpu *last, __u32 tgid, __u32 pid)
 {
@@ -211,8 +212,10 @@ static __always_inline void set_owner(struct counters_cpu *last, const struct sw
 /*
  * Read every event on this CPU and charge the deltas since the previous
  * read here to @t (facts @tf), the task that ran in between; @nf (NULL for
- * a sync) is the task that runs from now. Called with interrupts off
- * (sched_switch, or the sync IPI), so reads on one CPU never interleave.
+ * a sync or an exec) is the task that runs from now. Called with interrupts
+ * off (sched_switch, or the sync IPI), or at an exec, where no switch can
+ * come and the sync IPI steps aside (exec_account()), so reads on one CPU
+ * never interleave.
  */
 static __always_inline void account(struct task_struct *t, const struct sw_task *tf,
 				    const struct sw_task *nf)
@@ -317,6 +320,60 @@ int BPF_PROG(counters_switch_raw, bool preempt, struct task_struct *prev,
 }
 
 /*
+ * At exec a process can become a target (a --comm rule matches its new
+ * name; the -- CMD child is one from its exec on) or stop being one. The
+ * span running now was decided at its switch-in, under the old image, and
+ * a sync keeps that decision: a process that became a target at its exec
+ * lost its time up to its first switch-out after it, which for a CPU-bound
+ * command on a CPU with nothing else to run is the whole command (a CI run
+ * of t_agent_counters: 50 ms of 2 s). So the span is read here and charged
+ * so far by the old decision, and decided again for the rest of it, by the
+ * target set as proc.bpf.c's exec hook has just left it: a tracepoint runs
+ * its programs in the order they were attached, and the session attaches
+ * the proc tracker first (session_start()). Not at the next read instead:
+ * that may be the switch-out after the exit, when the process has left
+ * the target set.
+ *
+ * A tracepoint runs with interrupts on: a sync IPI landing inside this read
+ * would move the baselines under it (a delta below zero), so it skips this
+ * CPU instead; what it would have charged is charged at the next read here.
+ */
+static __always_inline void exec_account(struct task_struct *t, const struct sw_task *tf)
+{
+	__u32 zero = 0;
+	struct counters_cpu *last = bpf_map_lookup_elem(&counters_last, &zero);
+
+	if (!last)
+		return;
+	last->in_exec_read = 1;
+	asm volatile("" ::: "memory");	/* set before the reads begin */
+	account(t, tf, NULL);		/* the owner is @t from here (sync rules) */
+	last->owner_ok = target_match(&proc_targets, tf->tgid, tf->pid);
+	asm volatile("" ::: "memory");
+	last->in_exec_read = 0;
+}
+
+/* Only with a target filter (without one every span counts); one of the two. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(counters_exec, struct task_struct *p)
+{
+	struct sw_task tf = { p->tgid, p->pid, p->se.sum_exec_runtime };
+
+	exec_account(p, &tf);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(counters_exec_raw, struct task_struct *p)
+{
+	struct sw_task tf;
+
+	sw_task_read(&tf, p);
+	exec_account(p, &tf);
+	return 0;
+}
+
+/*
  * Never attached: run by the loader on each CPU through BPF_PROG_TEST_RUN
  * with BPF_F_TEST_RUN_ON_CPU (an IPI there), which charges the running task
  * its time so far. A raw_tp program because test runs of tp_btf programs
@@ -326,8 +383,13 @@ SEC("raw_tp/sched_switch")
 int BPF_PROG(counters_sync)
 {
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct counters_cpu *last;
 	struct sw_task tf;
+	__u32 zero = 0;
 
+	last = bpf_map_lookup_elem(&counters_last, &zero);
+	if (last && last->in_exec_read)
+		return 0;	/* interrupted an exec's read here: it charges */
 	sw_task_read(&tf, t);
 	account(t, &tf, NULL);
 	return 0;

@@ -59,6 +59,9 @@ static int load_skel(struct task_counters *tc, const struct task_counters_opts *
 	skel->rodata->cfg_nr_cpus = o->nr_cpus;
 	bpf_program__set_autoload(skel->progs.counters_switch, !raw_tp);
 	bpf_program__set_autoload(skel->progs.counters_switch_raw, raw_tp);
+	/* the exec hook re-decides a span by the target set: none, nothing to decide */
+	bpf_program__set_autoload(skel->progs.counters_exec, !raw_tp && o->targets_fd >= 0);
+	bpf_program__set_autoload(skel->progs.counters_exec_raw, raw_tp && o->targets_fd >= 0);
 	bpf_program__set_autoattach(skel->progs.counters_sync, false);
 	err = bpf_map__set_max_entries(skel->maps.counters_events, o->nr_events * o->nr_cpus);
 	if (!err && o->max_procs)

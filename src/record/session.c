@@ -398,6 +398,11 @@ static int session_open(struct session *s)
 
 static int session_start(struct session *s)
 {
+	/*
+	 * The tracker first: a tracepoint runs its programs in the order they
+	 * were attached, and the collectors' exec hooks (counters.bpf.c) read
+	 * the target set as the tracker's has just left it at the same exec.
+	 */
 	int err = proc_tracker__start(s->pt);
 
 	for (size_t i = 0; !err && i < s->nr_cols; i++)

@@ -167,6 +167,8 @@ int flush_tasks(struct bpf_iter__task *ctx)
 
 /* set by the loader before it runs still_blocked: an agent interval's end, not the stop */
 bool ctl_cut = false;
+/* and when it ended: bpf_ktime_get_ns()'s clock (CLOCK_MONOTONIC); 0: now */
+__u64 ctl_cut_ns = 0;
 
 /*
  * Blocks still going, emitted up to now (the loader's run queue's clock,
@@ -174,16 +176,17 @@ bool ctl_cut = false;
  * reading a blocked task's user stack may fault its pages in.
  * - At the stop (after flush_tasks, programs detached) the block ends here.
  * - At an agent interval's end (ctl_cut, programs attached) it goes on from
- *   now, marked "blocked at start", so each interval holds its own part.
- *   The move of off_ts is a compare-and-swap against switch_in's exchange:
- *   whichever comes first owns the time up to now.
+ *   the end (ctl_cut_ns), marked "blocked at start", so each interval holds
+ *   its own part; a block that began after the end is the next interval's
+ *   whole. The move of off_ts is a compare-and-swap against switch_in's
+ *   exchange: whichever comes first owns the time up to the end.
  */
 SEC("iter.s/task")
 int still_blocked(struct bpf_iter__task *ctx)
 {
 	struct task_struct *t = ctx->task;
 	struct offcpu_task *ot;
-	__u64 off, now, arr;
+	__u64 off, now, arr, k;
 	__u8 flags;
 
 	if (!t)
@@ -193,6 +196,14 @@ int still_blocked(struct bpf_iter__task *ctx)
 		return 0;
 	off = ot->off_ts;
 	now = sched_now(bpf_get_current_task_btf());
+	k = bpf_ktime_get_ns();
+	/*
+	 * The interval's end on the run queue's clock, which blocks are timed
+	 * on: as long before now as it is on CLOCK_MONOTONIC (the two tick at
+	 * one rate; their offset is not known, the time since the end is)
+	 */
+	if (ctl_cut && ctl_cut_ns && k > ctl_cut_ns && now > k - ctl_cut_ns)
+		now -= k - ctl_cut_ns;
 	if (!off || now <= off)
 		return 0;
 	flags = ot->off_flags;

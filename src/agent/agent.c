@@ -456,7 +456,7 @@ static int agent_turn(struct agent *a, agent_reload_fn reload, void *arg)
 		if (t > due && t - due > a->cfg.interval_ns / 10)
 			agent_late(a, t - due, t0, c0, step, step_ns, step_cpu);
 		/* blocks going on across the boundary: each interval gets its part */
-		session__cut(a->s);
+		session__cut(a->s, t);
 		err = session__flush(a->s);	/* its steps are the session's */
 		if (!err)
 			err = agent_rotate(a, end_ms, t, false);

@@ -66,8 +66,11 @@ struct collector_ops {
 		    const struct collector_env *env);
 	int (*start)(struct collector *c);	/* attach, enable */
 	int (*stop)(struct collector *c);	/* detach; maps kept for a final read */
-	/* an interval ends (agent): emit what is still going, to now; may be NULL */
-	int (*cut)(struct collector *c);
+	/*
+	 * an interval ended (agent) at @at_ns, CLOCK_MONOTONIC: emit what is
+	 * still going, up to then; may be NULL
+	 */
+	int (*cut)(struct collector *c, uint64_t at_ns);
 	/* move in-kernel aggregates (not ring records) out; periodic and final; may be NULL */
 	int (*drain)(struct collector *c, sample_fn fn, void *arg);
 	void (*stats)(const struct collector *c, struct collector_stats *st);

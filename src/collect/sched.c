@@ -309,8 +309,13 @@ static int offcpu_stop(struct collector *c)
 	return 0;
 }
 
-/* The agent's interval ends: blocks still going are split at now (still_blocked). */
-static int offcpu_cut(struct collector *c)
+/*
+ * The agent's interval ended at @at_ns: blocks still going are split there
+ * (still_blocked), not when the iterator reaches them, which under load came
+ * 16 ms after the end's stamp (session 14): the interval held 1,019 ms of a
+ * sleep in its 1,003.
+ */
+static int offcpu_cut(struct collector *c, uint64_t at_ns)
 {
 	struct offcpu *oc = c->priv;
 	int err;
@@ -320,9 +325,10 @@ static int offcpu_cut(struct collector *c)
 	if (!oc->offcpu)
 		return 0;
 	oc->skel->bss->ctl_cut = true;
+	oc->skel->bss->ctl_cut_ns = at_ns;
 	err = run_task_iter(oc->skel->progs.still_blocked);
-	pr_debug("offcpu: blocks going on cut at the interval end in %.1f ms\n",
-		 (clock_mono_ns() - t0) / 1e6);
+	pr_debug("offcpu: blocks going on cut at the interval end, %.1f ms after it, in %.1f ms\n",
+		 t0 > at_ns ? (t0 - at_ns) / 1e6 : 0.0, (clock_mono_ns() - t0) / 1e6);
 	if (err)
 		pr_warn("offcpu: blocks going on across the interval end stay in the next one: "
 			"cannot run the iterator: %s\n", strerror(-err));

@@ -45,10 +45,11 @@ void session__take_slowest(struct session *s, const char **what, uint64_t *ns,
 			   uint64_t *cpu_ns);	/* and this thread's CPU time in it */
 
 /*
- * An interval ends (the agent): have the collectors emit what is still
- * going (blocks) up to now, into the ring; call before session__flush().
+ * An interval ends (the agent) at @at_ns (CLOCK_MONOTONIC, when the loop saw
+ * its timer): have the collectors emit what is still going (blocks) up to
+ * then, into the ring; call before session__flush().
  */
-void session__cut(struct session *s);
+void session__cut(struct session *s, uint64_t at_ns);
 /* Write the current aggregation to @f. 0 or -errno. */
 int session__write(struct session *s, FILE *f, enum out_format fmt);
 /*

@@ -298,11 +298,11 @@ static void session_release(struct session *s)
 	session_step(s, "replaying held records", t0, c0);
 }
 
-void session__cut(struct session *s)
+void session__cut(struct session *s, uint64_t at_ns)
 {
 	for (size_t i = 0; i < s->nr_cols; i++)
 		if (s->cols[i].ops->cut)
-			s->cols[i].ops->cut(&s->cols[i]);	/* a failure is logged: nothing lost */
+			s->cols[i].ops->cut(&s->cols[i], at_ns);	/* a failure is logged: nothing lost */
 }
 
 int session__flush(struct session *s)

@@ -438,19 +438,19 @@ int proc_tracker__consume(struct proc_tracker *pt, const struct proc_handlers *h
 	return call_end(pt, ring_buffer__consume(pt->rb));
 }
 
-int proc_tracker__poll(struct proc_tracker *pt, int timeout_ms, const struct proc_handlers *h)
+int proc_tracker__wait(struct proc_tracker *pt, int timeout_ms)
 {
 	struct epoll_event ev;
 
 	/*
 	 * Samples are submitted without wakeup: wait on the ring's epoll fd
-	 * only (ring_buffer__poll() would consume without the budget), then
-	 * consume. A signal ends the wait (EINTR) and the ring is read anyway.
+	 * only (ring_buffer__poll() would consume without the budget). A
+	 * signal ends the wait (EINTR) and the ring is read anyway.
 	 */
 	if (timeout_ms && epoll_wait(ring_buffer__epoll_fd(pt->rb), &ev, 1, timeout_ms) < 0 &&
 	    errno != EINTR)
 		return -errno;
-	return proc_tracker__consume(pt, h);
+	return 0;
 }
 
 void proc_tracker__stats(const struct proc_tracker *pt, struct collector_stats *st)

@@ -47,13 +47,15 @@ int proc_tracker__open(struct proc_tracker **out, const struct record_opts *o,
 int proc_tracker__start(struct proc_tracker *pt);
 
 /*
- * Wait up to @timeout_ms for a wakeup, then consume the ring within @h's
- * budget. 0: consumed all there was; 1: the budget ended first (call again
- * without waiting); or -errno.
+ * Wait up to @timeout_ms for the ring's wakeup (a signal ends it early).
+ * 0 or -errno. Then proc_tracker__consume().
  */
-int proc_tracker__poll(struct proc_tracker *pt, int timeout_ms, const struct proc_handlers *h);
+int proc_tracker__wait(struct proc_tracker *pt, int timeout_ms);
 
-/* Decode without polling (before a write, after collectors stop). The same returns. */
+/*
+ * Decode what the ring holds within @h's budget. 0: consumed all there
+ * was; 1: the budget ended first (call again without waiting); or -errno.
+ */
 int proc_tracker__consume(struct proc_tracker *pt, const struct proc_handlers *h);
 
 void proc_tracker__stats(const struct proc_tracker *pt, struct collector_stats *st);

@@ -164,11 +164,17 @@ int session_ring_turn(struct session *s, int wait_ms)
 	h.arg = s;
 	h.max_records = SESSION_TURN_RECORDS;
 	h.budget_ns = SESSION_TURN_NS;
-	t0 = clock_mono_ns();
 	/* work left from the last turn (records, stacks to name): no wait */
-	ret = proc_tracker__poll(s->pt, s->ring_more || s->name_more ? 0 : wait_ms, &h);
-	/* includes the wait (<= SESSION_POLL_MS): never a stall by itself */
-	session_step(s, "decoding ring records", t0, c);
+	ret = proc_tracker__wait(s->pt, s->ring_more || s->name_more ? 0 : wait_ms);
+	/*
+	 * The wait is not a step: with it, an idle agent's slowest step read
+	 * "100.2 ms (decoding ring records)" every interval, its poll timeout
+	 */
+	t0 = clock_mono_ns();
+	c0 = clock_thread_cpu_ns();
+	if (!ret)
+		ret = proc_tracker__consume(s->pt, &h);
+	session_step(s, "decoding ring records", t0, c0);
 	t0 = clock_mono_ns();
 	c0 = clock_thread_cpu_ns();
 	s->ring_more = ret == 1;

@@ -22,8 +22,11 @@ static const char *const names[V8_NR_FIELDS] = {
 	[V8_THIN_ACTUAL] = "v8dbg_class_ThinString__actual__String",
 	[V8_SLICED_PARENT] = "v8dbg_class_SlicedString__parent__String",
 	[V8_SLICED_OFFSET] = "v8dbg_class_SlicedString__offset__SMI",
+	[V8_SFI_SCRIPT] = "v8dbg_class_SharedFunctionInfo__script_or_debug_info__HeapObject",
+	[V8_SCRIPT_NAME] = "v8dbg_class_Script__name__Object",
 	[V8_TYPE_SFI] = "v8dbg_type_SharedFunctionInfo__SHARED_FUNCTION_INFO_TYPE",
 	[V8_TYPE_SCOPE_INFO] = "v8dbg_type_ScopeInfo__SCOPE_INFO_TYPE",
+	[V8_TYPE_SCRIPT] = "v8dbg_type_Script__SCRIPT_TYPE",
 	[V8_FIRST_NONSTRING_TYPE] = "v8dbg_FirstNonstringType",
 	[V8_STRING_REP_MASK] = "v8dbg_StringRepresentationMask",
 	[V8_STRING_ENC_MASK] = "v8dbg_StringEncodingMask",
@@ -51,11 +54,18 @@ static const struct {
 	  "v8dbg_class_SharedFunctionInfo__name_or_scope_info__Tagged_Object_" },
 	{ V8_SFI_NAME_OR_SCOPE_INFO,
 	  "v8dbg_class_SharedFunctionInfo__name_or_scope_info__Tagged_NameOrScopeInfoT_" },
+	{ V8_SFI_SCRIPT,
+	  "v8dbg_class_SharedFunctionInfo__script_or_debug_info__Tagged_HeapObject_" },
+	{ V8_SCRIPT_NAME, "v8dbg_class_Script__name__Tagged_Object_" },
 };
 
-/* Fields not every build exports, used when there (sliced strings: otherwise unnamed) */
+/*
+ * Fields not every build exports, used when there: sliced strings (else
+ * unnamed), the script (else a name without it)
+ */
 #define V8_OPTIONAL (1ull << V8_SLICED_PARENT | 1ull << V8_SLICED_OFFSET | \
-		     1ull << V8_TAGGED_SIZE)
+		     1ull << V8_TAGGED_SIZE | 1ull << V8_SFI_SCRIPT | 1ull << V8_SCRIPT_NAME | \
+		     1ull << V8_TYPE_SCRIPT)
 
 _Static_assert(V8_NR_FIELDS <= 64, "v8_layout::have holds a bit per field");
 
@@ -120,7 +130,7 @@ int v8_layout_check(const struct v8_layout *l, char *why, size_t why_len)
 			 (long long)v[V8_FP_FUNCTION], (long long)v[V8_FP_CONTEXT]);
 		return -EPERM;
 	}
-	for (int f = V8_HEAPOBJECT_MAP; f <= V8_SLICED_OFFSET; f++) {
+	for (int f = V8_HEAPOBJECT_MAP; f <= V8_SCRIPT_NAME; f++) {
 		if (v8_layout_has(l, f) && !small(v[f])) {
 			snprintf(why, why_len, "%s = %lld", names[f], (long long)v[f]);
 			return -EPERM;

@@ -32,9 +32,12 @@ enum v8_field {
 	V8_THIN_ACTUAL,
 	V8_SLICED_PARENT,
 	V8_SLICED_OFFSET,
+	V8_SFI_SCRIPT,		/* optional, with the two below: the script a name shows */
+	V8_SCRIPT_NAME,
 	/* instance types */
 	V8_TYPE_SFI,
 	V8_TYPE_SCOPE_INFO,
+	V8_TYPE_SCRIPT,
 	V8_FIRST_NONSTRING_TYPE,
 	/* a string's instance type: representation and encoding bits */
 	V8_STRING_REP_MASK,

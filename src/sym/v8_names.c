@@ -17,6 +17,8 @@
 #define V8_SCOPE_NAME_SLOTS	4
 /* more context locals than this are in a hash table, not inline (scope-info.h) */
 #define V8_SCOPE_MAX_INLINE	75
+/* a script's name longer than this shows its end: "...lib/server.js" */
+#define V8_SCRIPT_MAX_BYTES	160
 
 struct out {
 	char *buf;
@@ -250,6 +252,43 @@ static int scope_info_name(const struct v8_layout *l, const struct v8_reader *r,
 	return 0;
 }
 
+/*
+ * " (script)" after the name in @buf, the file the function is in as its
+ * Script names it (a path, a file: URL, node:internal/... for Node's own
+ * code), its end if long; where it fits whole. Nothing where the layout
+ * lacks the fields, the SharedFunctionInfo holds a DebugInfo instead (a
+ * debugger is attached) or the Script's name is no string (eval'd code).
+ */
+static void script_suffix(const struct v8_layout *l, const struct v8_reader *r, uint64_t sfi,
+			  char *buf, size_t len)
+{
+	char file[4 * V8_SCRIPT_MAX_BYTES], *p;
+	uint64_t script, name;
+	size_t n, used;
+	uint16_t type;
+
+	if (!v8_layout_has(l, V8_SFI_SCRIPT) || !v8_layout_has(l, V8_SCRIPT_NAME) ||
+	    !v8_layout_has(l, V8_TYPE_SCRIPT))
+		return;
+	if (rd_u64(r, sfi - 1 + (uint64_t)l->v[V8_SFI_SCRIPT], &script) ||
+	    obj_type(l, r, script, &type) || type != l->v[V8_TYPE_SCRIPT])
+		return;
+	if (rd_u64(r, script - 1 + (uint64_t)l->v[V8_SCRIPT_NAME], &name) || !is_heap(name) ||
+	    !is_string(l, r, name) || v8_string(l, r, name, file, sizeof(file)) || !file[0])
+		return;
+	p = file;
+	n = strlen(file);
+	if (n > V8_SCRIPT_MAX_BYTES) {
+		p = file + n - V8_SCRIPT_MAX_BYTES;
+		while ((*p & 0xc0) == 0x80)	/* not inside a UTF-8 character */
+			p++;
+	}
+	used = strlen(buf);
+	n = strlen(p) + (p != file ? 3 : 0) + 3;
+	if (used + n < len)
+		snprintf(buf + used, len - used, " (%s%s)", p != file ? "..." : "", p);
+}
+
 int v8_frame_name(const struct v8_layout *l, const struct v8_reader *r, uint64_t frame, char *buf,
 		  size_t len)
 {
@@ -283,5 +322,6 @@ int v8_frame_name(const struct v8_layout *l, const struct v8_reader *r, uint64_t
 	}
 	if (!buf[0])
 		snprintf(buf, len, "%s", V8_ANONYMOUS);
+	script_suffix(l, r, sfi, buf, len);
 	return 0;
 }

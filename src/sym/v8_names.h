@@ -35,7 +35,8 @@ int v8_string(const struct v8_layout *l, const struct v8_reader *r, uint64_t tag
 
 /*
  * Name the frame @frame (abi/v8.h hc_v8_sfi_frame()) into @buf: the
- * function's name, V8_ANONYMOUS for one without. 0; -ESTALE: the pointer
+ * function's name, V8_ANONYMOUS for one without, then its script where the
+ * layout says how to find it: "handle (/srv/app/server.js)". 0; -ESTALE: the pointer
  * is no SharedFunctionInfo, or not the one the walk saw (its check
  * differs: moved or freed since); -EINVAL: a name we cannot read;
  * -EFAULT: unreadable.

@@ -7,7 +7,9 @@
 # process.cpuUsage()) recorded with `-p` after a warm-up. Of the JS thread's samples, at least
 # 95% must carry named JavaScript frames only (no [unknown]_[j] or
 # [javascript]_[j]), at least 90% have hotAlpha / hotBeta as their innermost
-# JavaScript frame, in the workload's own split, and at least 95% of those
+# JavaScript frame, in the workload's own split, all of those naming the
+# workload's file after the function ("hotAlpha (.../hotcold.js)": its
+# Script's name), and at least 95% of those
 # with JavaScript frames reach node::Start beneath them (the walk goes on
 # through V8's frames by frame pointer). With HOTCOLD_V8=0 (the control) no
 # hotAlpha/hotBeta name may appear, and most of the thread's samples have
@@ -38,12 +40,14 @@ FRAMES_NAMED='JavaScript frames named from V8'
 # (V8's and libuv's threads are named node too, and mostly wait).
 js_thread() { busiest_root node "$1"; }
 
-# Of root $2's samples: "total innermost_alpha innermost_beta with_js named_js through_js":
-# innermost JS frame = the last "_[j]" frame; with_js: samples with a "_[j]"
-# frame; named_js: of those, none is [unknown]_[j] or [javascript]_[j];
-# through_js: of those, with node::Start rootward of the outermost.
+# Of root $2's samples: "total innermost_alpha innermost_beta with_js named_js through_js
+# in_script": innermost JS frame = the last "_[j]" frame, its function's
+# name without the script after it; with_js: samples with a "_[j]" frame;
+# named_js: of those, none is [unknown]_[j] or [javascript]_[j]; through_js:
+# of those, with node::Start rootward of the outermost; in_script: of the
+# hotAlpha/hotBeta ones, those whose frame names the workload's file ($WL).
 js_counts() {
-	awk -v root="$2" '{
+	awk -v root="$2" -v script=" ($WL)_[j]" '{
 		n = $NF; line = $0; sub(/ [0-9]+$/, "", line)
 		k = split(line, fr, ";")
 		if (fr[1] != root) next
@@ -53,12 +57,15 @@ js_counts() {
 			if (fr[i] == "[unknown]_[j]" || fr[i] == "[javascript]_[j]") unnamed = 1
 			if (!start && fr[i] == "node::Start(int, char**)") start = i
 		}
-		if (last && fr[last] == "hotAlpha_[j]") a += n
-		if (last && fr[last] == "hotBeta_[j]") b += n
+		f = fr[last]; sub(/ \([^;]*\)_\[j\]$/, "_[j]", f)
+		if (last && (f == "hotAlpha_[j]" || f == "hotBeta_[j]") &&
+		    substr(fr[last], length(fr[last]) - length(script) + 1) == script) s += n
+		if (last && f == "hotAlpha_[j]") a += n
+		if (last && f == "hotBeta_[j]") b += n
 		if (first) wj += n
 		if (first && !unnamed) nj += n
 		if (first && start && start < first) th += n
-	} END { printf "%d %d %d %d %d %d\n", tot, a, b, wj, nj, th }' "$1"
+	} END { printf "%d %d %d %d %d %d %d\n", tot, a, b, wj, nj, th, s }' "$1"
 }
 
 # $1 label, then env assignments for hotcold: record the workload with -p
@@ -102,9 +109,9 @@ run_wl() {
 }
 
 check_named() {
-	local what=$1 out="$TMP/$1" root tot a b wj nj th n want got tol
+	local what=$1 out="$TMP/$1" root tot a b wj nj th s n want got tol
 	root=$(js_thread "$out.folded")
-	read -r tot a b wj nj th <<<"$(js_counts "$out.folded" "$root")"
+	read -r tot a b wj nj th s <<<"$(js_counts "$out.folded" "$root")"
 	if [ "$tot" -gt 0 ] && awk -v n="$nj" -v t="$tot" 'BEGIN { exit !(n >= 0.95 * t) }'; then
 		ok "$what: $(pct "$nj" "$tot")% of the JS thread's $tot samples have named JavaScript frames only"
 	else
@@ -118,6 +125,13 @@ check_named() {
 	else
 		bad "$what: $n of the JS thread's $tot samples have hotAlpha/hotBeta innermost (want >= 90%)"
 		grep "^$root;" "$out.folded" | sort -t' ' -k2 -nr | head -3 | cut -c1-600
+	fi
+	if [ "$n" -gt 0 ] && [ "$s" -eq "$n" ]; then
+		ok "$what: all $n hotAlpha/hotBeta frames name the workload's script ($(basename "$WL"))"
+	else
+		bad "$what: $s of $n hotAlpha/hotBeta frames name the workload's script ($WL)"
+		grep "^$root;" "$out.folded" | grep -E 'hot(Alpha|Beta)' | grep -vF " ($WL)_[j]" |
+			sort -t' ' -k2 -nr | head -3 | cut -c1-600
 	fi
 	# the split against the workload's own measurement
 	want=$(awk '{ printf "%.2f", 100 * $1 / ($1 + $2) }' "$out.truth")
@@ -150,7 +164,7 @@ check_named() {
 # node::worker::Worker::Run()): "total named", named: under awaitOrders.
 waiter_counts() {
 	awk '$0 ~ /;node::worker::Worker::Run\(\);/ { split($1, r, ";"); w[r[1]] = 1 }
-	     { n = $NF; split($0, fr, ";"); root[NR] = fr[1]; v[NR] = n; nm[NR] = $0 ~ /;awaitOrders_\[j\];/ }
+	     { n = $NF; split($0, fr, ";"); root[NR] = fr[1]; v[NR] = n; nm[NR] = $0 ~ /;awaitOrders( \([^;]*\))?_\[j\];/ }
 	     END { for (i = 1; i <= NR; i++) if (root[i] in w) { t += v[i]; if (nm[i]) a += v[i] }
 		   printf "%.0f %.0f\n", t, a }' "$1"
 }
@@ -178,7 +192,7 @@ if run_wl control HOTCOLD_V8=0; then
 	root=$(js_thread "$TMP/control.folded")
 	read -r tot _ _ wj nj _ <<<"$(js_counts "$TMP/control.folded" "$root")"
 	unk=$((wj - nj))	# the JS thread's samples with an unnamed JIT frame
-	if grep -Eq 'hot(Alpha|Beta)_' "$TMP/control.folded"; then
+	if grep -Eq 'hot(Alpha|Beta)( \(|_)' "$TMP/control.folded"; then
 		bad "HOTCOLD_V8=0: hotAlpha/hotBeta names in the profile"
 	elif [ "$tot" -lt "$MIN_N" ] || [ "$unk" -lt $((tot / 2)) ]; then
 		bad "HOTCOLD_V8=0: a vacuous control: $tot samples of the JS thread, $unk with [unknown]_[j]"

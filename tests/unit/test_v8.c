@@ -5,8 +5,9 @@
  * another; abi/v8.h's frame tag next to Python's and HotSpot's; and
  * JavaScript names read from a fake V8 heap laid out by that table: a
  * SharedFunctionInfo whose name is a String or in its ScopeInfo, one- and
- * two-byte, cons, thin and sliced strings, and the checks that reject a
- * pointer that is no longer the function the walk saw.
+ * two-byte, cons, thin and sliced strings, its script's name after it, and
+ * the checks that reject a pointer that is no longer the function the walk
+ * saw.
  */
 #include "sym/v8_layout.h"
 #include "sym/v8_names.h"
@@ -17,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -281,7 +283,7 @@ static int setup(void **state)
 static void name_of(uint64_t sfi_ptr, const char *want)
 {
 	uint64_t nos;
-	char buf[128];
+	char buf[256];
 
 	memcpy(&nos, heap + (sfi_ptr - 1 - HEAP_BASE) + 16, sizeof(nos));
 	assert_int_equal(v8_frame_name(&lay, &rd, hc_v8_sfi_frame(sfi_ptr, nos), buf, sizeof(buf)),
@@ -376,6 +378,62 @@ static void a_function_moved_or_freed_is_stale(void **state)
 				       sizeof(buf)), -EFAULT);
 }
 
+/* A Script named @name (a tagged object or a Smi); tagged. */
+static uint64_t script(uint64_t name)
+{
+	uint64_t o = object(map_of(167), 24);
+
+	put64(o - 1 + 16, name);
+	return o;
+}
+
+/* @s's script_or_debug_info is @v: returns @s. */
+static uint64_t in(uint64_t s, uint64_t v)
+{
+	put64(s - 1 + 32, v);
+	return s;
+}
+
+static void the_script_follows_the_name(void **state)
+{
+	char want[256], path[200];
+	uint64_t s;
+
+	(void)state;
+	name_of(in(sfi(seq_one("handle")), script(seq_one("/srv/app/server.js"))),
+		"handle (/srv/app/server.js)");
+	name_of(in(sfi(smi(0)), script(seq_one("node:internal/timers"))),
+		V8_ANONYMOUS " (node:internal/timers)");
+	/* a long one: its end, where the file's name is */
+	memset(path, 'd', sizeof(path));
+	memcpy(path, "/a", 2);
+	memcpy(path + sizeof(path) - 11, "/server.js", 11);	/* and its NUL */
+	s = in(sfi(seq_one("f")), script(seq_one(path)));
+	snprintf(want, sizeof(want), "f (...%s)", path + strlen(path) - 160);
+	name_of(s, want);
+}
+
+static void no_script_no_suffix(void **state)
+{
+	uint64_t debug_info = object(map_of(168), 24), s = sfi(seq_one("g")), nos;
+	char buf[12];
+
+	(void)state;
+	/* a debugger's DebugInfo in its place; a script without a name (eval) */
+	name_of(in(sfi(seq_one("g")), debug_info), "g");
+	name_of(in(sfi(seq_one("g")), script(smi(0))), "g");
+	name_of(in(sfi(seq_one("g")), script(debug_info)), "g");
+	/* a table without the fields */
+	load(&lay, "v8dbg_type_Script__SCRIPT_TYPE");
+	name_of(in(sfi(seq_one("g")), script(seq_one("/x.js"))), "g");
+	load(&lay, NULL);
+	/* not whole: not at all */
+	in(s, script(seq_one("/srv/app.js")));
+	memcpy(&nos, heap + (s - 1 - HEAP_BASE) + 16, sizeof(nos));
+	assert_int_equal(v8_frame_name(&lay, &rd, hc_v8_sfi_frame(s, nos), buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "g");
+}
+
 static void a_cons_cycle_ends(void **state)
 {
 	uint64_t c = cons(seq_one("a"), seq_one("b"));
@@ -407,6 +465,8 @@ int main(void)
 		cmocka_unit_test_setup(a_long_name_is_cut_on_a_character, setup),
 		cmocka_unit_test_setup(a_function_moved_or_freed_is_stale, setup),
 		cmocka_unit_test_setup(a_cons_cycle_ends, setup),
+		cmocka_unit_test_setup(the_script_follows_the_name, setup),
+		cmocka_unit_test_setup(no_script_no_suffix, setup),
 	};
 
 	return cmocka_run_group_tests_name("v8", tests, NULL, NULL);

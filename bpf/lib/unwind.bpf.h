@@ -72,7 +72,10 @@ struct uw_state {
 	 */
 	__u64 hs_lo, hs_len;
 	__u32 jit_frames;	/* frames stepped through in the code cache */
-	__u32 hs_res;		/* the segment map walk's (hs_seg_step) result */
+	__u32 hs_res;		/* the segment map walk's (hs_seg_step) result, or hs_pro_step's */
+	/* a leaf in a prologue (hs_prologue()): its offset, the frame's bytes, the code read */
+	__u32 hs_pro_o, hs_pro_f, hs_pro_n;
+	__u32 hs_edge_walked;	/* such leaves, or in an epilogue, stepped (0 or 1 a walk) */
 	/* and its position */
 	__u64 hs_segmap, hs_seg, hs_first;
 	__u64 hs_base;		/* hs_frame_base()'s answer */

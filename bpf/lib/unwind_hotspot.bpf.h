@@ -17,9 +17,12 @@
  *
  * The blob holding a pc is found as the VM finds it: the code heap's
  * segment map leads back to its block's start, the blob follows the
- * block's header. A leaf pc in a prologue (the frame not set up yet) or in
- * a stub without a frame (its %rbp not just above sp) stops the walk,
- * counted; so does a frame whose pointers make no sense.
+ * block's header. A leaf pc in a compiled method's prologue (the frame not
+ * set up yet) or in its epilogue (taken down already) is stepped by the
+ * code's own bytes (abi/hotspot.h hc_hs_prologue_at(), hc_hs_epilogue());
+ * a prologue of a form not known, or a leaf in a stub without a
+ * frame (its %rbp not just above sp), stops the walk, counted; so does a
+ * frame whose pointers make no sense.
  */
 #ifndef HC_BPF_LIB_UNWIND_HOTSPOT_BPF_H
 #define HC_BPF_LIB_UNWIND_HOTSPOT_BPF_H
@@ -152,14 +155,57 @@ static __always_inline void hs_interp_method(struct uw_scratch *s, __u32 cm_off)
 		s->rec.ips[idx] = hc_hs_method_frame(m, cm);
 }
 
+/* bpf_loop() callback of hs_prologue(): one offset of the code a call; @ctx: the scratch slot */
+static long hs_pro_step(__u32 i, void *ctx)
+{
+	struct uw_scratch *s = bpf_map_lookup_elem(&unwind_scratch, ctx);
+	struct uw_state *st;
+	int r;
+
+	if (!s)
+		return 1;
+	st = &s->st;
+	r = hc_hs_prologue_at(s->hs_buf, st->hs_pro_n, i, st->hs_pro_o, st->hs_pro_f);
+	st->hs_res = r;
+	return r != HC_HS_PRO_NONE;
+}
+
+/*
+ * Where in its prologue is a leaf at offset @o of the code at @code, of a
+ * frame of @f bytes whose prologue ends at offset @done (< 0: not known)?
+ * An enum hc_hs_prologue: the code's first bytes up to @done (at most
+ * HC_HS_PRO_BYTES) searched for the prologue's sub.
+ */
+static __always_inline int hs_prologue(struct uw_scratch *s, __u64 code, __u64 o, __u64 f,
+				       __s64 done)
+{
+	struct uw_state *st = &s->st;
+	__u32 slot = st->slot, n = HC_HS_PRO_BYTES;
+
+	if (done > 0 && done < HC_HS_PRO_BYTES)
+		n = done;
+	/* 1..HC_HS_PRO_BYTES, as the verifier sees it too */
+	n = ((n - 1) & (HC_HS_PRO_BYTES - 1)) + 1;
+	if (o >= n || bpf_probe_read_user(s->hs_buf, n, (void *)code))
+		return HC_HS_PRO_NONE;
+	st->hs_pro_n = n;
+	st->hs_pro_o = o;
+	st->hs_pro_f = f;
+	st->hs_res = HC_HS_PRO_NONE;
+	bpf_loop(n, hs_pro_step, &slot, 0);
+	return st->hs_res;
+}
+
 /* uw_hotspot_step(): @pc is no JVM's code, step it as native code */
 #define UW_NOT_JAVA	((__u32)-3)
 /*
  * Where the Java frame at st->pc (looked up at @pc) keeps its caller's
  * %rbp, the return address just above, into st->hs_base: 1 for the
- * interpreter's frame (its caller's sp is saved in it), 0 for others, or
- * minus the enum hc_stat reason the walk stops for. A global subprogram of
- * its own, so that its many paths end in one scalar: the caller is
+ * interpreter's frame (its caller's sp is saved in it), 2 for a leaf in a
+ * prologue that has not saved the caller's %rbp (it is still in the
+ * register; the return address at hs_base + 8 all the same), 0 for others,
+ * or minus the enum hc_stat reason the walk stops for. A global subprogram
+ * of its own, so that its many paths end in one scalar: the caller is
  * verified along one path.
  */
 __noinline __s64 hs_frame_base(struct uw_scratch *s, __u64 pc)
@@ -169,6 +215,7 @@ __noinline __s64 hs_frame_base(struct uw_scratch *s, __u64 pc)
 	__u64 block, blob, code, v;
 	__s64 fsize, done;
 	__u32 why, sh, off, tgid;
+	int pro;
 
 	if (!s)
 		return -HC_STAT_UNWIND_JIT_NO_BLOB;
@@ -214,14 +261,31 @@ __noinline __s64 hs_frame_base(struct uw_scratch *s, __u64 pc)
 	/* an int16_t is an int's low half: shifted up and back, sign and all */
 	sh = hp->frame_done_shift & 31;
 	done = (__s32)((__u32)hs_s32(s, hp->frame_done_off) << sh) >> sh;
-	/* a return address is always past the prologue; a leaf may not be */
-	if (pc == st->pc && (done < 0 || pc < code + done))
-		return -HC_STAT_UNWIND_JIT_PROLOGUE;
 	/* the return address and the saved %rbp are inside the frame */
 	if (fsize < 2 || fsize > HS_MAX_FRAME_WORDS)
 		return -HC_STAT_UNWIND_JIT_BAD_FRAME;
 	st->hs_base = st->sp + fsize * 8 - 16;
-	return 0;
+	/* a return address is always past the prologue; a leaf may not be */
+	if (pc == st->pc && (done < 0 || pc < code + done)) {
+		if (pc < code)
+			return -HC_STAT_UNWIND_JIT_PROLOGUE;
+		pro = hs_prologue(s, code, pc - code, fsize * 8, done);
+		if (pro == HC_HS_PRO_NONE)
+			return -HC_STAT_UNWIND_JIT_PROLOGUE;
+	} else if (pc == st->pc && !bpf_probe_read_user(s->hs_buf, HC_HS_EPI_BYTES, (void *)pc)) {
+		/* a leaf past it may be in an epilogue that took the frame down */
+		pro = hc_hs_epilogue(s->hs_buf);
+		if (pro == HC_HS_PRO_NONE)
+			return 0;
+	} else {
+		return 0;
+	}
+	st->hs_edge_walked = 1;
+	if (pro == HC_HS_PRO_RA_AT_SP)
+		st->hs_base = st->sp - 8;
+	else if (pro == HC_HS_PRO_PUSHED)
+		st->hs_base = st->sp;
+	return pro == HC_HS_PRO_RA_AT_SP || pro == HC_HS_PRO_SUB_ONLY ? 2 : 0;
 }
 
 /*
@@ -235,7 +299,7 @@ __noinline __s64 hs_frame_base(struct uw_scratch *s, __u64 pc)
 __noinline int uw_hotspot_step(struct uw_scratch *s, __u64 pc)
 {
 	struct uw_state *st;
-	__u64 base, sp, interp, *w;
+	__u64 base, sp, interp, live, *w;
 	__s64 b;
 
 	if (!s)
@@ -250,9 +314,10 @@ __noinline int uw_hotspot_step(struct uw_scratch *s, __u64 pc)
 	if (b < 0)
 		return (__u32)-b;
 	interp = b & 1;
+	live = b >> 1 & 1;
 	base = st->hs_base;
-	/* base: the caller's saved %rbp; the return address above it */
-	if (base < st->sp || base - st->sp > HS_MAX_FP_SPAN)
+	/* base: the caller's saved %rbp (unless live); the return address above it */
+	if (base + 8 < st->sp || base + 8 - st->sp > HS_MAX_FP_SPAN)
 		return HC_STAT_UNWIND_JIT_BAD_FRAME;
 	/*
 	 * [base - 8, base + 16) read here, not through the walker's window:
@@ -265,7 +330,8 @@ __noinline int uw_hotspot_step(struct uw_scratch *s, __u64 pc)
 	sp = base + 16 + interp * (w[0] - base - 16);
 	if (sp < base + 16)
 		return HC_STAT_UNWIND_JIT_BAD_FRAME;
-	st->bp = w[1];
+	/* a prologue that has not saved it: the caller's %rbp is the register's */
+	st->bp = w[1] + live * (st->bp - w[1]);
 	st->pc = w[2];
 	st->sp = sp;
 	st->bx = 0;	/* compiled and interpreted Java code uses %rbx as its own */

@@ -506,6 +506,7 @@ static __always_inline void unwind_user_init(struct uw_scratch *s, struct pt_reg
 	st->exact_pc = 0;
 	st->via_building = 0;
 	st->jit_frames = 0;
+	st->hs_edge_walked = 0;
 	st->v8_frames = 0;
 	hs_check(st);
 	v8_check(st);

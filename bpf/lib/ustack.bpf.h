@@ -79,6 +79,7 @@ static __always_inline bool ustack_cfi(struct uw_scratch *s, struct task_struct 
 		sv->v[HC_STAT_UNWIND_FRAMES] += r->nr_ustack;
 		sv->v[HC_STAT_UNWIND_RULE_MISS] += s->st.rc_miss;
 		sv->v[HC_STAT_UNWIND_JIT_FRAMES] += s->st.jit_frames;
+		sv->v[HC_STAT_UNWIND_JIT_EDGE_WALKED] += s->st.hs_edge_walked;
 		sv->v[HC_STAT_UNWIND_V8_FRAMES] += s->st.v8_frames;
 		if (s->st.fp_frames)
 			sv->v[HC_STAT_UNWIND_FP_FRAMES]++;

@@ -208,6 +208,7 @@ enum hc_stat {
 	HC_STAT_UNWIND_JIT_FRAMELESS,/* ... at a leaf pc in a stub that keeps no frame */
 	HC_STAT_UNWIND_JIT_BAD_FRAME,/* ... at a Java frame whose fp or size makes no sense */
 	HC_STAT_UNWIND_JIT_READ_ERR,/* ... where the segment map or blob could not be read */
+	HC_STAT_UNWIND_JIT_EDGE_WALKED,/* leaves in a prologue or epilogue stepped by its code's bytes */
 	/* V8's JavaScript frames (abi/v8.h, bpf/lib/unwind_v8.bpf.h) */
 	HC_STAT_UNWIND_V8_FRAMES,/* frames of CFI walks given as their function, not their pc */
 	HC_STAT_NR,

@@ -128,4 +128,144 @@ static inline __attribute__((always_inline)) int hc_hs_segmap_step(const __u8 *w
 	return HC_HS_SEG_STEP;
 }
 
+/*
+ * A leaf pc in a compiled method's prologue, before its frame is set up
+ * (CodeBlob::_frame_complete_offset): where is the return address? The
+ * prologue is one of two forms (x86-64 MacroAssembler::verified_entry, C1's
+ * build_frame), F the frame's size in bytes, return address included:
+ *
+ *   with a stack bang: mov %eax,-N(%rsp)...; push %rbp; [mov %rsp,%rbp];
+ *                      sub $F-16,%rsp
+ *   without (C2):      sub $F-8,%rsp; mov %rbp,F-16(%rsp)
+ *
+ * the sub as 48 83 ec ib or 48 81 ec id, the mov as 48 89 6c 24 ib or
+ * 48 89 ac 24 id. The sub is looked for by its bytes, F's own immediate in
+ * them; the pc's offset against it says which instructions ran. Before it
+ * (a virtual method's inline cache check, the bang) nothing has touched
+ * the stack. A form not found (F of 16, no sub at all; another JDK's
+ * prologue) is not guessed: the walk stops there, counted.
+ */
+enum hc_hs_prologue {
+	HC_HS_PRO_NONE = 0,	/* no prologue sub at this offset */
+	HC_HS_PRO_RA_AT_SP,	/* nothing done yet: the return address at [sp], %rbp the caller's */
+	HC_HS_PRO_PUSHED,	/* %rbp pushed: the caller's at [sp], the return address at [sp + 8] */
+	HC_HS_PRO_SUB_ONLY,	/* frame made, %rbp not stored: the return address at
+				   [sp + F - 8], %rbp the caller's */
+	HC_HS_PRO_SET,		/* all of it done: the frame as after the prologue */
+};
+
+/* Code bytes a prologue is looked for in: @w holds this many (a power of 2) */
+#define HC_HS_PRO_BYTES		128
+
+/* The byte @i of @w (HC_HS_PRO_BYTES of them), masked: a bound the verifier sees */
+#define HC_HS_PRO_B(w, i)	((__u32)(w)[(i) & (HC_HS_PRO_BYTES - 1)])
+
+/* The little-endian int at @w[@i] (masked), as the immediates are written. */
+static inline __attribute__((always_inline)) __u32 hc_hs_pro_u32(const __u8 *w, __u32 i)
+{
+	return HC_HS_PRO_B(w, i) | HC_HS_PRO_B(w, i + 1) << 8 | HC_HS_PRO_B(w, i + 2) << 16 |
+	       HC_HS_PRO_B(w, i + 3) << 24;
+}
+
+/*
+ * An instruction 48 @op @modrm with the immediate @imm at @w[@p]: its
+ * length (3 + 1 for an ib form, 3 + 4 for an id one, @op8 / @op32 its
+ * opcodes; ib for @imm < 128, as the assembler chooses, id also taken), or
+ * 0. Within @n bytes.
+ */
+static inline __attribute__((always_inline)) __u32 hc_hs_pro_insn(const __u8 *w, __u32 n, __u32 p,
+								  __u32 op8, __u32 op32,
+								  __u32 modrm, __u32 imm)
+{
+	if (p + 4 > n || HC_HS_PRO_B(w, p) != 0x48 || HC_HS_PRO_B(w, p + 2) != modrm)
+		return 0;
+	if (HC_HS_PRO_B(w, p + 1) == op8 && imm < 128 && HC_HS_PRO_B(w, p + 3) == imm)
+		return 4;
+	if (HC_HS_PRO_B(w, p + 1) == op32 && p + 7 <= n && hc_hs_pro_u32(w, p + 3) == imm)
+		return 7;
+	return 0;
+}
+
+/*
+ * Is the prologue's sub at @w[@p] (the @n bytes of code from its start),
+ * and where is the pc at offset @o against it, for a frame of @f bytes?
+ * One offset a call (the BPF side runs it as a bpf_loop() callback), from
+ * 0 up: the first that is not HC_HS_PRO_NONE answers.
+ */
+static inline __attribute__((always_inline)) int hc_hs_prologue_at(const __u8 *w, __u32 n, __u32 p,
+								   __u32 o, __u32 f)
+{
+	__u32 len, mov, push;
+
+	if (f < 24 || f > (1u << 20) || p >= n)
+		return HC_HS_PRO_NONE;
+	/* the bang form: sub $F-16 after push %rbp, or after push; mov %rsp,%rbp */
+	len = hc_hs_pro_insn(w, n, p, 0x83, 0x81, 0xec, f - 16);
+	if (len) {
+		if (p >= 1 && HC_HS_PRO_B(w, p - 1) == 0x55)
+			push = p - 1;
+		else if (p >= 4 && HC_HS_PRO_B(w, p - 4) == 0x55 && HC_HS_PRO_B(w, p - 3) == 0x48 &&
+			 ((HC_HS_PRO_B(w, p - 2) == 0x8b && HC_HS_PRO_B(w, p - 1) == 0xec) ||
+			  (HC_HS_PRO_B(w, p - 2) == 0x89 && HC_HS_PRO_B(w, p - 1) == 0xe5)))
+			push = p - 4;
+		else
+			return HC_HS_PRO_NONE;
+		if (o <= push)
+			return HC_HS_PRO_RA_AT_SP;
+		return o < p + len ? HC_HS_PRO_PUSHED : HC_HS_PRO_SET;
+	}
+	/* the other: sub $F-8, then mov %rbp,F-16(%rsp) (modrm 6c/ac, then the SIB 24) */
+	len = hc_hs_pro_insn(w, n, p, 0x83, 0x81, 0xec, f - 8);
+	if (!len)
+		return HC_HS_PRO_NONE;
+	mov = p + len;
+	if (mov + 5 > n || HC_HS_PRO_B(w, mov) != 0x48 || HC_HS_PRO_B(w, mov + 1) != 0x89 ||
+	    HC_HS_PRO_B(w, mov + 3) != 0x24)
+		return HC_HS_PRO_NONE;
+	if (!((HC_HS_PRO_B(w, mov + 2) == 0x6c && f - 16 < 128 &&
+	       HC_HS_PRO_B(w, mov + 4) == f - 16) ||
+	      (HC_HS_PRO_B(w, mov + 2) == 0xac && mov + 8 <= n &&
+	       hc_hs_pro_u32(w, mov + 4) == f - 16)))
+		return HC_HS_PRO_NONE;
+	if (o <= p)
+		return HC_HS_PRO_RA_AT_SP;
+	return o <= mov ? HC_HS_PRO_SUB_ONLY : HC_HS_PRO_SET;
+}
+
+/*
+ * A leaf pc past the prologue may be in an epilogue that has taken the
+ * frame down (C1's and C2's alike, JDK 16+ with the return poll):
+ *
+ *   add $F-16,%rsp; pop %rbp; cmp 0xNNN(%r15),%rsp; ja <poll stub>; ret
+ *
+ * (49 3b a7 id or 49 3b 67 ib, then 0f 87 id). At the pop: the caller's
+ * %rbp at [sp], the return address above it (HC_HS_PRO_PUSHED); at the
+ * poll or the ret: the return address at [sp], %rbp the caller's again
+ * (HC_HS_PRO_RA_AT_SP). @w: HC_HS_EPI_BYTES read at the pc. Only these
+ * exact sequences, ending in the ret: anything else (the add, the body) is
+ * HC_HS_PRO_NONE, a whole frame.
+ */
+#define HC_HS_EPI_BYTES		16
+#define HC_HS_EPI_B(w, i)	((__u32)(w)[(i) & (HC_HS_EPI_BYTES - 1)])
+
+static inline __attribute__((always_inline)) int hc_hs_epilogue(const __u8 *w)
+{
+	__u32 i = 0, pop = 0;
+
+	if (HC_HS_EPI_B(w, 0) == 0x5d)
+		pop = i = 1;
+	if (HC_HS_EPI_B(w, i) == 0x49 && HC_HS_EPI_B(w, i + 1) == 0x3b &&
+	    (HC_HS_EPI_B(w, i + 2) == 0xa7 || HC_HS_EPI_B(w, i + 2) == 0x67)) {
+		i += HC_HS_EPI_B(w, i + 2) == 0xa7 ? 7 : 4;
+		if (HC_HS_EPI_B(w, i) != 0x0f || HC_HS_EPI_B(w, i + 1) != 0x87)
+			return HC_HS_PRO_NONE;
+		i += 6;
+	} else if (!pop && HC_HS_EPI_B(w, 0) == 0x0f && HC_HS_EPI_B(w, 1) == 0x87) {
+		i = 6;
+	}
+	if (HC_HS_EPI_B(w, i) != 0xc3)
+		return HC_HS_PRO_NONE;
+	return pop ? HC_HS_PRO_PUSHED : HC_HS_PRO_RA_AT_SP;
+}
+
 #endif /* HC_ABI_HOTSPOT_H */

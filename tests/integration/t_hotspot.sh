@@ -127,9 +127,11 @@ check_named() {
 	grep -Eq '^  (oncpu|offcpu) +work +[1-9][0-9]* Java frames walked$' "$out.err" &&
 		ok "$what: -v counts $(grep -Eo '[0-9]+ Java frames walked' "$out.err" | head -1)" ||
 		bad "$what: no 'Java frames walked' count under -v"
-	# where walks stopped in the code cache (degraded, not asserted)
+	# where walks stopped in the code cache (degraded, not asserted), and leaves stepped at a frame's edge
 	grep -E '^  (oncpu|offcpu) +degraded +[1-9][0-9]* walks ended (in a J|in a Java|on a corrupt Java|on unreadable JVM)' \
 		"$out.err" | sed "s/^ */[Note: $what: /; s/$/]/"
+	grep -E '^  (oncpu|offcpu) +work +[1-9][0-9]* Java leaves in a prologue or epilogue' "$out.err" |
+		sed "s/^ */[Note: $what: /; s/$/]/"
 	grep -Eq '^  session +work +[1-9][0-9]* Java frames named from the JVM$' "$out.err" &&
 		ok "$what: -v counts $(grep -Eo '[0-9]+ Java frames named' "$out.err")" ||
 		bad "$what: no 'Java frames named' count under -v"

@@ -16,22 +16,30 @@
 #   node-off the same with HOTCOLD_V8=0 (the same walk, no reads);
 #   native  tests/workloads/deep.c at a depth that gives about as many
 #           frames, all by CFI (no frame pointers in glibc): the native
-#           walk at the same depth.
+#           walk at the same depth;
+#   edges   tests/workloads/java/Prologue.java: half of the samples of its
+#           non-inlined callee are in its prologue or epilogue, stepped by
+#           the code's bytes (abi/hotspot.h);
+#   jvm@other, edges@other (with --other BIN): those two with another
+#           hotcold build, side by side (BIN's workloads are this tree's).
 # Each arm: `record -p -F 999` for 5 s; ns/sample = the program's run time
 # over the samples it took (BPF statistics; every tick of every task on the
 # CPUs runs it, so a busy machine adds noise to all arms alike); frames per
 # sample from the folded output (the JVM's own threads included).
-#   flock /tmp/hotcold-bench.lock bench/vm_frames.sh [--rounds N]
+#   flock /tmp/hotcold-bench.lock bench/vm_frames.sh [--rounds N] [--other BIN]
 set -u
 cd "$(dirname "$0")/.."
 HOTCOLD=$(realpath .output/hotcold)
 BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
 ROUNDS=3
 DEPTH=${DEPTH:-9}	# deep's recursion: + main, libc's two start frames, _start, the vdso leaf
+OTHER=""
+ARMS="native jvm jvm-off node node-off edges"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) ROUNDS=$2; shift 2 ;;
-	*) echo "usage: $0 [--rounds N]" >&2; exit 2 ;;
+	--other) OTHER=$(realpath "$2"); ARMS="$ARMS jvm@other edges@other"; shift 2 ;;
+	*) echo "usage: $0 [--rounds N] [--other BIN]" >&2; exit 2 ;;
 	esac
 done
 ROOT=$(pwd)
@@ -50,7 +58,7 @@ trap cleanup EXIT
 command -v java >/dev/null && command -v javac >/dev/null || { log "no java/javac"; exit 1; }
 command -v node >/dev/null || { log "no node"; exit 1; }
 [ -x .output/workloads/deep ] || make -s workloads
-javac -d "$TMP" tests/workloads/java/HotCold.java || exit 1
+javac -d "$TMP" tests/workloads/java/HotCold.java tests/workloads/java/Prologue.java || exit 1
 sysctl -q kernel.bpf_stats_enabled=1
 stats_hold
 
@@ -61,8 +69,15 @@ frames_per_sample() {
 
 # one round: ARM -> "ns_per_sample samples frames_per_sample"
 round() {
-	local arm=$1 snap samples env=()
+	local arm=$1 snap samples env=() bin=$HOTCOLD
 	case $arm in
+	*@other) bin=$OTHER ;;
+	esac
+	case ${arm%@other} in
+	edges)
+		java -cp "$TMP" Prologue 60 >"$TMP/wl.out" 2>&1 & WL=$!
+		for _ in $(seq 1 100); do grep -q '^ready' "$TMP/wl.out" && break; sleep 0.1; done
+		;;
 	jvm | jvm-off)
 		java -cp "$TMP" HotCold 2 60 "$TMP/truth" "$TMP/stop.$arm" >"$TMP/wl.out" 2>&1 & WL=$!
 		for _ in $(seq 1 100); do grep -q '^ready' "$TMP/wl.out" && break; sleep 0.1; done
@@ -78,7 +93,7 @@ round() {
 	esac
 	[ "$arm" = jvm-off ] && env=(HOTCOLD_HOTSPOT=0)
 	[ "$arm" = node-off ] && env=(HOTCOLD_V8=0)
-	env "${env[@]}" "$HOTCOLD" record -v -p "$WL" -F 999 -o "$TMP/$arm.folded" 2>"$TMP/$arm.err" &
+	env "${env[@]}" "$bin" record -v -p "$WL" -F 999 -o "$TMP/$arm.folded" 2>"$TMP/$arm.err" &
 	REC=$!
 	sleep 5
 	snap=$(prog_snapshot "$(pid_prog_ids "$REC")" | awk '$2 == "oncpu_sample" { print $3, $4 }')
@@ -90,7 +105,7 @@ round() {
 }
 
 for ((r = 1; r <= ROUNDS; r++)); do
-	for arm in native jvm jvm-off node node-off; do
+	for arm in $ARMS; do
 		set -- $(round $arm)
 		log "round $r $arm: $1 ns of BPF per sample ($2 samples, $3 frames per sample)"
 		echo "$arm $1 $3" >>"$TMP/raw"
@@ -98,7 +113,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
 done
 grep -E 'Java frames walked' "$TMP/jvm.err" | sed 's/^/[vm_frames] last jvm arm: /' >&2
 grep -E 'JavaScript frames found' "$TMP/node.err" | sed 's/^/[vm_frames] last node arm: /' >&2
-for arm in native jvm jvm-off node node-off; do
+grep -E 'Java leaves in a prologue|prologue' "$TMP/edges.err" | sed 's/^/[vm_frames] last edges arm: /' >&2
+for arm in $ARMS; do
 	ns=$(awk -v a=$arm '$1 == a { print $2 }' "$TMP/raw" | stats)
 	fr=$(awk -v a=$arm '$1 == a { print $3 }' "$TMP/raw" | stats | cut -d' ' -f1)
 	awk -v a=$arm -v s="$ns" -v f="$fr" 'BEGIN { split(s, x, " ");

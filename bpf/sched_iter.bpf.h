@@ -19,6 +19,14 @@ extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 
 /* the thread remote_walk() walks (the iterators run one task at a time) */
 static __u32 remote_tid;
+/*
+ * remote_walk()'s passes: the first, then one read each. A native stack
+ * needs a window of UW_WIN_BYTES per ~1 KiB of it (16 for the 16 KiB a
+ * deep blocked stack may span); a Java frame up to three more (its code
+ * heap's segment map, its code blob's head, its words; an interpreter
+ * frame's Method*, ConstMethod*, words): 40 of those besides
+ */
+#define UW_REMOTE_PASSES (1 + 16 + 3 * 40)
 
 /*
  * bpf_loop callback of remote_walk(): pass 0 steps the walk from its first
@@ -82,8 +90,7 @@ static __always_inline bool remote_walk(struct uw_scratch *s, struct task_struct
 	st->remote = 1;
 	remote_tid = t->pid;
 	unwind_user_init(s, (struct pt_regs *)bpf_task_pt_regs(t), tgid, nk);
-	/* the first pass, then up to 16 windows of UW_WIN_BYTES: the 16 KiB a deep blocked stack may span */
-	bpf_loop(17, remote_pass, &slot, 0);
+	bpf_loop(UW_REMOTE_PASSES, remote_pass, &slot, 0);
 	s->rec.nr_ustack = st->n;
 	s->rec.flags |= HC_SF_UNWIND_CFI;
 	if (st->fp_frames)

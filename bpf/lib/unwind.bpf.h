@@ -76,6 +76,16 @@ struct uw_state {
 	/* a leaf in a prologue (hs_prologue()): its offset, the frame's bytes, the code read */
 	__u32 hs_pro_o, hs_pro_f, hs_pro_n;
 	__u32 hs_edge_walked;	/* such leaves, or in an epilogue, stepped (0 or 1 a walk) */
+	/*
+	 * Another task's walk stops for each range of its memory a Java frame
+	 * needs (UW_NEED_READ) and redoes the frame once it is read: what the
+	 * frame at (hs_c_pc, hs_c_sp) has read so far, so that it goes on
+	 * (HS_C_* bits in hs_c_have) instead of asking for the first range again
+	 */
+	__u64 hs_c_pc, hs_c_sp;
+	__u64 hs_c_block;	/* its code blob's block (HS_C_BLOCK); the head in hs_head (HS_C_HEAD) */
+	__u64 hs_c_m, hs_c_cm;	/* an interpreter frame's Method*, ConstMethod* (HS_C_METHOD) */
+	__u32 hs_c_have;
 	/* and its position */
 	__u64 hs_segmap, hs_seg, hs_first;
 	__u64 hs_base;		/* hs_frame_base()'s answer */
@@ -116,8 +126,10 @@ struct uw_scratch {
 	struct hc_stack_rec rec;
 	__u8 win[UW_WIN_BYTES];
 	struct uw_rc_ent rc[UW_RC_ENTRIES];
-	/* a JVM's segment map window, then its code blob's head (lib/unwind_hotspot.bpf.h) */
+	/* a JVM's segment map window, code bytes, a frame's words (lib/unwind_hotspot.bpf.h) */
 	__u8 hs_buf[HC_HS_SEG_WINDOW];
+	/* the code blob's block head: HC_HS_HEAD_MAX bytes, and room for an 8-byte load at the last */
+	__u8 hs_head[HC_HS_SEG_WINDOW];
 };
 
 #endif /* HC_BPF_LIB_UNWIND_BPF_H */

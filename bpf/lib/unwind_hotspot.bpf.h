@@ -35,6 +35,35 @@
 /* a leaf stub's own frame (saved registers, spills) is smaller than this */
 #define HS_STUB_FRAME_MAX	4096
 
+/* uw_state hs_c_have: what the frame at (hs_c_pc, hs_c_sp) has read */
+#define HS_C_BLOCK	1	/* its block's address: hs_c_block */
+#define HS_C_HEAD	2	/* and the block's head: hs_head */
+#define HS_C_METHOD	4	/* an interpreter frame's Method*: hs_c_m */
+#define HS_C_CM		8	/* and its ConstMethod*: hs_c_cm */
+
+/*
+ * @len bytes of the walked task's memory at @addr into @dst (of @len or
+ * more). This task's: read. Another's (st->remote, a sleepable iterator):
+ * through the walker's window (uw_window()), which holds the range once
+ * the walk has stopped for it (UW_NEED_READ, want_lo/want_hi set) and the
+ * caller has read it with bpf_copy_from_user_task(). 0, or -1 (unreadable,
+ * or asked for: want_hi says which).
+ */
+static __always_inline int hs_read(struct uw_scratch *s, void *dst, __u32 len, __u64 addr)
+{
+	__u64 off;
+
+	if (!s->st.remote)
+		return bpf_probe_read_user(dst, len, (void *)addr) ? -1 : 0;
+	if (len > UW_WIN_BYTES || uw_window(s, addr, addr + len))
+		return -1;
+	off = addr - s->st.win_lo;
+	if (off > UW_WIN_BYTES - len)
+		return -1;	/* cannot happen: uw_window() put it there */
+	/* masked too: 6.1's verifier takes no bound from the compare of two registers */
+	return bpf_probe_read_kernel(dst, len, s->win + (off & (UW_WIN_BYTES - 1))) ? -1 : 0;
+}
+
 /*
  * bpf_loop() callback of the segment map walk; @ctx: the scratch slot. A
  * call either reads the window ending at the segment looked at or takes
@@ -53,31 +82,38 @@ static long hs_seg_step(__u32 i, void *ctx)
 		return 1;
 	st = &s->st;
 	r = hc_hs_segmap_step(s->hs_buf, st->hs_first, &st->hs_seg);
+	/*
+	 * another task's: one window (a block of up to 254 segments); its
+	 * frame, redone after each read, would start the walk over and ask
+	 * for the first window again
+	 */
+	if (r == HC_HS_SEG_OUT && st->remote && st->hs_first != HS_SEG_UNREAD)
+		r = HS_SEG_READ_ERR;
 	if (r == HC_HS_SEG_OUT) {
 		st->hs_first = hc_hs_segmap_first(st->hs_seg);
-		r = bpf_probe_read_user(s->hs_buf, HC_HS_SEG_WINDOW,
-					(void *)(st->hs_segmap + st->hs_first)) ?
+		r = hs_read(s, s->hs_buf, HC_HS_SEG_WINDOW, st->hs_segmap + st->hs_first) ?
 			    HS_SEG_READ_ERR : HC_HS_SEG_STEP;
 	}
 	st->hs_res = r;
 	return r != HC_HS_SEG_STEP;
 }
 
-/* The u64 at @off of the block head in hs_buf. */
+/* The u64 at @off of the block head in hs_head. */
 static __always_inline __u64 hs_u64(struct uw_scratch *s, __u32 off)
 {
-	return *(__u64 *)(s->hs_buf + (off & (HC_HS_HEAD_MAX - 1)));
+	return *(__u64 *)(s->hs_head + (off & (HC_HS_HEAD_MAX - 1)));
 }
 
-/* The int at @off of the block head in hs_buf. */
+/* The int at @off of the block head in hs_head. */
 static __always_inline __s64 hs_s32(struct uw_scratch *s, __u32 off)
 {
-	return *(__s32 *)(s->hs_buf + (off & (HC_HS_HEAD_MAX - 1)));
+	return *(__s32 *)(s->hs_head + (off & (HC_HS_HEAD_MAX - 1)));
 }
 
 /*
- * The block (its header, then its CodeBlob's fields) holding @pc into
- * hs_buf: its address, or 0 with *@why set (no blob there, or unreadable).
+ * The block (its header, then its CodeBlob's fields) holding @pc, its head
+ * into hs_head: its address, or 0 with *@why set (no blob there, or
+ * unreadable). Each of its two reads is kept for the frame (hs_c_have).
  */
 static __always_inline __u64 hs_find_block(struct uw_scratch *s, const struct hc_hs_proc *hp,
 					   __u64 pc, __u32 *why)
@@ -88,6 +124,12 @@ static __always_inline __u64 hs_find_block(struct uw_scratch *s, const struct hc
 	__u64 block;
 
 	*why = HC_STAT_UNWIND_JIT_NO_BLOB;
+	if (st->hs_c_have & HS_C_HEAD)
+		return st->hs_c_block;
+	if (st->hs_c_have & HS_C_BLOCK) {
+		block = st->hs_c_block;
+		goto head;
+	}
 	/* the last heap starting at or below pc (branch-free: one path) */
 	h = &hp->heaps[hc_cfi_keys_search(hp->heap_keys, HC_HS_MAX_HEAPS,
 					  (__u32)(pc - hp->cc_lo)) & (HC_HS_MAX_HEAPS - 1)];
@@ -104,14 +146,18 @@ static __always_inline __u64 hs_find_block(struct uw_scratch *s, const struct hc
 	if (st->hs_res != HC_HS_SEG_START)
 		return 0;
 	block += st->hs_seg << shift;
+	st->hs_c_block = block;
+	st->hs_c_have |= HS_C_BLOCK;
+head:
 	/* a mask the verifier follows (a range check it lost in another register); <= 128 */
 	len = hp->head_len & (HC_HS_SEG_WINDOW - 1);
-	if (bpf_probe_read_user(s->hs_buf, len, (void *)block)) {
+	if (!len || hs_read(s, s->hs_head, len, block)) {
 		*why = HC_STAT_UNWIND_JIT_READ_ERR;
 		return 0;
 	}
+	st->hs_c_have |= HS_C_HEAD;
 	/* a freed block's segments are marked free, but the map and the block may race */
-	if (!s->hs_buf[hp->used_off & (HC_HS_HEAD_MAX - 1)])
+	if (!s->hs_head[hp->used_off & (HC_HS_HEAD_MAX - 1)])
 		return 0;
 	return block;
 }
@@ -144,12 +190,28 @@ static __always_inline void hs_check(struct uw_state *st)
 static __always_inline void hs_interp_method(struct uw_scratch *s, __u32 cm_off)
 {
 	struct uw_state *st = &s->st;
-	__u64 m, cm, idx = st->base + st->n - 1;
+	__u64 m = 0, cm = 0, idx = st->base + st->n - 1;
 
-	if (bpf_probe_read_user(&m, sizeof(m), (void *)(st->bp + HC_HS_INTERP_METHOD_OFF)) ||
-	    !m || m > HC_HS_METHOD_PTR_MASK || (m & 7))
+	/* each read kept as it is made: another task's frame is redone after each */
+	if (st->hs_c_have & HS_C_METHOD) {
+		m = st->hs_c_m;
+	} else {
+		if (hs_read(s, &m, sizeof(m), st->bp + HC_HS_INTERP_METHOD_OFF))
+			return;
+		st->hs_c_m = m;
+		st->hs_c_have |= HS_C_METHOD;
+	}
+	if (!m || m > HC_HS_METHOD_PTR_MASK || (m & 7))
 		return;
-	if (bpf_probe_read_user(&cm, sizeof(cm), (void *)(m + cm_off)) || !cm)
+	if (st->hs_c_have & HS_C_CM) {
+		cm = st->hs_c_cm;
+	} else {
+		if (hs_read(s, &cm, sizeof(cm), m + cm_off))
+			return;
+		st->hs_c_cm = cm;
+		st->hs_c_have |= HS_C_CM;
+	}
+	if (!cm)
 		return;
 	if (idx < 2 * HC_MAX_STACK_DEPTH)
 		s->rec.ips[idx] = hc_hs_method_frame(m, cm);
@@ -228,11 +290,18 @@ __noinline __s64 hs_frame_base(struct uw_scratch *s, __u64 pc)
 	hp = bpf_map_lookup_elem(&hotspot_procs, &tgid);
 	if (!hp)
 		return -HC_STAT_UNWIND_JIT_NO_BLOB;	/* forgotten since the walk began */
+	/* a frame not redone: nothing read for it yet */
+	if (st->hs_c_pc != pc || st->hs_c_sp != st->sp) {
+		st->hs_c_pc = pc;
+		st->hs_c_sp = st->sp;
+		st->hs_c_have = 0;
+	}
 	st->hs_base = st->bp;
 	/* one compare: two would fork the paths below */
 	if (pc - hp->interp_lo < hp->interp_hi - hp->interp_lo) {
 		hs_interp_method(s, hp->method_cm_off);
-		return 1;
+		/* another task's: its Method* or ConstMethod* asked for (want_hi) */
+		return st->want_hi ? -HC_STAT_UNWIND_JIT_READ_ERR : 1;
 	}
 	block = hs_find_block(s, hp, pc, &why);
 	if (!block)
@@ -265,14 +334,18 @@ __noinline __s64 hs_frame_base(struct uw_scratch *s, __u64 pc)
 	if (fsize < 2 || fsize > HS_MAX_FRAME_WORDS)
 		return -HC_STAT_UNWIND_JIT_BAD_FRAME;
 	st->hs_base = st->sp + fsize * 8 - 16;
-	/* a return address is always past the prologue; a leaf may not be */
+	/*
+	 * a return address is always past the prologue; a leaf may not be
+	 * (another task's leaf in Java code, a page fault's: its code not read)
+	 */
 	if (pc == st->pc && (done < 0 || pc < code + done)) {
-		if (pc < code)
+		if (pc < code || st->remote)
 			return -HC_STAT_UNWIND_JIT_PROLOGUE;
 		pro = hs_prologue(s, code, pc - code, fsize * 8, done);
 		if (pro == HC_HS_PRO_NONE)
 			return -HC_STAT_UNWIND_JIT_PROLOGUE;
-	} else if (pc == st->pc && !bpf_probe_read_user(s->hs_buf, HC_HS_EPI_BYTES, (void *)pc)) {
+	} else if (pc == st->pc && !st->remote &&
+		   !bpf_probe_read_user(s->hs_buf, HC_HS_EPI_BYTES, (void *)pc)) {
 		/* a leaf past it may be in an epilogue that took the frame down */
 		pro = hc_hs_epilogue(s->hs_buf);
 		if (pro == HC_HS_PRO_NONE)
@@ -307,9 +380,6 @@ __noinline int uw_hotspot_step(struct uw_scratch *s, __u64 pc)
 	st = &s->st;
 	if (pc - st->hs_lo >= st->hs_len)
 		return UW_NOT_JAVA;
-	/* another task's JVM (a blocked thread at the stop): its code cache is not read */
-	if (st->remote)
-		return HC_STAT_UNWIND_JIT_READ_ERR;
 	b = hs_frame_base(s, pc);
 	if (b < 0)
 		return (__u32)-b;
@@ -320,10 +390,11 @@ __noinline int uw_hotspot_step(struct uw_scratch *s, __u64 pc)
 	if (base + 8 < st->sp || base + 8 - st->sp > HS_MAX_FP_SPAN)
 		return HC_STAT_UNWIND_JIT_BAD_FRAME;
 	/*
-	 * [base - 8, base + 16) read here, not through the walker's window:
-	 * one read a Java frame, and fewer paths for the verifier
+	 * [base - 8, base + 16) read here, not through the walker's window
+	 * (one read a Java frame, and fewer paths for the verifier), except for
+	 * another task's (hs_read())
 	 */
-	if (bpf_probe_read_user(s->hs_buf, 24, (void *)(base - 8)))
+	if (hs_read(s, s->hs_buf, 24, base - 8))
 		return HC_STAT_UNWIND_READ_ERR;
 	w = (__u64 *)s->hs_buf;
 	/* the interpreter's caller's sp, one word below its fp, lies above the return address */

@@ -405,6 +405,11 @@ static long unwind_step(__u32 i, void *ctx)
 		reason = uw_hotspot_step(s, lookup_pc);
 		/* its own short tail: the one below is the native steps' (retries, pending tables) */
 		if (reason != UW_NOT_JAVA) {
+			/* another task's: redo this frame once the caller has read what it asked */
+			if (reason && reason != UNWIND_DONE && st->want_hi) {
+				st->n--;
+				reason = UW_NEED_READ;
+			}
 			st->stop = reason;
 			return reason != 0;
 		}
@@ -507,6 +512,8 @@ static __always_inline void unwind_user_init(struct uw_scratch *s, struct pt_reg
 	st->via_building = 0;
 	st->jit_frames = 0;
 	st->hs_edge_walked = 0;
+	st->hs_c_pc = 0;
+	st->hs_c_have = 0;
 	st->v8_frames = 0;
 	hs_check(st);
 	v8_check(st);

@@ -91,6 +91,9 @@ struct uw_state {
 	__u64 hs_base;		/* hs_frame_base()'s answer */
 	__u32 v8;		/* a V8 the loader read (v8_check()): its FP steps look for functions */
 	__u32 v8_frames;	/* JavaScript frames put in place of their pc (lib/unwind_v8.bpf.h) */
+	/* as hs_c_* for a V8 frame of another task: its context, function, SFI, name words */
+	__u64 v8_c_pc, v8_c_sp, v8_c_w[4];
+	__u32 v8_c_have;	/* bit i: v8_c_w[i] read */
 };
 
 #define UNWIND_DONE ((__u32)-1)

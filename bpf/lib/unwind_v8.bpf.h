@@ -27,12 +27,35 @@ static __always_inline void v8_check(struct uw_state *st)
 		st->v8 = 1;
 }
 
-/* The tagged heap pointer at user address @addr, or 0 (unreadable, a Smi, no user address). */
-static __always_inline __u64 v8_read_heap_ptr(__u64 addr)
+/*
+ * The word @i of the frame's (the context slot, the function slot, the
+ * function's SharedFunctionInfo, its name_or_scope_info) at user address
+ * @addr into *@v: 0, or -1 (unreadable; for another task, asked for:
+ * want_hi). Another task's are read through the walker's window
+ * (lib/unwind_hotspot.bpf.h hs_read()), and kept for the frame's redo
+ * after each read (v8_c_*), as a Java frame's are.
+ */
+static __always_inline int v8_word(struct uw_scratch *s, __u32 i, __u64 addr, __u64 *v)
+{
+	struct uw_state *st = &s->st;
+
+	if (st->v8_c_have >> (i & 3) & 1) {
+		*v = st->v8_c_w[i & 3];
+		return 0;
+	}
+	if (hs_read(s, v, sizeof(*v), addr))
+		return -1;
+	st->v8_c_w[i & 3] = *v;
+	st->v8_c_have |= 1u << (i & 3);
+	return 0;
+}
+
+/* The tagged heap pointer word @i at user address @addr, or 0 (unreadable, a Smi, no user address). */
+static __always_inline __u64 v8_read_heap_ptr(struct uw_scratch *s, __u32 i, __u64 addr)
 {
 	__u64 v;
 
-	if (bpf_probe_read_user(&v, sizeof(v), (void *)addr))
+	if (v8_word(s, i, addr, &v))
 		return 0;
 	if ((v & HC_V8_HEAP_TAG_MASK) != HC_V8_HEAP_TAG || v > HC_V8_SFI_PTR_MASK)
 		return 0;
@@ -69,17 +92,23 @@ __noinline int uw_v8_frame(struct uw_scratch *s, __u64 pc, __u32 anon)
 		return 0;
 	if (!anon && pc - vp->blob_lo >= vp->blob_hi - vp->blob_lo)
 		return 0;
+	/* a frame not redone: nothing read for it yet */
+	if (st->v8_c_pc != pc || st->v8_c_sp != st->sp) {
+		st->v8_c_pc = pc;
+		st->v8_c_sp = st->sp;
+		st->v8_c_have = 0;
+	}
 	/* a Smi here is a typed frame's marker: no function in it */
-	if (bpf_probe_read_user(&ctx, sizeof(ctx), (void *)(st->bp + vp->fp_context)) ||
+	if (v8_word(s, 0, st->bp + vp->fp_context, &ctx) ||
 	    (ctx & HC_V8_HEAP_TAG_MASK) != HC_V8_HEAP_TAG)
 		return 0;
-	fn = v8_read_heap_ptr(st->bp + vp->fp_function);
+	fn = v8_read_heap_ptr(s, 1, st->bp + vp->fp_function);
 	if (!fn)
 		return 0;
-	sfi = v8_read_heap_ptr(fn - HC_V8_HEAP_TAG + vp->fn_shared);
+	sfi = v8_read_heap_ptr(s, 2, fn - HC_V8_HEAP_TAG + vp->fn_shared);
 	if (!sfi)
 		return 0;
-	if (bpf_probe_read_user(&name, sizeof(name), (void *)(sfi - HC_V8_HEAP_TAG + vp->sfi_name)))
+	if (v8_word(s, 3, sfi - HC_V8_HEAP_TAG + vp->sfi_name, &name))
 		return 0;
 	idx = st->base + st->n - 1;
 	if (idx >= 2 * HC_MAX_STACK_DEPTH)

@@ -438,11 +438,12 @@ static long unwind_step(__u32 i, void *ctx)
 	    unwind_at_sigreturn(st->pc))
 		reason = unwind_sig_step(s);
 	else if (!row || HC_CFI_CFA(row) == HC_CFA_NONE) {
-		/* V8's code: a JavaScript frame's function in place of its pc (not another task's) */
-		if (st->v8 && !st->remote)
+		/* V8's code: a JavaScript frame's function in place of its pc */
+		if (st->v8)
 			uw_v8_frame(s, lookup_pc,
 				    !st->m_obj && st->m_height != HC_UNWIND_HEIGHT_BUILDING);
-		reason = unwind_fp_step(s);
+		/* another task's: a word it asked for (want_hi), read before the step */
+		reason = st->want_hi ? HC_STAT_UNWIND_READ_ERR : unwind_fp_step(s);
 		/* no frame pointers in that code? its CFI is on the way: say so, not "corrupt" */
 		if (!st->m_obj && st->m_height == HC_UNWIND_HEIGHT_BUILDING)
 			st->via_building = 1;
@@ -514,6 +515,8 @@ static __always_inline void unwind_user_init(struct uw_scratch *s, struct pt_reg
 	st->hs_edge_walked = 0;
 	st->hs_c_pc = 0;
 	st->hs_c_have = 0;
+	st->v8_c_pc = 0;
+	st->v8_c_have = 0;
 	st->v8_frames = 0;
 	hs_check(st);
 	v8_check(st);

@@ -18,8 +18,9 @@
 # Off-CPU: the workload's worker thread blocks in awaitOrders
 # (Atomics.wait(20 ms), never notified). Of its off-CPU time, at least 95%
 # must be under stacks that name awaitOrders; none in the control. What may
-# miss it: the block still open at the stop, walked from another task,
-# which keeps its pcs (at most one 20 ms wait of the record).
+# miss it: the block still open at the stop, walked from another task
+# (named too since t_v8_blocked's change; on a kernel before 6.2 its pcs
+# are kept: at most one 20 ms wait of the record).
 #
 # usage: t_v8.sh [-d SECONDS]   (each record's length; default 5)
 . "$(dirname "$0")/lib.sh"

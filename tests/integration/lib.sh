@@ -102,6 +102,23 @@ wait_log() {
 	for _ in $(seq 1 $(($2 * 10))); do grep -q "$1" "$3" && return 0; sleep 0.1; done
 	return 1
 }
+# java_run CLASS ARGS...: tests/workloads/java/CLASS.java compiled and run
+# (a stock JDK, no flags) with its output in $TMP/wl until it says "ready";
+# its pid in JPID, killed at the end. Skips without java/javac or off x86-64
+# (the walk of Java frames is x86-64 only); a failure says so and ends the test.
+java_run() {
+	local class=$1
+	shift
+	command -v java >/dev/null && command -v javac >/dev/null || skip "no java/javac"
+	[ "$(uname -m)" = x86_64 ] || skip "x86-64 only"
+	javac -d "$TMP" "$(dirname "${BASH_SOURCE[0]}")/../workloads/java/$class.java" \
+		2>"$TMP/javac.err" || { bad "javac: $(head -3 "$TMP/javac.err")"; finish; }
+	: >"$TMP/wl"
+	java -cp "$TMP" "$class" "$@" >"$TMP/wl" 2>&1 &
+	JPID=$!
+	cleanup_hooks+=("kill $JPID 2>/dev/null")
+	wait_log '^ready' 30 "$TMP/wl" || { bad "the workload never got ready: $(head -3 "$TMP/wl")"; finish; }
+}
 # A hardware core PMU (x86 "cpu"/"cpu_core", Arm PMUv3)? Exit status.
 have_cpu_pmu() {
 	local d

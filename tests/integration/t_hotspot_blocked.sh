@@ -16,16 +16,8 @@
 # expected (both blocks outlast the recording). Needs bpf_task_from_pid
 # (6.2+): on older kernels the iterator keeps the pc, as it says.
 . "$(dirname "$0")/lib.sh"
-command -v java >/dev/null && command -v javac >/dev/null || skip "no java/javac"
-[ "$(uname -m)" = x86_64 ] || skip "x86-64 only"
-
-javac -d "$TMP" "$(dirname "$0")/../workloads/java/Blocked.java" 2>"$TMP/javac.err" ||
-	{ bad "javac: $(head -3 "$TMP/javac.err")"; finish; }
-: >"$TMP/wl"
-java -cp "$TMP" Blocked >"$TMP/wl" 2>&1 &
-pid=$!
-cleanup_hooks+=("kill $pid 2>/dev/null")
-wait_log '^ready' 30 "$TMP/wl" || { bad "the workload never got ready: $(head -3 "$TMP/wl")"; finish; }
+java_run Blocked
+pid=$JPID
 "$HOTCOLD" record -v --off-cpu -p $pid -d 2 --per-thread -o "$TMP/off.folded" 2>"$TMP/off.err"
 rc=$?
 [ $rc -eq 0 ] && ok "record exit 0" || bad "record exit $rc: $(tail -3 "$TMP/off.err")"

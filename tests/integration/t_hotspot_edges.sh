@@ -15,16 +15,8 @@
 # return poll's stub (a safepoint), the first samples before the VM's
 # layout is read.
 . "$(dirname "$0")/lib.sh"
-command -v java >/dev/null && command -v javac >/dev/null || skip "no java/javac"
-[ "$(uname -m)" = x86_64 ] || skip "x86-64 only"
-
-javac -d "$TMP" "$(dirname "$0")/../workloads/java/Prologue.java" 2>"$TMP/javac.err" ||
-	{ bad "javac: $(head -3 "$TMP/javac.err")"; finish; }
-: >"$TMP/wl"
-java -cp "$TMP" Prologue 30 >"$TMP/wl" 2>&1 &
-pid=$!
-cleanup_hooks+=("kill $pid 2>/dev/null")
-wait_log '^ready' 30 "$TMP/wl" || { bad "the workload never got ready: $(head -3 "$TMP/wl")"; finish; }
+java_run Prologue 30
+pid=$JPID
 "$HOTCOLD" record -v -F 999 -p $pid -d 3 --per-thread -o "$TMP/p.folded" 2>"$TMP/p.err"
 rc=$?
 kill $pid 2>/dev/null
@@ -43,10 +35,13 @@ read -r leaf reach <<<"$(awk -v root="$root" '{
 	}
 	if (last && fr[last] == "Prologue.leaf_[j]") { l += n; r += n * jm }
 } END { printf "%d %d\n", l, r }' "$TMP/p.folded")"
-if [ "$leaf" -ge 500 ] && awk -v r="$reach" -v n="$leaf" 'BEGIN { exit !(r >= 0.95 * n) }'; then
+# At least 200 samples: alone, 3 s at 999 Hz gave leaf 966-1065 of them;
+# beside a loaded machine (nice 19 beside a test run) 375. At the 99.8%
+# measured, 200 samples put 95% over 15 sigma away (sigma 0.3 pp).
+if [ "$leaf" -ge 200 ] && awk -v r="$reach" -v n="$leaf" 'BEGIN { exit !(r >= 0.95 * n) }'; then
 	ok "$(pct "$reach" "$leaf")% of the $leaf samples in Prologue.leaf reach JavaMain beneath them"
 else
-	bad "$reach of the $leaf samples in Prologue.leaf reach JavaMain beneath them (want >= 95% of >= 500)"
+	bad "$reach of the $leaf samples in Prologue.leaf reach JavaMain beneath them (want >= 95% of >= 200; load: $(cut -d' ' -f1-3 /proc/loadavg))"
 	awk -v r="$root" '{ split($0, fr, ";"); if (fr[1] == r && $0 ~ /Prologue.leaf/ && $0 !~ /;JavaMain;/) print }' \
 		"$TMP/p.folded" | sort -t' ' -k2 -nr | head -3 | cut -c1-600
 	grep -E '^  oncpu +(degraded|lost) +[1-9]' "$TMP/p.err" | sed 's/^ */[Note: /; s/$/]/'

@@ -42,29 +42,6 @@
 #define HS_C_CM		8	/* and its ConstMethod*: hs_c_cm */
 
 /*
- * @len bytes of the walked task's memory at @addr into @dst (of @len or
- * more). This task's: read. Another's (st->remote, a sleepable iterator):
- * through the walker's window (uw_window()), which holds the range once
- * the walk has stopped for it (UW_NEED_READ, want_lo/want_hi set) and the
- * caller has read it with bpf_copy_from_user_task(). 0, or -1 (unreadable,
- * or asked for: want_hi says which).
- */
-static __always_inline int hs_read(struct uw_scratch *s, void *dst, __u32 len, __u64 addr)
-{
-	__u64 off;
-
-	if (!s->st.remote)
-		return bpf_probe_read_user(dst, len, (void *)addr) ? -1 : 0;
-	if (len > UW_WIN_BYTES || uw_window(s, addr, addr + len))
-		return -1;
-	off = addr - s->st.win_lo;
-	if (off > UW_WIN_BYTES - len)
-		return -1;	/* cannot happen: uw_window() put it there */
-	/* masked too: 6.1's verifier takes no bound from the compare of two registers */
-	return bpf_probe_read_kernel(dst, len, s->win + (off & (UW_WIN_BYTES - 1))) ? -1 : 0;
-}
-
-/*
  * bpf_loop() callback of the segment map walk; @ctx: the scratch slot. A
  * call either reads the window ending at the segment looked at or takes
  * one step in it, so the verifier walks few paths through it. The walk's
@@ -91,7 +68,7 @@ static long hs_seg_step(__u32 i, void *ctx)
 		r = HS_SEG_READ_ERR;
 	if (r == HC_HS_SEG_OUT) {
 		st->hs_first = hc_hs_segmap_first(st->hs_seg);
-		r = hs_read(s, s->hs_buf, HC_HS_SEG_WINDOW, st->hs_segmap + st->hs_first) ?
+		r = uw_read(s, s->hs_buf, HC_HS_SEG_WINDOW, st->hs_segmap + st->hs_first) ?
 			    HS_SEG_READ_ERR : HC_HS_SEG_STEP;
 	}
 	st->hs_res = r;
@@ -151,7 +128,7 @@ static __always_inline __u64 hs_find_block(struct uw_scratch *s, const struct hc
 head:
 	/* a mask the verifier follows (a range check it lost in another register); <= 128 */
 	len = hp->head_len & (HC_HS_SEG_WINDOW - 1);
-	if (!len || hs_read(s, s->hs_head, len, block)) {
+	if (!len || uw_read(s, s->hs_head, len, block)) {
 		*why = HC_STAT_UNWIND_JIT_READ_ERR;
 		return 0;
 	}
@@ -196,7 +173,7 @@ static __always_inline void hs_interp_method(struct uw_scratch *s, __u32 cm_off)
 	if (st->hs_c_have & HS_C_METHOD) {
 		m = st->hs_c_m;
 	} else {
-		if (hs_read(s, &m, sizeof(m), st->bp + HC_HS_INTERP_METHOD_OFF))
+		if (uw_read(s, &m, sizeof(m), st->bp + HC_HS_INTERP_METHOD_OFF))
 			return;
 		st->hs_c_m = m;
 		st->hs_c_have |= HS_C_METHOD;
@@ -206,7 +183,7 @@ static __always_inline void hs_interp_method(struct uw_scratch *s, __u32 cm_off)
 	if (st->hs_c_have & HS_C_CM) {
 		cm = st->hs_c_cm;
 	} else {
-		if (hs_read(s, &cm, sizeof(cm), m + cm_off))
+		if (uw_read(s, &cm, sizeof(cm), m + cm_off))
 			return;
 		st->hs_c_cm = cm;
 		st->hs_c_have |= HS_C_CM;
@@ -392,9 +369,9 @@ __noinline int uw_hotspot_step(struct uw_scratch *s, __u64 pc)
 	/*
 	 * [base - 8, base + 16) read here, not through the walker's window
 	 * (one read a Java frame, and fewer paths for the verifier), except for
-	 * another task's (hs_read())
+	 * another task's (uw_read())
 	 */
-	if (hs_read(s, s->hs_buf, 24, base - 8))
+	if (uw_read(s, s->hs_buf, 24, base - 8))
 		return HC_STAT_UNWIND_READ_ERR;
 	w = (__u64 *)s->hs_buf;
 	/* the interpreter's caller's sp, one word below its fp, lies above the return address */

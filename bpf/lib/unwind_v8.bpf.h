@@ -32,7 +32,7 @@ static __always_inline void v8_check(struct uw_state *st)
  * function's SharedFunctionInfo, its name_or_scope_info) at user address
  * @addr into *@v: 0, or -1 (unreadable; for another task, asked for:
  * want_hi). Another task's are read through the walker's window
- * (lib/unwind_hotspot.bpf.h hs_read()), and kept for the frame's redo
+ * (lib/unwind_walk.bpf.h uw_read()), and kept for the frame's redo
  * after each read (v8_c_*), as a Java frame's are.
  */
 static __always_inline int v8_word(struct uw_scratch *s, __u32 i, __u64 addr, __u64 *v)
@@ -43,7 +43,7 @@ static __always_inline int v8_word(struct uw_scratch *s, __u32 i, __u64 addr, __
 		*v = st->v8_c_w[i & 3];
 		return 0;
 	}
-	if (hs_read(s, v, sizeof(*v), addr))
+	if (uw_read(s, v, sizeof(*v), addr))
 		return -1;
 	st->v8_c_w[i & 3] = *v;
 	st->v8_c_have |= 1u << (i & 3);

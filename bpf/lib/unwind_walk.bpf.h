@@ -230,6 +230,29 @@ static __always_inline __u64 uw_load(struct uw_scratch *s, __u64 addr)
 	return *(__u64 *)(s->win + off);
 }
 
+/*
+ * @len bytes of the walked task's memory at @addr into @dst (of @len or
+ * more), for the VM steps' reads outside the stack window's flow. This task's: read. Another's (st->remote, a sleepable iterator):
+ * through the walker's window (uw_window()), which holds the range once
+ * the walk has stopped for it (UW_NEED_READ, want_lo/want_hi set) and the
+ * caller has read it with bpf_copy_from_user_task(). 0, or -1 (unreadable,
+ * or asked for: want_hi says which).
+ */
+static __always_inline int uw_read(struct uw_scratch *s, void *dst, __u32 len, __u64 addr)
+{
+	__u64 off;
+
+	if (!s->st.remote)
+		return bpf_probe_read_user(dst, len, (void *)addr) ? -1 : 0;
+	if (len > UW_WIN_BYTES || uw_window(s, addr, addr + len))
+		return -1;
+	off = addr - s->st.win_lo;
+	if (off > UW_WIN_BYTES - len)
+		return -1;	/* cannot happen: uw_window() put it there */
+	/* masked too: 6.1's verifier takes no bound from the compare of two registers */
+	return bpf_probe_read_kernel(dst, len, s->win + (off & (UW_WIN_BYTES - 1))) ? -1 : 0;
+}
+
 /* One frame by frame pointer: [bp] is the caller's bp, [bp+8] the return address. */
 static __always_inline __u32 unwind_fp_step(struct uw_scratch *s)
 {
